@@ -1,0 +1,88 @@
+import { Hono } from 'hono'
+import { apiKeyAuth } from './auth/api-key'
+import { systemClock, type Clock } from './clock'
+import { WaybillError } from './errors'
+import { requireConfig } from './http/config'
+import { internalErrorResponse, problemResponse } from './http/problem'
+import type { AppEnv } from './http/types'
+import { openApiDocument } from './routes/openapi'
+import { redirectRoutes } from './routes/redirect'
+import { signRoutes } from './routes/sign'
+
+export interface AppOptions {
+  /** Signing time source; the request time unless a test fixes it. */
+  clock?: Clock
+}
+
+/** Paths and the methods they answer, so any other method gets 405 with a truthful `Allow`. */
+const ALLOWED: ReadonlyArray<readonly [string, string]> = [
+  ['/healthz', 'GET, HEAD'],
+  ['/openapi.json', 'GET, HEAD'],
+  ['/v1/sign', 'POST'],
+  ['/v1/redirect/*', 'GET, HEAD'],
+]
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+function methodNotAllowed(allow: string): WaybillError {
+  return new WaybillError('method_not_allowed', `This path answers ${allow} only.`, {
+    headers: { allow },
+  })
+}
+
+/**
+ * Builds the waybill Hono app.
+ *
+ * @example
+ * export default createApp() // the Worker
+ * const res = await createApp({ clock: () => new Date('2026-01-01T00:00:00Z') }).request('/healthz')
+ */
+export function createApp(options: AppOptions = {}) {
+  const clock = options.clock ?? systemClock
+  const app = new Hono<AppEnv>()
+
+  // 405 before authentication: the method is wrong whoever calls.
+  for (const [path, allow] of ALLOWED) {
+    const disallowed = METHODS.filter(
+      (m) => !allow.split(', ').includes(m) && !(m === 'HEAD' && allow.includes('GET')),
+    )
+    app.on(disallowed, path, () => {
+      throw methodNotAllowed(allow)
+    })
+  }
+
+  app.get('/healthz', requireConfig(), (c) =>
+    c.json({ ok: true }, 200, { 'cache-control': 'no-store' }),
+  )
+  app.get('/openapi.json', (c) => c.json(openApiDocument))
+
+  app.use('/v1/*', requireConfig(), apiKeyAuth())
+  app.route('/v1/sign', signRoutes(clock))
+  app.route('/v1/redirect', redirectRoutes(clock))
+
+  // Methods outside the common list (PROPFIND, …) reach the same answer.
+  for (const [path, allow] of ALLOWED) {
+    app.all(path, () => {
+      throw methodNotAllowed(allow)
+    })
+  }
+
+  app.notFound(() =>
+    problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),
+  )
+  app.onError((error) => {
+    if (error instanceof WaybillError) return problemResponse(error)
+    // Unexpected: log what happened (never request bodies or secrets), answer a plain 500.
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        message: 'unhandled error',
+        error: error.name,
+        detail: error.message,
+        stack: error.stack,
+      }),
+    )
+    return internalErrorResponse()
+  })
+  return app
+}

@@ -1,0 +1,2 @@
+export { loadConfig } from './load'
+export type { ApiKey, Config, ConfigResult, Origin, S3Origin } from './types'

@@ -1,0 +1,27 @@
+/** Limits and defaults, in one place. Suffixes name the unit. */
+
+/** SigV4 query presigning allows at most seven days. */
+export const MAX_EXPIRES_S = 604_800
+export const MIN_EXPIRES_S = 1
+export const DEFAULT_EXPIRES_S = 900
+
+/** S3 object keys are at most 1024 bytes of UTF-8. */
+export const MAX_KEY_BYTES = 1024
+
+export const DEFAULT_MAX_BATCH = 10_000
+/** A hard ceiling for `WAYBILL_MAX_BATCH`, so a typo cannot ask one request to sign millions. */
+export const MAX_BATCH_CEILING = 100_000
+export const MAX_BODY_BYTES = 16 * 1024 * 1024
+
+/** Items signed per step when streaming NDJSON: large enough to amortize, small enough to flush often. */
+export const STREAM_CHUNK_ITEMS = 500
+
+/** A redirect may be cached by the browser, but only while the URL behind it still has this much life. */
+export const REDIRECT_CACHE_MARGIN_S = 60
+
+/** Derived SigV4 signing keys kept per isolate: one per (secret, day, region, service). */
+export const SIGNING_KEY_CACHE_ENTRIES = 64
+
+/** Longest response-override value accepted (S3 itself limits header size to 8 KiB in total). */
+export const MAX_OVERRIDE_CHARS = 1024
+export const MAX_VERSION_ID_CHARS = 1024

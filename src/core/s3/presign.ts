@@ -1,0 +1,186 @@
+// S3 SigV4 query-string presigning ("presigned URLs") with UNSIGNED-PAYLOAD.
+// https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html
+//
+// Pure: no I/O, no clock (`now` is an input), no env. Everything that is the same for every URL of a
+// batch (scope, credential, the fixed query parameters, the canonical request's tail, the derived
+// signing key) is built once in `prepareS3Presign`; per URL only the path, the per-item query
+// parameters, one SHA-256 and one HMAC remain.
+
+import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../../constants'
+import { WaybillError } from '../../errors'
+import { hmacHex, sha256Hex, signingKey } from '../sigv4/crypto'
+import { encodeKeyPath, encodeRfc3986, isWellFormedKey, utf8Length } from '../sigv4/encoding'
+import { toAmzDate } from '../sigv4/time'
+import type { S3Endpoint } from './endpoint'
+
+export type PresignMethod = 'GET' | 'HEAD' | 'PUT' | 'DELETE'
+
+export interface Credentials {
+  accessKeyId: string
+  secretAccessKey: string
+  sessionToken?: string | undefined
+}
+
+/** `response-*` overrides S3 applies to the GET/HEAD response headers. */
+export interface ResponseOverrides {
+  cacheControl?: string | undefined
+  contentDisposition?: string | undefined
+  contentEncoding?: string | undefined
+  contentLanguage?: string | undefined
+  contentType?: string | undefined
+  expires?: string | undefined
+}
+
+export interface PresignItem {
+  key: string
+  versionId?: string | undefined
+  response?: ResponseOverrides | undefined
+}
+
+export interface PresignBatchInput {
+  endpoint: S3Endpoint
+  region: string
+  credentials: Credentials
+  method: PresignMethod
+  /** Seconds, 1 to 604800. */
+  expiresIn: number
+  /** Signing time. */
+  now: Date
+  /** Signing name; `s3` unless a store says otherwise. */
+  service?: string
+}
+
+const ALGORITHM = 'AWS4-HMAC-SHA256'
+const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD'
+
+// In canonical (code point) order, which is also the order they follow X-Amz-SignedHeaders.
+const OVERRIDE_PARAMS: ReadonlyArray<readonly [keyof ResponseOverrides, string]> = [
+  ['cacheControl', 'response-cache-control'],
+  ['contentDisposition', 'response-content-disposition'],
+  ['contentEncoding', 'response-content-encoding'],
+  ['contentLanguage', 'response-content-language'],
+  ['contentType', 'response-content-type'],
+  ['expires', 'response-expires'],
+]
+
+/** Why `key` cannot be an S3 object key, or `undefined` when it can. */
+export function checkObjectKey(key: string): string | undefined {
+  if (key.length === 0) return 'must not be empty'
+  if (!isWellFormedKey(key)) return 'must be valid Unicode (it contains a lone surrogate)'
+  if (utf8Length(key) > MAX_KEY_BYTES) return `must be at most ${MAX_KEY_BYTES} bytes of UTF-8`
+  return undefined
+}
+
+/** Why `expiresIn` is not a valid presign lifetime, or `undefined` when it is. */
+export function checkExpiresIn(expiresIn: number): string | undefined {
+  if (!Number.isInteger(expiresIn) || expiresIn < MIN_EXPIRES_S || expiresIn > MAX_EXPIRES_S) {
+    return `must be a whole number of seconds from ${MIN_EXPIRES_S} to ${MAX_EXPIRES_S}`
+  }
+  return undefined
+}
+
+/** Why a header value cannot be sent through a response override, or `undefined`. */
+export function checkHeaderValue(value: string): string | undefined {
+  // S3 echoes the value into a response header: control characters would split or break it, and
+  // non-ASCII has no portable header encoding (RFC 6266 filename*=UTF-8''… covers filenames).
+  if (/[^\x20-\x7e]/.test(value)) {
+    return "must be printable ASCII; put a Unicode filename in filename*=UTF-8''<percent-encoded>"
+  }
+  return undefined
+}
+
+/** The per-batch constants, and the steps of signing one URL. */
+export interface S3Presigner {
+  readonly expiresAt: Date
+  /** The canonical request SigV4 hashes for this item (for tests and debugging). */
+  canonicalRequest(item: PresignItem): string
+  /** The string to sign for a canonical request's SHA-256 hex. */
+  stringToSign(canonicalRequestHash: string): string
+  /** The presigned URL for one item. */
+  presign(item: PresignItem): Promise<string>
+  /** Presigned URLs for many items, in input order. */
+  presignAll(items: readonly PresignItem[]): Promise<string[]>
+}
+
+function itemQuery(item: PresignItem): string {
+  let query = ''
+  const response = item.response
+  if (response !== undefined) {
+    for (const [field, param] of OVERRIDE_PARAMS) {
+      const value = response[field]
+      if (value !== undefined) query += `&${param}=${encodeRfc3986(value)}`
+    }
+  }
+  if (item.versionId !== undefined) query += `&versionId=${encodeRfc3986(item.versionId)}`
+  return query
+}
+
+/**
+ * Builds a presigner for one batch: one method, one expiry, one signing time, one bucket.
+ *
+ * @example
+ * const presigner = prepareS3Presign({
+ *   endpoint: resolveS3Endpoint({ bucket: 'photos', region: 'us-east-1', style: 'virtual' }),
+ *   region: 'us-east-1',
+ *   credentials: { accessKeyId, secretAccessKey },
+ *   method: 'GET',
+ *   expiresIn: 900,
+ *   now: new Date(),
+ * })
+ * const [url] = await presigner.presignAll([{ key: 'cats/tom.jpg' }])
+ */
+export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
+  const expiresProblem = checkExpiresIn(input.expiresIn)
+  if (expiresProblem !== undefined) {
+    throw new WaybillError('invalid_request', `expiresIn ${expiresProblem}`)
+  }
+  const service = input.service ?? 's3'
+  const { longDate, shortDate } = toAmzDate(input.now)
+  const scope = `${shortDate}/${input.region}/${service}/aws4_request`
+  const { endpoint, credentials } = input
+
+  let fixedQuery =
+    `X-Amz-Algorithm=${ALGORITHM}` +
+    `&X-Amz-Credential=${encodeRfc3986(`${credentials.accessKeyId}/${scope}`)}` +
+    `&X-Amz-Date=${longDate}` +
+    `&X-Amz-Expires=${input.expiresIn}`
+  if (credentials.sessionToken !== undefined) {
+    fixedQuery += `&X-Amz-Security-Token=${encodeRfc3986(credentials.sessionToken)}`
+  }
+  const signedHeadersParam = '&X-Amz-SignedHeaders=host'
+  const canonicalHead = `${input.method}\n`
+  const canonicalQueryHead = `\n${fixedQuery}${signedHeadersParam}`
+  const canonicalTail = `\nhost:${endpoint.host}\n\nhost\n${UNSIGNED_PAYLOAD}`
+  const stringToSignHead = `${ALGORITHM}\n${longDate}\n${scope}\n`
+  const urlHead = `${endpoint.protocol}//${endpoint.host}`
+  const key = signingKey(credentials.secretAccessKey, shortDate, input.region, service)
+
+  const pathOf = (item: PresignItem): string => {
+    const problem = checkObjectKey(item.key)
+    if (problem !== undefined) throw new WaybillError('invalid_request', `key ${problem}`)
+    return `${endpoint.basePath}/${encodeKeyPath(item.key)}`
+  }
+
+  const canonicalRequest = (item: PresignItem): string =>
+    canonicalHead + pathOf(item) + canonicalQueryHead + itemQuery(item) + canonicalTail
+
+  const stringToSign = (canonicalRequestHash: string): string =>
+    stringToSignHead + canonicalRequestHash
+
+  const presign = async (item: PresignItem): Promise<string> => {
+    const path = pathOf(item)
+    const extra = itemQuery(item)
+    const hash = await sha256Hex(canonicalHead + path + canonicalQueryHead + extra + canonicalTail)
+    const signature = await hmacHex(await key, stringToSignHead + hash)
+    // Parameters in code point order, as a canonical query string is, with the signature in place.
+    return `${urlHead}${path}?${fixedQuery}&X-Amz-Signature=${signature}${signedHeadersParam}${extra}`
+  }
+
+  return {
+    expiresAt: new Date(Math.floor(input.now.getTime() / 1000) * 1000 + input.expiresIn * 1000),
+    canonicalRequest,
+    stringToSign,
+    presign,
+    presignAll: (items) => Promise.all(items.map(presign)),
+  }
+}

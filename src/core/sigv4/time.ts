@@ -1,0 +1,18 @@
+/** The two date forms SigV4 uses: `20130524T000000Z` and `20130524`. */
+export interface AmzDate {
+  longDate: string
+  shortDate: string
+}
+
+/** Formats `now` (UTC) for SigV4. Sub-second precision is dropped, as every SigV4 signer does. */
+export function toAmzDate(now: Date): AmzDate {
+  const iso = now.toISOString() // 2013-05-24T00:00:00.000Z
+  const longDate =
+    iso.slice(0, 4) +
+    iso.slice(5, 7) +
+    iso.slice(8, 13) +
+    iso.slice(14, 16) +
+    iso.slice(17, 19) +
+    'Z'
+  return { longDate, shortDate: longDate.slice(0, 8) }
+}

@@ -1,0 +1,73 @@
+/** Every error waybill raises on purpose. `app.onError` turns it into `application/problem+json`. */
+
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'config_invalid'
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  config_invalid: 503,
+}
+
+const TITLE: Record<ErrorCode, string> = {
+  invalid_request: 'Invalid request',
+  unauthorized: 'Unauthorized',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  config_invalid: 'Service misconfigured',
+}
+
+/** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */
+export interface FieldError {
+  path: string
+  message: string
+}
+
+export class WaybillError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+  readonly title: string
+  readonly errors: readonly FieldError[]
+  readonly headers: Readonly<Record<string, string>>
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: readonly FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail)
+    this.name = 'WaybillError'
+    this.code = code
+    this.status = STATUS[code]
+    this.title = TITLE[code]
+    this.errors = options.errors ?? []
+    this.headers = options.headers ?? {}
+  }
+}
+
+/** A 400 for one or more fields: the detail names the first, `errors` lists all. */
+export function invalid(errors: readonly FieldError[]): WaybillError {
+  const first = errors[0]
+  const detail =
+    first === undefined
+      ? 'The request is invalid.'
+      : errors.length === 1
+        ? `${first.path}: ${first.message}`
+        : `${first.path}: ${first.message} (and ${errors.length - 1} more)`
+  return new WaybillError('invalid_request', detail, { errors })
+}

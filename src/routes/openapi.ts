@@ -1,0 +1,221 @@
+// The OpenAPI 3.1 description of the HTTP API, served at GET /openapi.json. A test checks that every
+// route the app answers is described here and the other way round.
+
+import {
+  DEFAULT_EXPIRES_S,
+  DEFAULT_MAX_BATCH,
+  MAX_EXPIRES_S,
+  MAX_KEY_BYTES,
+  MIN_EXPIRES_S,
+} from '../constants'
+
+const problem = {
+  description: 'A problem (RFC 9457).',
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+}
+
+const key = {
+  type: 'string',
+  minLength: 1,
+  description: `An object key: any Unicode without lone surrogates, at most ${MAX_KEY_BYTES} bytes of UTF-8.`,
+  examples: ['photos/2026/cat picture.jpg'],
+}
+
+const responseOverrides = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    "Response header overrides S3 applies (GET and HEAD only). Printable ASCII; a Unicode filename goes in filename*=UTF-8''<percent-encoded>.",
+  properties: Object.fromEntries(
+    [
+      'cacheControl',
+      'contentDisposition',
+      'contentEncoding',
+      'contentLanguage',
+      'contentType',
+      'expires',
+    ].map((name) => [name, { type: 'string', minLength: 1, maxLength: 1024 }]),
+  ),
+}
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'waybill',
+    version: '1',
+    description:
+      'Authorizes a caller, then mints signed URLs for private objects. Unknown fields in request bodies are rejected (400).',
+  },
+  components: {
+    securitySchemes: {
+      apiKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An API key configured in WAYBILL_API_KEYS.',
+      },
+    },
+    schemas: {
+      Problem: {
+        type: 'object',
+        required: ['type', 'title', 'status', 'detail'],
+        properties: {
+          type: { type: 'string', examples: ['urn:waybill:problem:invalid_request'] },
+          title: { type: 'string' },
+          status: { type: 'integer' },
+          detail: { type: 'string' },
+          errors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['path', 'message'],
+              properties: {
+                path: { type: 'string', examples: ['items.3.key'] },
+                message: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+      SignRequest: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['origin'],
+        description: 'Exactly one of keys and items.',
+        properties: {
+          origin: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' },
+          method: { enum: ['GET', 'HEAD', 'PUT', 'DELETE'], default: 'GET' },
+          expiresIn: {
+            type: 'integer',
+            minimum: MIN_EXPIRES_S,
+            maximum: MAX_EXPIRES_S,
+            default: DEFAULT_EXPIRES_S,
+            description: 'Seconds. The default is WAYBILL_DEFAULT_EXPIRES_S.',
+          },
+          keys: { type: 'array', minItems: 1, maxItems: DEFAULT_MAX_BATCH, items: key },
+          items: {
+            type: 'array',
+            minItems: 1,
+            maxItems: DEFAULT_MAX_BATCH,
+            description: `At most WAYBILL_MAX_BATCH entries (default ${DEFAULT_MAX_BATCH}).`,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['key'],
+              properties: {
+                key,
+                versionId: { type: 'string', description: 'GET, HEAD and DELETE only.' },
+                response: responseOverrides,
+              },
+            },
+          },
+        },
+      },
+      SignedUrl: {
+        type: 'object',
+        required: ['key', 'url'],
+        properties: { key: { type: 'string' }, url: { type: 'string', format: 'uri' } },
+      },
+      SignResponse: {
+        type: 'object',
+        required: ['origin', 'method', 'expiresAt', 'urls'],
+        properties: {
+          origin: { type: 'string' },
+          method: { type: 'string' },
+          expiresAt: { type: 'string', format: 'date-time' },
+          urls: { type: 'array', items: { $ref: '#/components/schemas/SignedUrl' } },
+        },
+      },
+    },
+  },
+  paths: {
+    '/healthz': {
+      get: {
+        summary: 'Liveness and configuration check (no authentication).',
+        responses: {
+          '200': {
+            description: 'The configuration is valid.',
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { ok: { const: true } } },
+              },
+            },
+          },
+          '503': problem,
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        summary: 'This document.',
+        responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': {} } } },
+      },
+    },
+    '/v1/sign': {
+      post: {
+        summary: 'Presigned S3 URLs for a batch of keys, in input order.',
+        security: [{ apiKey: [] }],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/SignRequest' } } },
+        },
+        responses: {
+          '200': {
+            description:
+              'The URLs. With `Accept: application/x-ndjson`, one SignedUrl per line, streamed; the expiry is in the Waybill-Expires-At header.',
+            headers: { 'Waybill-Expires-At': { schema: { type: 'string', format: 'date-time' } } },
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/SignResponse' } },
+              'application/x-ndjson': { schema: { $ref: '#/components/schemas/SignedUrl' } },
+            },
+          },
+          '400': problem,
+          '401': problem,
+          '403': problem,
+          '404': problem,
+          '405': problem,
+          '413': problem,
+          '415': problem,
+          '503': problem,
+        },
+      },
+    },
+    '/v1/redirect/{origin}/{key}': {
+      get: {
+        summary: 'Redirect to a fresh presigned GET URL for one object.',
+        security: [{ apiKey: [] }],
+        parameters: [
+          { name: 'origin', in: 'path', required: true, schema: { type: 'string' } },
+          {
+            name: 'key',
+            in: 'path',
+            required: true,
+            description:
+              'The rest of the path, percent-decoded once: slashes stay, %2F is a literal slash in the key. Keys with "." or ".." segments cannot be expressed in a URL path.',
+            schema: key,
+          },
+          {
+            name: 'expiresIn',
+            in: 'query',
+            schema: { type: 'integer', minimum: MIN_EXPIRES_S, maximum: MAX_EXPIRES_S },
+          },
+        ],
+        responses: {
+          '302': {
+            description:
+              'Location is the signed URL. Cache-Control is private with a max-age 60 s shorter than the URL lives, or no-store.',
+            headers: {
+              Location: { schema: { type: 'string', format: 'uri' } },
+              'Cache-Control': { schema: { type: 'string' } },
+            },
+          },
+          '400': problem,
+          '401': problem,
+          '403': problem,
+          '404': problem,
+          '405': problem,
+          '503': problem,
+        },
+      },
+    },
+  },
+} as const

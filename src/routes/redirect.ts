@@ -1,0 +1,72 @@
+import { Hono } from 'hono'
+import { authorizeOrigin } from '../auth/policy'
+import type { Clock } from '../clock'
+import { ORIGIN_NAME } from '../config/names'
+import { REDIRECT_CACHE_MARGIN_S } from '../constants'
+import { checkExpiresIn, checkObjectKey, prepareS3Presign } from '../core/s3/presign'
+import { invalid, type FieldError } from '../errors'
+import type { AppEnv } from '../http/types'
+
+const PREFIX = '/v1/redirect/'
+
+/**
+ * The object key from the raw request path, decoded exactly once. Hono's own parameter decoding is
+ * not used because the key must keep every byte the client percent-encoded (`%2F`, `%25`, `+`).
+ */
+function keyFromPath(url: string, origin: string): string | FieldError {
+  const pathname = new URL(url).pathname
+  const raw = pathname.slice(PREFIX.length + origin.length + 1)
+  let key: string
+  try {
+    key = decodeURIComponent(raw)
+  } catch {
+    return { path: 'key', message: 'is not valid percent-encoded UTF-8' }
+  }
+  const problem = checkObjectKey(key)
+  return problem === undefined ? key : { path: 'key', message: problem }
+}
+
+/**
+ * `GET /v1/redirect/{origin}/{key…}`: 302 to a fresh presigned GET URL. The redirect may be cached
+ * privately, but never past the URL's own expiry less a margin for clock skew and transfer time.
+ */
+export function redirectRoutes(clock: Clock) {
+  return new Hono<AppEnv>().get('/:origin/:key{.+}', async (c) => {
+    const config = c.get('config')
+    const originName = c.req.param('origin')
+    const errors: FieldError[] = []
+    if (!ORIGIN_NAME.test(originName)) {
+      errors.push({ path: 'origin', message: 'must be an origin name (a-z, 0-9, "-", "_")' })
+    }
+    const key = keyFromPath(c.req.url, originName)
+    if (typeof key !== 'string') errors.push(key)
+
+    let expiresIn = config.defaultExpiresIn
+    const expiresParam = c.req.query('expiresIn')
+    if (expiresParam !== undefined) {
+      const value = /^\d{1,7}$/.test(expiresParam) ? Number(expiresParam) : NaN
+      const problem = checkExpiresIn(value)
+      if (problem !== undefined) errors.push({ path: 'expiresIn', message: problem })
+      else expiresIn = value
+    }
+    if (errors.length > 0) throw invalid(errors)
+
+    const origin = authorizeOrigin(config, c.get('principal'), originName, 'origin')
+    const presigner = prepareS3Presign({
+      endpoint: origin.endpoint,
+      region: origin.region,
+      credentials: origin.credentials,
+      method: 'GET',
+      expiresIn,
+      now: clock(),
+    })
+    const url = await presigner.presign({ key: key as string })
+    const maxAge = expiresIn - REDIRECT_CACHE_MARGIN_S
+    return c.body(null, 302, {
+      location: url,
+      'cache-control': maxAge > 0 ? `private, max-age=${maxAge}` : 'no-store',
+      // The response differs per caller.
+      vary: 'Authorization',
+    })
+  })
+}

@@ -1,0 +1,216 @@
+// Validation of the `POST /v1/sign` body into a typed request. Every problem is collected with its
+// path (`items.3.response.contentType`) so a client fixes a batch in one round trip.
+
+import { MAX_OVERRIDE_CHARS, MAX_VERSION_ID_CHARS } from '../constants'
+import {
+  checkExpiresIn,
+  checkHeaderValue,
+  checkObjectKey,
+  type PresignItem,
+  type PresignMethod,
+  type ResponseOverrides,
+} from '../core/s3/presign'
+import { invalid, type FieldError } from '../errors'
+import { ORIGIN_NAME } from '../config/names'
+
+export interface SignRequest {
+  origin: string
+  method: PresignMethod
+  expiresIn: number
+  items: PresignItem[]
+}
+
+const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE'])
+const BODY_FIELDS = new Set(['origin', 'method', 'expiresIn', 'keys', 'items'])
+const ITEM_FIELDS = new Set(['key', 'versionId', 'response'])
+const OVERRIDE_FIELDS: ReadonlySet<string> = new Set<keyof ResponseOverrides>([
+  'cacheControl',
+  'contentDisposition',
+  'contentEncoding',
+  'contentLanguage',
+  'contentType',
+  'expires',
+])
+/** Stop collecting after this many problems: a 100,000-item batch of bad keys needs no more. */
+const MAX_ERRORS = 100
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function typeName(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
+}
+
+function rejectUnknown(
+  value: Record<string, unknown>,
+  allowed: ReadonlySet<string>,
+  path: string,
+  errors: FieldError[],
+): void {
+  for (const field of Object.keys(value)) {
+    if (!allowed.has(field)) {
+      errors.push({
+        path: path === '' ? field : `${path}.${field}`,
+        message: `is not a known field (known: ${[...allowed].join(', ')})`,
+      })
+    }
+  }
+}
+
+/** Checks one key and records why it is unusable. */
+function checkKey(value: unknown, path: string, errors: FieldError[]): value is string {
+  if (typeof value !== 'string') {
+    errors.push({ path, message: `must be a string, not ${typeName(value)}` })
+    return false
+  }
+  const problem = checkObjectKey(value)
+  if (problem !== undefined) {
+    errors.push({ path, message: problem })
+    return false
+  }
+  return true
+}
+
+function parseItem(
+  value: unknown,
+  path: string,
+  method: PresignMethod | undefined,
+  errors: FieldError[],
+): PresignItem | undefined {
+  if (!isRecord(value)) {
+    errors.push({
+      path,
+      message: `must be an object { "key", "versionId"?, "response"? }, not ${typeName(value)}`,
+    })
+    return undefined
+  }
+  const before = errors.length
+  rejectUnknown(value, ITEM_FIELDS, path, errors)
+  checkKey(value.key, `${path}.key`, errors)
+  const item: PresignItem = { key: value.key as string }
+
+  if (value.versionId !== undefined) {
+    const versionId = value.versionId
+    if (method === 'PUT') {
+      errors.push({ path: `${path}.versionId`, message: 'cannot be used with PUT' })
+    } else if (
+      typeof versionId !== 'string' ||
+      versionId.length === 0 ||
+      versionId.length > MAX_VERSION_ID_CHARS ||
+      !/^[\x21-\x7e]+$/.test(versionId)
+    ) {
+      errors.push({
+        path: `${path}.versionId`,
+        message: `must be a non-empty string of printable ASCII, at most ${MAX_VERSION_ID_CHARS} characters`,
+      })
+    } else item.versionId = versionId
+  }
+
+  if (value.response !== undefined) {
+    const response = value.response
+    const responsePath = `${path}.response`
+    if (method === 'PUT' || method === 'DELETE') {
+      errors.push({ path: responsePath, message: 'response overrides apply to GET and HEAD only' })
+    } else if (!isRecord(response)) {
+      errors.push({ path: responsePath, message: `must be an object, not ${typeName(response)}` })
+    } else {
+      rejectUnknown(response, OVERRIDE_FIELDS, responsePath, errors)
+      const overrides: ResponseOverrides = {}
+      for (const field of OVERRIDE_FIELDS) {
+        const override = response[field]
+        if (override === undefined) continue
+        const fieldPath = `${responsePath}.${field}`
+        if (typeof override !== 'string') {
+          errors.push({ path: fieldPath, message: `must be a string, not ${typeName(override)}` })
+          continue
+        }
+        if (override.length === 0 || override.length > MAX_OVERRIDE_CHARS) {
+          errors.push({ path: fieldPath, message: `must be 1 to ${MAX_OVERRIDE_CHARS} characters` })
+          continue
+        }
+        const problem = checkHeaderValue(override)
+        if (problem !== undefined) {
+          errors.push({ path: fieldPath, message: problem })
+          continue
+        }
+        overrides[field as keyof ResponseOverrides] = override
+      }
+      item.response = overrides
+    }
+  }
+  return errors.length > before ? undefined : item
+}
+
+/**
+ * Validates a `POST /v1/sign` body. Throws a 400 listing every problem found (up to a cap).
+ *
+ * @param defaults the configured default expiry and batch limit.
+ */
+export function parseSignRequest(
+  body: unknown,
+  defaults: { expiresIn: number; maxBatch: number },
+): SignRequest {
+  if (!isRecord(body)) {
+    throw invalid([{ path: 'body', message: `must be a JSON object, not ${typeName(body)}` }])
+  }
+  const errors: FieldError[] = []
+  rejectUnknown(body, BODY_FIELDS, '', errors)
+
+  const origin = body.origin
+  if (origin === undefined) errors.push({ path: 'origin', message: 'is required' })
+  else if (typeof origin !== 'string' || !ORIGIN_NAME.test(origin)) {
+    errors.push({ path: 'origin', message: 'must be an origin name (a-z, 0-9, "-", "_")' })
+  }
+
+  let method: PresignMethod | undefined = 'GET'
+  if (body.method !== undefined) {
+    if (typeof body.method === 'string' && METHODS.has(body.method)) {
+      method = body.method as PresignMethod
+    } else {
+      errors.push({ path: 'method', message: 'must be one of GET, HEAD, PUT, DELETE' })
+      method = undefined
+    }
+  }
+
+  let expiresIn = defaults.expiresIn
+  if (body.expiresIn !== undefined) {
+    const problem =
+      typeof body.expiresIn === 'number' ? checkExpiresIn(body.expiresIn) : 'must be a number'
+    if (problem !== undefined) errors.push({ path: 'expiresIn', message: problem })
+    else expiresIn = body.expiresIn as number
+  }
+
+  const items: PresignItem[] = []
+  const { keys, items: rawItems } = body
+  if (keys !== undefined && rawItems !== undefined) {
+    errors.push({ path: 'items', message: 'send either "keys" or "items", not both' })
+  } else if (keys === undefined && rawItems === undefined) {
+    errors.push({ path: 'keys', message: 'is required (or "items")' })
+  } else {
+    const field = keys !== undefined ? 'keys' : 'items'
+    const list = keys ?? rawItems
+    if (!Array.isArray(list)) {
+      errors.push({ path: field, message: `must be an array, not ${typeName(list)}` })
+    } else if (list.length === 0) {
+      errors.push({ path: field, message: 'must contain at least one entry' })
+    } else if (list.length > defaults.maxBatch) {
+      errors.push({
+        path: field,
+        message: `must contain at most ${defaults.maxBatch} entries (got ${list.length}); split the batch`,
+      })
+    } else {
+      for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++) {
+        if (field === 'keys') {
+          if (checkKey(list[i], `keys.${i}`, errors)) items.push({ key: list[i] as string })
+        } else {
+          const item = parseItem(list[i], `items.${i}`, method, errors)
+          if (item !== undefined) items.push(item)
+        }
+      }
+    }
+  }
+
+  if (errors.length > 0) throw invalid(errors)
+  return { origin: origin as string, method: method!, expiresIn, items }
+}
