@@ -1,0 +1,11 @@
+export declare const VERSITYGW_VERSION: string
+export declare function ensureVersitygw(options?: { log?: (message: string) => void }): string
+export declare function freePort(): Promise<number>
+export declare function startVersitygw(options: {
+  dataDir: string
+  accessKeyId: string
+  secretAccessKey: string
+  port?: number
+  buckets?: string[]
+  region?: string
+}): Promise<{ endpoint: string; port: number; stop: () => Promise<void> }>

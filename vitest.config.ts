@@ -1,0 +1,49 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
+import { defineConfig } from 'vitest/config'
+import type { S3TestServer, TestApiKey } from './test/provided-context'
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest(({ inject }) => {
+      const s3 = inject<S3TestServer>('s3')
+      const apiKey = inject<TestApiKey>('apiKey')
+      return {
+        wrangler: { configPath: './wrangler.jsonc' },
+        miniflare: {
+          // The Worker under test (`exports.default`) gets an origin on the versitygw the global
+          // setup started, in both addressing styles, and one API key for it.
+          bindings: {
+            WAYBILL_ORIGINS: JSON.stringify({
+              e2e: {
+                type: 's3',
+                bucket: s3.bucket,
+                region: 'us-east-1',
+                endpoint: s3.endpoint,
+                style: 'path',
+                credentials: 'E2E',
+              },
+              'e2e-virtual': {
+                type: 's3',
+                bucket: s3.bucket,
+                region: 'us-east-1',
+                endpoint: `http://localhost:${s3.port}`,
+                style: 'virtual',
+                credentials: 'E2E',
+              },
+            }),
+            E2E_ACCESS_KEY_ID: s3.accessKeyId,
+            E2E_SECRET_ACCESS_KEY: s3.secretAccessKey,
+            WAYBILL_API_KEYS: JSON.stringify([
+              { id: 'e2e', sha256: apiKey.sha256, origins: ['*'] },
+            ]),
+          },
+        },
+      }
+    }),
+  ],
+  test: {
+    globalSetup: ['./test/global-setup.ts'],
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+  },
+})
