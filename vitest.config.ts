@@ -1,6 +1,7 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
-import type { S3TestServer, TestApiKey } from './test/provided-context'
+import { outbound } from './test/outbound.ts'
+import type { S3TestServer, TestApiKey } from './test/provided-context.ts'
 
 export default defineConfig({
   plugins: [
@@ -10,6 +11,9 @@ export default defineConfig({
       return {
         wrangler: { configPath: './wrangler.jsonc' },
         miniflare: {
+          // Reaches bucket-in-host URLs (e2e.localhost:<port>) on machines where *.localhost
+          // does not resolve.
+          outboundService: outbound,
           // The Worker under test (`exports.default`) gets an origin on the versitygw the global
           // setup started, in both addressing styles, and one API key for it.
           bindings: {

@@ -22,8 +22,6 @@ const ALLOWED: ReadonlyArray<readonly [string, string]> = [
   ['/v1/redirect/*', 'GET, HEAD'],
 ]
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
-
 function methodNotAllowed(allow: string): WaybillError {
   return new WaybillError('method_not_allowed', `This path answers ${allow} only.`, {
     headers: { allow },
@@ -41,13 +39,12 @@ export function createApp(options: AppOptions = {}) {
   const clock = options.clock ?? systemClock
   const app = new Hono<AppEnv>()
 
-  // 405 before authentication: the method is wrong whoever calls.
+  // 405 before authentication: the method is wrong whoever calls. GET routes answer HEAD too.
   for (const [path, allow] of ALLOWED) {
-    const disallowed = METHODS.filter(
-      (m) => !allow.split(', ').includes(m) && !(m === 'HEAD' && allow.includes('GET')),
-    )
-    app.on(disallowed, path, () => {
-      throw methodNotAllowed(allow)
+    const allowed = allow.split(', ')
+    app.all(path, async (c, next) => {
+      if (!allowed.includes(c.req.method)) throw methodNotAllowed(allow)
+      await next()
     })
   }
 
@@ -59,13 +56,6 @@ export function createApp(options: AppOptions = {}) {
   app.use('/v1/*', requireConfig(), apiKeyAuth())
   app.route('/v1/sign', signRoutes(clock))
   app.route('/v1/redirect', redirectRoutes(clock))
-
-  // Methods outside the common list (PROPFIND, …) reach the same answer.
-  for (const [path, allow] of ALLOWED) {
-    app.all(path, () => {
-      throw methodNotAllowed(allow)
-    })
-  }
 
   app.notFound(() =>
     problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),

@@ -44,7 +44,9 @@ export function loadConfig(env: Env): ConfigResult {
 export function parseConfig(env: Env): ConfigResult {
   const errors: FieldError[] = []
   const origins = parseOrigins(env, errors)
-  const apiKeys = parseApiKeys(env, origins, errors)
+  // Checking API keys' origin lists against a broken origin list would only add noise.
+  const originsValid = errors.length === 0
+  const apiKeys = parseApiKeys(env, originsValid ? origins : undefined, errors)
   const maxBatch = parseInteger(
     env,
     'WAYBILL_MAX_BATCH',
@@ -283,7 +285,7 @@ function readCredentials(
 
 function parseApiKeys(
   env: Env,
-  origins: ReadonlyMap<string, Origin>,
+  origins: ReadonlyMap<string, Origin> | undefined,
   errors: FieldError[],
 ): readonly ApiKey[] {
   const keys: ApiKey[] = []
@@ -335,7 +337,7 @@ function parseApiKeys(
     } else {
       const set = new Set<string>()
       allowed.forEach((name: unknown, i) => {
-        if (typeof name !== 'string' || !origins.has(name)) {
+        if (typeof name !== 'string' || (origins !== undefined && !origins.has(name))) {
           errors.push({
             path: `${path}.origins.${i}`,
             message:

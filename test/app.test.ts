@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest'
+import { createApp } from '../src/app'
+import { openApiDocument } from '../src/routes/openapi'
+import { ALL_KEY, SECRET, app, problemOf, testEnv } from './routes/helpers'
+
+describe('GET /healthz', () => {
+  it('200 {"ok":true} without authentication', async () => {
+    const response = await app.request('/healthz', {}, await testEnv())
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ ok: true })
+  })
+
+  it('503 naming every bad field when the config is invalid, without secret values', async () => {
+    const env = await testEnv({
+      WAYBILL_ORIGINS: {
+        photos: { type: 's3', bucket: 'Bad_Bucket', region: 'eu-west-1', credentials: 'MAIN' },
+      },
+      MAIN_SECRET_ACCESS_KEY: undefined,
+      MAIN_SESSION_TOKEN: `${SECRET} with spaces`,
+    })
+    const response = await app.request('/healthz', {}, env)
+    expect(response.status).toBe(503)
+    const text = await response.clone().text()
+    expect(text).not.toContain(SECRET)
+    const problem = await problemOf(response)
+    expect(problem.type).toBe('urn:waybill:problem:config_invalid')
+    expect(problem.errors?.map((e) => e.path)).toEqual(
+      expect.arrayContaining([
+        'WAYBILL_ORIGINS.photos.bucket',
+        'MAIN_SECRET_ACCESS_KEY',
+        'MAIN_SESSION_TOKEN',
+      ]),
+    )
+  })
+
+  it('every other route answers the same 503 while the config is invalid', async () => {
+    const env = await testEnv({ WAYBILL_ORIGINS: '{not json' })
+    const response = await app.request(
+      '/v1/sign',
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ALL_KEY}`, 'content-type': 'application/json' },
+        body: '{}',
+      },
+      env,
+    )
+    expect(response.status).toBe(503)
+    expect((await problemOf(response)).errors).toEqual([
+      { path: 'WAYBILL_ORIGINS', message: 'is not valid JSON' },
+    ])
+  })
+})
+
+describe('routing', () => {
+  it('404 problem for an unknown path', async () => {
+    const response = await app.request('/nope', {}, await testEnv())
+    expect(response.status).toBe(404)
+    expect((await problemOf(response)).type).toBe('urn:waybill:problem:not_found')
+  })
+
+  it('405 with Allow for a wrong method, before authentication', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['GET', '/v1/sign', 'POST'],
+      ['PUT', '/v1/sign', 'POST'],
+      ['DELETE', '/v1/sign', 'POST'],
+      ['POST', '/v1/redirect/photos/a.jpg', 'GET, HEAD'],
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['PATCH', '/openapi.json', 'GET, HEAD'],
+      ['PROPFIND', '/v1/sign', 'POST'],
+    ]
+    for (const [method, path, allow] of cases) {
+      const response = await app.request(path, { method }, await testEnv())
+      expect(response.status, `${method} ${path}`).toBe(405)
+      expect(response.headers.get('allow')).toBe(allow)
+      expect((await problemOf(response)).type).toBe('urn:waybill:problem:method_not_allowed')
+    }
+  })
+
+  it('an unexpected error is a plain 500 that says nothing of the cause', async () => {
+    const failing = createApp({
+      clock: () => {
+        throw new Error(`clock exploded near ${SECRET}`)
+      },
+    })
+    const logged: unknown[] = []
+    const original = console.error
+    console.error = (...args: unknown[]) => void logged.push(args)
+    try {
+      const response = await failing.request(
+        '/v1/sign',
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ALL_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ origin: 'photos', keys: ['a'] }),
+        },
+        await testEnv(),
+      )
+      expect(response.status).toBe(500)
+      const text = await response.text()
+      expect(text).not.toContain('exploded')
+      expect(JSON.parse(text)).toMatchObject({ status: 500, type: 'urn:waybill:problem:internal' })
+      expect(logged).toHaveLength(1)
+    } finally {
+      console.error = original
+    }
+  })
+})
+
+describe('GET /openapi.json', () => {
+  it('serves the document', async () => {
+    const response = await app.request('/openapi.json', {}, await testEnv())
+    expect(response.status).toBe(200)
+    const document = (await response.json()) as typeof openApiDocument
+    expect(document.openapi).toBe('3.1.0')
+  })
+
+  it('describes exactly the routes the app answers', () => {
+    const documented = Object.entries(openApiDocument.paths)
+      .flatMap(([path, operations]) =>
+        Object.keys(operations).map(
+          (method) =>
+            `${method.toUpperCase()} ${path.replace(/\{origin\}\/\{key\}/, ':origin/:key{.+}')}`,
+        ),
+      )
+      .sort()
+    // Method-specific routes are the handlers; ALL routes are middleware and the 405 guards.
+    const served = createApp()
+      .routes.filter((route) => route.method !== 'ALL')
+      .map((route) => `${route.method} ${route.path}`)
+    expect([...new Set(served)].sort()).toEqual(documented)
+  })
+})
