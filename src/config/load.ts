@@ -8,6 +8,7 @@ import { checkExpiresIn } from '../core/s3/presign'
 import type { Env } from '../env'
 import type { FieldError } from '../errors'
 import type { ApiKey, Config, ConfigResult, Origin, S3Origin } from './types'
+import { isRecord, rejectUnknownFields } from '../validation'
 import { ORIGIN_NAME } from './names'
 
 const CREDENTIALS_REF = /^[A-Z][A-Z0-9_]{0,63}$/
@@ -73,26 +74,6 @@ function jsonValue(env: Env, name: string, errors: FieldError[]): unknown {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function unknownFields(
-  value: Record<string, unknown>,
-  allowed: ReadonlySet<string>,
-  path: string,
-  errors: FieldError[],
-): void {
-  for (const field of Object.keys(value)) {
-    if (!allowed.has(field)) {
-      errors.push({
-        path: `${path}.${field}`,
-        message: `is not a known field (known: ${[...allowed].join(', ')})`,
-      })
-    }
-  }
-}
-
 function parseOrigins(env: Env, errors: FieldError[]): ReadonlyMap<string, Origin> {
   const origins = new Map<string, Origin>()
   const value = jsonValue(env, 'WAYBILL_ORIGINS', errors)
@@ -144,7 +125,7 @@ function parseS3Origin(
   errors: FieldError[],
 ): S3Origin | undefined {
   const before = errors.length
-  unknownFields(def, S3_FIELDS, path, errors)
+  rejectUnknownFields(def, S3_FIELDS, path, errors)
 
   const { bucket, region, endpoint, style, credentials } = def
   if (
@@ -308,7 +289,7 @@ function parseApiKeys(
       return
     }
     const before = errors.length
-    unknownFields(entry, API_KEY_FIELDS, path, errors)
+    rejectUnknownFields(entry, API_KEY_FIELDS, path, errors)
     const { id, sha256, origins: allowed } = entry
     if (typeof id !== 'string' || !API_KEY_ID.test(id)) {
       errors.push({

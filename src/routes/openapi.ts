@@ -8,6 +8,7 @@ import {
   MAX_KEY_BYTES,
   MIN_EXPIRES_S,
 } from '../constants'
+import { RESPONSE_OVERRIDE_FIELDS } from '../core/s3/presign'
 
 const problem = {
   description: 'A problem (RFC 9457).',
@@ -27,14 +28,10 @@ const responseOverrides = {
   description:
     "Response header overrides S3 applies (GET and HEAD only). Printable ASCII; a Unicode filename goes in filename*=UTF-8''<percent-encoded>.",
   properties: Object.fromEntries(
-    [
-      'cacheControl',
-      'contentDisposition',
-      'contentEncoding',
-      'contentLanguage',
-      'contentType',
-      'expires',
-    ].map((name) => [name, { type: 'string', minLength: 1, maxLength: 1024 }]),
+    RESPONSE_OVERRIDE_FIELDS.map((name) => [
+      name,
+      { type: 'string', minLength: 1, maxLength: 1024 },
+    ]),
   ),
 }
 

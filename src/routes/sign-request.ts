@@ -6,12 +6,14 @@ import {
   checkExpiresIn,
   checkHeaderValue,
   checkObjectKey,
+  RESPONSE_OVERRIDE_FIELDS,
   type PresignItem,
   type PresignMethod,
   type ResponseOverrides,
 } from '../core/s3/presign'
 import { invalid, type FieldError } from '../errors'
 import { ORIGIN_NAME } from '../config/names'
+import { isRecord, rejectUnknownFields, typeName } from '../validation'
 
 export interface SignRequest {
   origin: string
@@ -23,40 +25,9 @@ export interface SignRequest {
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE'])
 const BODY_FIELDS = new Set(['origin', 'method', 'expiresIn', 'keys', 'items'])
 const ITEM_FIELDS = new Set(['key', 'versionId', 'response'])
-const OVERRIDE_FIELDS: ReadonlySet<string> = new Set<keyof ResponseOverrides>([
-  'cacheControl',
-  'contentDisposition',
-  'contentEncoding',
-  'contentLanguage',
-  'contentType',
-  'expires',
-])
+const OVERRIDE_FIELDS: ReadonlySet<string> = new Set(RESPONSE_OVERRIDE_FIELDS)
 /** Stop collecting after this many problems: a 100,000-item batch of bad keys needs no more. */
 const MAX_ERRORS = 100
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function typeName(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
-}
-
-function rejectUnknown(
-  value: Record<string, unknown>,
-  allowed: ReadonlySet<string>,
-  path: string,
-  errors: FieldError[],
-): void {
-  for (const field of Object.keys(value)) {
-    if (!allowed.has(field)) {
-      errors.push({
-        path: path === '' ? field : `${path}.${field}`,
-        message: `is not a known field (known: ${[...allowed].join(', ')})`,
-      })
-    }
-  }
-}
 
 /** Checks one key and records why it is unusable. */
 function checkKey(value: unknown, path: string, errors: FieldError[]): value is string {
@@ -86,7 +57,7 @@ function parseItem(
     return undefined
   }
   const before = errors.length
-  rejectUnknown(value, ITEM_FIELDS, path, errors)
+  rejectUnknownFields(value, ITEM_FIELDS, path, errors)
   checkKey(value.key, `${path}.key`, errors)
   const item: PresignItem = { key: value.key as string }
 
@@ -115,7 +86,7 @@ function parseItem(
     } else if (!isRecord(response)) {
       errors.push({ path: responsePath, message: `must be an object, not ${typeName(response)}` })
     } else {
-      rejectUnknown(response, OVERRIDE_FIELDS, responsePath, errors)
+      rejectUnknownFields(response, OVERRIDE_FIELDS, responsePath, errors)
       const overrides: ResponseOverrides = {}
       for (const field of OVERRIDE_FIELDS) {
         const override = response[field]
@@ -155,7 +126,7 @@ export function parseSignRequest(
     throw invalid([{ path: 'body', message: `must be a JSON object, not ${typeName(body)}` }])
   }
   const errors: FieldError[] = []
-  rejectUnknown(body, BODY_FIELDS, '', errors)
+  rejectUnknownFields(body, BODY_FIELDS, '', errors)
 
   const origin = body.origin
   if (origin === undefined) errors.push({ path: 'origin', message: 'is required' })

@@ -53,15 +53,23 @@ export interface PresignBatchInput {
 const ALGORITHM = 'AWS4-HMAC-SHA256'
 const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD'
 
-// In canonical (code point) order, which is also the order they follow X-Amz-SignedHeaders.
-const OVERRIDE_PARAMS: ReadonlyArray<readonly [keyof ResponseOverrides, string]> = [
-  ['cacheControl', 'response-cache-control'],
-  ['contentDisposition', 'response-content-disposition'],
-  ['contentEncoding', 'response-content-encoding'],
-  ['contentLanguage', 'response-content-language'],
-  ['contentType', 'response-content-type'],
-  ['expires', 'response-expires'],
+/** The `response` override fields, in the order their query parameters sort. */
+export const RESPONSE_OVERRIDE_FIELDS: readonly (keyof ResponseOverrides)[] = [
+  'cacheControl',
+  'contentDisposition',
+  'contentEncoding',
+  'contentLanguage',
+  'contentType',
+  'expires',
 ]
+
+// `contentType` → `response-content-type`. The list order is also the canonical (code point) order
+// of the parameters, which follow X-Amz-SignedHeaders.
+const OVERRIDE_PARAMS: ReadonlyArray<readonly [keyof ResponseOverrides, string]> =
+  RESPONSE_OVERRIDE_FIELDS.map((field) => [
+    field,
+    'response-' + field.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()),
+  ])
 
 /** Why `key` cannot be an S3 object key, or `undefined` when it can. */
 export function checkObjectKey(key: string): string | undefined {
