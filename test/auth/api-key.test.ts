@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { constantTimeEqual, findApiKey } from '../../src/auth/api-key'
+import type { ApiKey } from '../../src/config'
+
+async function sha256(value: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value)))
+}
+
+describe('constantTimeEqual', () => {
+  it('is true only for the same bytes', () => {
+    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 3]))).toBe(true)
+    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 4]))).toBe(false)
+    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2]))).toBe(false)
+    expect(constantTimeEqual(new Uint8Array(), new Uint8Array())).toBe(true)
+  })
+})
+
+describe('findApiKey', () => {
+  it('finds the key whose hash matches, and nothing for a key one character off', async () => {
+    const keys: ApiKey[] = [
+      { id: 'first', sha256: await sha256('wb_first_key'), origins: '*' },
+      { id: 'second', sha256: await sha256('wb_second_key'), origins: new Set(['photos']) },
+    ]
+    expect((await findApiKey(keys, 'wb_second_key'))?.id).toBe('second')
+    expect((await findApiKey(keys, 'wb_first_key'))?.id).toBe('first')
+    expect(await findApiKey(keys, 'wb_second_kez')).toBeUndefined()
+    expect(await findApiKey(keys, '')).toBeUndefined()
+    expect(await findApiKey([], 'wb_first_key')).toBeUndefined()
+  })
+})

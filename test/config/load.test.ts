@@ -1,0 +1,308 @@
+import { describe, expect, it } from 'vitest'
+import { loadConfig, parseConfig } from '../../src/config/load'
+import type { Config } from '../../src/config'
+import type { Env } from '../../src/env'
+
+const ACCESS_KEY_ID = 'AKIDCONFIGTESTVALUE'
+const SECRET = 'configTestSecret/shouldNeverAppear+0123'
+const TOKEN = 'configTestSessionToken/shouldNeverAppear=='
+const HASH = 'a'.repeat(64)
+
+function env(overrides: Partial<Env> = {}): Env {
+  return {
+    WAYBILL_ORIGINS: {
+      photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'PHOTOS' },
+    },
+    PHOTOS_ACCESS_KEY_ID: ACCESS_KEY_ID,
+    PHOTOS_SECRET_ACCESS_KEY: SECRET,
+    ...overrides,
+  }
+}
+
+function ok(input: Env): Config {
+  const result = parseConfig(input)
+  if (!result.ok) throw new Error(`expected a valid config: ${JSON.stringify(result.errors)}`)
+  return result.config
+}
+
+/** The error paths of an invalid config, after checking no secret leaked into any message. */
+function errorPaths(input: Env): string[] {
+  const result = parseConfig(input)
+  if (result.ok) throw new Error('expected an invalid config')
+  const text = JSON.stringify(result)
+  for (const secret of [SECRET, TOKEN, ACCESS_KEY_ID]) expect(text).not.toContain(secret)
+  return result.errors.map((e) => e.path)
+}
+
+function origins(value: unknown): Partial<Env> {
+  return { WAYBILL_ORIGINS: value }
+}
+
+describe('valid configurations', () => {
+  it('resolves an AWS origin to its virtual-hosted regional endpoint, with defaults', () => {
+    const config = ok(env())
+    const photos = config.origins.get('photos')!
+    expect(photos.endpoint).toEqual({
+      protocol: 'https:',
+      host: 'photos.s3.eu-west-1.amazonaws.com',
+      basePath: '',
+    })
+    expect(photos.style).toBe('virtual')
+    expect(photos.credentials).toEqual({
+      accessKeyId: ACCESS_KEY_ID,
+      secretAccessKey: SECRET,
+      sessionToken: undefined,
+    })
+    expect(config.maxBatch).toBe(10_000)
+    expect(config.defaultExpiresIn).toBe(900)
+    expect(config.apiKeys).toEqual([])
+    expect(Object.isFrozen(config)).toBe(true)
+    expect(Object.isFrozen(photos)).toBe(true)
+  })
+
+  it('accepts WAYBILL_ORIGINS as a JSON string (a secret or .dev.vars entry) too', () => {
+    const asObject = ok(env())
+    const asString = ok(env({ WAYBILL_ORIGINS: JSON.stringify(env().WAYBILL_ORIGINS) }))
+    expect(asString.origins.get('photos')).toEqual(asObject.origins.get('photos'))
+  })
+
+  it('defaults a custom endpoint to path style, and honours virtual style with a port', () => {
+    const config = ok(
+      env(
+        origins({
+          r2: {
+            type: 's3',
+            bucket: 'assets',
+            region: 'auto',
+            endpoint: 'https://abc123.r2.cloudflarestorage.com',
+            credentials: 'PHOTOS',
+          },
+          local: {
+            type: 's3',
+            bucket: 'demo',
+            region: 'us-east-1',
+            endpoint: 'http://localhost:7070/',
+            style: 'virtual',
+            credentials: 'PHOTOS',
+          },
+        }),
+      ),
+    )
+    expect(config.origins.get('r2')!.endpoint).toEqual({
+      protocol: 'https:',
+      host: 'abc123.r2.cloudflarestorage.com',
+      basePath: '/assets',
+    })
+    expect(config.origins.get('local')!.endpoint).toEqual({
+      protocol: 'http:',
+      host: 'demo.localhost:7070',
+      basePath: '',
+    })
+  })
+
+  it('lets origins share credentials or use their own, with an optional session token', () => {
+    const config = ok(
+      env({
+        ...origins({
+          a: { type: 's3', bucket: 'bucket-a', region: 'us-east-1', credentials: 'PHOTOS' },
+          b: { type: 's3', bucket: 'bucket-b', region: 'us-east-1', credentials: 'PHOTOS' },
+          c: { type: 's3', bucket: 'bucket-c', region: 'us-east-1', credentials: 'TEMP_2' },
+        }),
+        TEMP_2_ACCESS_KEY_ID: 'ASIATEMP',
+        TEMP_2_SECRET_ACCESS_KEY: 'temp-secret',
+        TEMP_2_SESSION_TOKEN: TOKEN,
+      }),
+    )
+    expect(config.origins.get('a')!.credentials).toEqual(config.origins.get('b')!.credentials)
+    expect(config.origins.get('c')!.credentials).toEqual({
+      accessKeyId: 'ASIATEMP',
+      secretAccessKey: 'temp-secret',
+      sessionToken: TOKEN,
+    })
+  })
+
+  it('parses API keys into hashes and origin sets', () => {
+    const config = ok(
+      env({
+        WAYBILL_API_KEYS: JSON.stringify([
+          { id: 'web', sha256: HASH, origins: ['photos'] },
+          { id: 'admin', sha256: 'b'.repeat(64), origins: ['*'] },
+        ]),
+      }),
+    )
+    const [web, admin] = config.apiKeys
+    expect(web!.id).toBe('web')
+    expect(web!.sha256).toEqual(new Uint8Array(32).fill(0xaa))
+    expect(web!.origins).toEqual(new Set(['photos']))
+    expect(admin!.origins).toBe('*')
+  })
+
+  it('reads limits given as strings (as wrangler vars often are)', () => {
+    const config = ok(env({ WAYBILL_MAX_BATCH: '500', WAYBILL_DEFAULT_EXPIRES_S: 3600 }))
+    expect(config.maxBatch).toBe(500)
+    expect(config.defaultExpiresIn).toBe(3600)
+  })
+})
+
+describe('invalid configurations name the variable and field', () => {
+  const s3 = { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'PHOTOS' }
+  const cases: Array<[string, Partial<Env>, string]> = [
+    ['WAYBILL_ORIGINS missing', { WAYBILL_ORIGINS: undefined }, 'WAYBILL_ORIGINS'],
+    ['WAYBILL_ORIGINS not JSON', { WAYBILL_ORIGINS: '{photos:' }, 'WAYBILL_ORIGINS'],
+    ['WAYBILL_ORIGINS an array', origins([s3]), 'WAYBILL_ORIGINS'],
+    ['WAYBILL_ORIGINS empty', origins({}), 'WAYBILL_ORIGINS'],
+    ['a bad origin name', origins({ 'Bad Name': s3 }), 'WAYBILL_ORIGINS.Bad Name'],
+    ['an origin that is not an object', origins({ photos: 'x' }), 'WAYBILL_ORIGINS.photos'],
+    ['an unknown type', origins({ photos: { ...s3, type: 'gcs' } }), 'WAYBILL_ORIGINS.photos.type'],
+    [
+      'an unknown field',
+      origins({ photos: { ...s3, buckett: 'x' } }),
+      'WAYBILL_ORIGINS.photos.buckett',
+    ],
+    [
+      'an upper-case bucket',
+      origins({ photos: { ...s3, bucket: 'Photos' } }),
+      'WAYBILL_ORIGINS.photos.bucket',
+    ],
+    [
+      'a too-short bucket',
+      origins({ photos: { ...s3, bucket: 'ab' } }),
+      'WAYBILL_ORIGINS.photos.bucket',
+    ],
+    [
+      'an IP-like bucket',
+      origins({ photos: { ...s3, bucket: '192.168.1.1' } }),
+      'WAYBILL_ORIGINS.photos.bucket',
+    ],
+    [
+      'a bucket with ..',
+      origins({ photos: { ...s3, bucket: 'a..b' } }),
+      'WAYBILL_ORIGINS.photos.bucket',
+    ],
+    [
+      'a bad region',
+      origins({ photos: { ...s3, region: 'EU West' } }),
+      'WAYBILL_ORIGINS.photos.region',
+    ],
+    [
+      'an endpoint with a path',
+      origins({ photos: { ...s3, endpoint: 'https://s3.example.com/base' } }),
+      'WAYBILL_ORIGINS.photos.endpoint',
+    ],
+    [
+      'an endpoint with a query',
+      origins({ photos: { ...s3, endpoint: 'https://s3.example.com/?a=1' } }),
+      'WAYBILL_ORIGINS.photos.endpoint',
+    ],
+    [
+      'an endpoint with credentials',
+      origins({ photos: { ...s3, endpoint: 'https://user:pw@s3.example.com' } }),
+      'WAYBILL_ORIGINS.photos.endpoint',
+    ],
+    [
+      'an ftp endpoint',
+      origins({ photos: { ...s3, endpoint: 'ftp://s3.example.com' } }),
+      'WAYBILL_ORIGINS.photos.endpoint',
+    ],
+    [
+      'a bad style',
+      origins({ photos: { ...s3, style: 'subdomain' } }),
+      'WAYBILL_ORIGINS.photos.style',
+    ],
+    [
+      'a dotted bucket virtual-hosted over HTTPS',
+      origins({ photos: { ...s3, bucket: 'my.photos', style: 'virtual' } }),
+      'WAYBILL_ORIGINS.photos.style',
+    ],
+    [
+      'a lower-case credentials reference',
+      origins({ photos: { ...s3, credentials: 'photos' } }),
+      'WAYBILL_ORIGINS.photos.credentials',
+    ],
+    ['a missing secret', { PHOTOS_SECRET_ACCESS_KEY: undefined }, 'PHOTOS_SECRET_ACCESS_KEY'],
+    ['a missing access key id', { PHOTOS_ACCESS_KEY_ID: '' }, 'PHOTOS_ACCESS_KEY_ID'],
+    ['a malformed session token', { PHOTOS_SESSION_TOKEN: `${TOKEN} x` }, 'PHOTOS_SESSION_TOKEN'],
+    ['WAYBILL_API_KEYS not JSON', { WAYBILL_API_KEYS: '[{' }, 'WAYBILL_API_KEYS'],
+    ['WAYBILL_API_KEYS not an array', { WAYBILL_API_KEYS: '{}' }, 'WAYBILL_API_KEYS'],
+    [
+      'an API key with a bad hash',
+      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: 'ABC', origins: ['*'] }]) },
+      'WAYBILL_API_KEYS.0.sha256',
+    ],
+    [
+      'duplicate API key ids',
+      {
+        WAYBILL_API_KEYS: JSON.stringify([
+          { id: 'k', sha256: HASH, origins: ['*'] },
+          { id: 'k', sha256: HASH, origins: ['*'] },
+        ]),
+      },
+      'WAYBILL_API_KEYS.1.id',
+    ],
+    [
+      'an API key naming an unconfigured origin',
+      {
+        WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: ['photos', 'docs'] }]),
+      },
+      'WAYBILL_API_KEYS.0.origins.1',
+    ],
+    [
+      'an API key with no origins',
+      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: [] }]) },
+      'WAYBILL_API_KEYS.0.origins',
+    ],
+    [
+      'an API key with an unknown field',
+      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: ['*'], key: 'raw' }]) },
+      'WAYBILL_API_KEYS.0.key',
+    ],
+    ['WAYBILL_MAX_BATCH 0', { WAYBILL_MAX_BATCH: '0' }, 'WAYBILL_MAX_BATCH'],
+    ['WAYBILL_MAX_BATCH over the ceiling', { WAYBILL_MAX_BATCH: 100_001 }, 'WAYBILL_MAX_BATCH'],
+    ['WAYBILL_MAX_BATCH not a number', { WAYBILL_MAX_BATCH: 'lots' }, 'WAYBILL_MAX_BATCH'],
+    [
+      'WAYBILL_DEFAULT_EXPIRES_S over 7 days',
+      { WAYBILL_DEFAULT_EXPIRES_S: '604801' },
+      'WAYBILL_DEFAULT_EXPIRES_S',
+    ],
+  ]
+
+  for (const [name, overrides, path] of cases) {
+    it(name, () => {
+      expect(errorPaths(env(overrides))).toContain(path)
+    })
+  }
+
+  it('reports every problem at once', () => {
+    const paths = errorPaths(
+      env({
+        ...origins({ photos: { type: 's3', bucket: 'X', region: '?', credentials: 'PHOTOS' } }),
+        PHOTOS_SECRET_ACCESS_KEY: undefined,
+        WAYBILL_MAX_BATCH: '-1',
+      }),
+    )
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'WAYBILL_ORIGINS.photos.bucket',
+        'WAYBILL_ORIGINS.photos.region',
+        'PHOTOS_SECRET_ACCESS_KEY',
+        'WAYBILL_MAX_BATCH',
+      ]),
+    )
+  })
+
+  it('an accepted ["*"] entry is all origins, and no API keys at all is valid', () => {
+    expect(ok(env({ WAYBILL_API_KEYS: '' })).apiKeys).toEqual([])
+    const keys = ok(
+      env({ WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: ['*'] }]) }),
+    )
+    expect(keys.apiKeys[0]!.origins).toBe('*')
+  })
+})
+
+describe('loadConfig', () => {
+  it('parses once per env object', () => {
+    const first = env()
+    expect(loadConfig(first)).toBe(loadConfig(first))
+    expect(loadConfig(env())).not.toBe(loadConfig(first))
+  })
+})
