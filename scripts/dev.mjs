@@ -100,7 +100,7 @@ async function main() {
     [
       `DEMO_ACCESS_KEY_ID=${DEMO_ACCESS_KEY_ID}`,
       `DEMO_SECRET_ACCESS_KEY=${DEMO_SECRET_ACCESS_KEY}`,
-      `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256, origins: ['*'] }])}'`,
+      `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256, label: 'npm start' }])}'`,
       '',
     ].join('\n'),
     { mode: 0o600 },

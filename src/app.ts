@@ -1,8 +1,12 @@
 import { Hono } from 'hono'
-import { apiKeyAuth } from './auth/api-key'
+import { authenticate } from './auth/authenticate'
+import { RemoteJwksCache, type Fetch } from './auth/jwks'
 import { systemClock, type Clock } from './clock'
 import { WaybillError } from './errors'
 import { requireConfig } from './http/config'
+import { cors } from './http/cors'
+import { rateLimit } from './http/rate-limit'
+import { requestLog } from './http/request-log'
 import { internalErrorResponse, problemResponse } from './http/problem'
 import type { AppEnv } from './http/types'
 import { openApiDocument } from './routes/openapi'
@@ -10,8 +14,10 @@ import { redirectRoutes } from './routes/redirect'
 import { signRoutes } from './routes/sign'
 
 export interface AppOptions {
-  /** Signing time source; the request time unless a test fixes it. */
+  /** Signing and token-checking time source; the request time unless a test fixes it. */
   clock?: Clock
+  /** How JWKS are fetched; the global fetch unless a test serves its own. */
+  fetch?: Fetch
 }
 
 /** Paths and the methods they answer, so any other method gets 405 with a truthful `Allow`. */
@@ -37,7 +43,14 @@ function methodNotAllowed(allow: string): WaybillError {
  */
 export function createApp(options: AppOptions = {}) {
   const clock = options.clock ?? systemClock
+  // Per app, so per isolate for the Worker: key sets fetched once serve every later request.
+  const jwks = new RemoteJwksCache(options.fetch ?? ((input, init) => fetch(input, init)), () =>
+    clock().getTime(),
+  )
   const app = new Hono<AppEnv>()
+
+  app.use(requestLog())
+  app.use(cors())
 
   // 405 before authentication: the method is wrong whoever calls. GET routes answer HEAD too.
   for (const [path, allow] of ALLOWED) {
@@ -53,7 +66,9 @@ export function createApp(options: AppOptions = {}) {
   )
   app.get('/openapi.json', (c) => c.json(openApiDocument))
 
-  app.use('/v1/*', requireConfig(), apiKeyAuth())
+  app.use('/v1/*', requireConfig())
+  app.use('/v1/sign', authenticate({ jwks, clock }), rateLimit())
+  app.use('/v1/redirect/*', authenticate({ jwks, clock, cookie: true }), rateLimit())
   app.route('/v1/sign', signRoutes(clock))
   app.route('/v1/redirect', redirectRoutes(clock))
 

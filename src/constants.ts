@@ -25,3 +25,22 @@ export const SIGNING_KEY_CACHE_ENTRIES = 64
 /** Longest response-override value accepted (S3 itself limits header size to 8 KiB in total). */
 export const MAX_OVERRIDE_CHARS = 1024
 export const MAX_VERSION_ID_CHARS = 1024
+
+/** Bearer tokens longer than this are refused before any parsing. */
+export const MAX_TOKEN_BYTES = 8192
+/** Leeway for `exp` and `nbf` when an auth config gives none. */
+export const DEFAULT_CLOCK_TOLERANCE_S = 60
+
+/** Remote JWKS: fetch timeout, response size cap, how long keys are trusted, and the least time
+ * between two fetches (so unknown `kid`s cannot make waybill hammer the issuer). */
+export const JWKS_TIMEOUT_MS = 5_000
+export const JWKS_MAX_BYTES = 256 * 1024
+export const JWKS_MAX_AGE_MS = 10 * 60_000
+export const JWKS_COOLDOWN_MS = 30_000
+/** Retry-After when the JWKS cannot be fetched. */
+export const JWKS_RETRY_AFTER_S = 30
+
+/** Retry-After for a rate-limited caller: the Workers Rate Limiting binding counts per 10 or 60 s. */
+export const RATE_LIMIT_RETRY_AFTER_S = 60
+
+export const DEFAULT_CORS_MAX_AGE_S = 600

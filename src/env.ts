@@ -1,16 +1,26 @@
 /**
- * The Worker's bindings. Only `src/index.ts` and `src/config/` read them. Credentials are looked up
- * by the name an origin gives (`"credentials": "PHOTOS"` reads `PHOTOS_ACCESS_KEY_ID`, …), so the
- * type is open.
+ * The Worker's bindings. Only `src/index.ts`, `src/config/` and the middleware that needs a binding
+ * read them. Credentials are looked up by the name an origin gives (`"credentials": "PHOTOS"` reads
+ * `PHOTOS_ACCESS_KEY_ID`, …), so the type is open.
  */
 export interface Env {
   /** JSON object (wrangler var) or JSON string: origin name → origin definition. */
   WAYBILL_ORIGINS?: unknown
-  /** JSON string (a secret): `[{ "id", "sha256", "origins" }]`. */
+  /** JSON (a secret): `[{ "id", "sha256", "label"? }]`. */
   WAYBILL_API_KEYS?: unknown
+  /** JSON: `{ "jwt"?, "access"? }`, the token-based authentication methods. */
+  WAYBILL_AUTH?: unknown
+  /** Secret: the HS256 shared secret when `WAYBILL_AUTH.jwt.hs256` is true. */
+  WAYBILL_JWT_HS256_SECRET?: unknown
+  /** JSON: `[{ "to", "origin", "prefix", "actions", … }]`. */
+  WAYBILL_GRANTS?: unknown
+  /** JSON: `{ "origins", "credentials"?, "maxAgeS"? }`. */
+  WAYBILL_CORS?: unknown
   /** Most items one `POST /v1/sign` may carry (default 10000). */
   WAYBILL_MAX_BATCH?: unknown
   /** `expiresIn` used when a request gives none (default 900). */
   WAYBILL_DEFAULT_EXPIRES_S?: unknown
+  /** Optional Workers Rate Limiting binding, keyed per principal. */
+  WAYBILL_RATE_LIMITER?: RateLimit
   [name: string]: unknown
 }

@@ -8,7 +8,9 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'too_many_requests'
   | 'config_invalid'
+  | 'auth_unavailable'
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -18,7 +20,9 @@ const STATUS: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  too_many_requests: 429,
   config_invalid: 503,
+  auth_unavailable: 503,
 }
 
 const TITLE: Record<ErrorCode, string> = {
@@ -29,7 +33,9 @@ const TITLE: Record<ErrorCode, string> = {
   method_not_allowed: 'Method not allowed',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
+  too_many_requests: 'Too many requests',
   config_invalid: 'Service misconfigured',
+  auth_unavailable: 'Authentication temporarily unavailable',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */

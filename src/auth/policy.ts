@@ -1,33 +1,170 @@
-// What a principal may sign. For now a principal either may or may not use an origin; grants by
-// prefix and action come with the authorization issue and belong here.
+// What a principal may sign: grants by origin, key prefix and action. Pure: no I/O, no clock.
+// Deny by default: a request is allowed only when every key is covered by a grant of the caller.
 
-import type { Config, Origin } from '../config'
-import { WaybillError } from '../errors'
+import type { Action, Config, Grant, GrantSubject, Origin } from '../config'
+import { PLACEHOLDER } from '../config/grants'
+import type { PresignMethod } from '../core/s3/presign'
+import { WaybillError, invalid, type FieldError } from '../errors'
+import { unsafeKeyReason } from './key-safety'
 import type { Principal } from './principal'
 
+const MAX_LISTED = 100
+const UNSAFE_CLAIM = /[/\\\x00-\x1f\x7f-\x9f]|\.\./
+
+export function actionFor(method: PresignMethod): Action {
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      return 'read'
+    case 'PUT':
+      return 'write'
+    case 'DELETE':
+      return 'delete'
+  }
+}
+
+export function subjectMatches(subject: GrantSubject, principal: Principal): boolean {
+  switch (subject.kind) {
+    case 'any':
+      return true
+    case 'apiKey':
+      return principal.kind === 'api-key' && principal.id === subject.value
+    case 'sub':
+      return principal.kind !== 'api-key' && principal.id === subject.value
+    case 'role':
+      return principal.roles.has(subject.value)
+    case 'email':
+      return principal.email !== undefined && principal.email === subject.value
+  }
+}
+
 /**
- * The origin `name` if `principal` may sign for it. A principal limited to some origins gets 403
- * for any other name, configured or not, so it cannot probe which origins exist.
+ * Fills `{claim}` placeholders from the verified claims. Undefined when a value is missing or would
+ * change the prefix's shape (`/`, `..`, backslash, control characters): then the grant does not apply.
  *
- * @param field where the name came from, for the error (`origin` in a body, a path segment).
+ * @example
+ * resolvePrefix('users/{sub}/', { sub: 'alice' }) // 'users/alice/'
+ * resolvePrefix('users/{sub}/', { sub: '../bob' }) // undefined
  */
-export function authorizeOrigin(
+export function resolvePrefix(
+  template: string,
+  claims: Readonly<Record<string, unknown>>,
+): string | undefined {
+  let ok = true
+  const prefix = template.replace(PLACEHOLDER, (_, name: string) => {
+    const value = claims[name]
+    const text = typeof value === 'string' || typeof value === 'number' ? String(value) : ''
+    if (text === '' || text === '.' || UNSAFE_CLAIM.test(text) || !text.isWellFormed()) ok = false
+    return text
+  })
+  return ok ? prefix : undefined
+}
+
+/** True when `prefix` covers `key` on whole path segments: `users/al` covers `users/al/x`, not `users/alice`. */
+export function prefixCovers(prefix: string, key: string): boolean {
+  if (prefix === '') return true
+  if (prefix.endsWith('/')) return key.startsWith(prefix)
+  return key === prefix || key.startsWith(prefix + '/')
+}
+
+interface ResolvedGrant {
+  grant: Grant
+  prefix: string
+}
+
+export interface BatchRequest {
+  origin: string
+  action: Action
+  /** Each key with the request path to blame (`keys.3`, `items.3.key`). */
+  keys: ReadonlyArray<{ key: string; path: string }>
+  /** The requested lifetime, or undefined to use the default (capped by the grants). */
+  expiresIn: number | undefined
+}
+
+export interface Authorized {
+  origin: Origin
+  expiresIn: number
+}
+
+/**
+ * Authorizes a whole batch, all or nothing. 403 lists every key no grant covers; 400 for keys the
+ * origin's key policy refuses, an `expiresIn` above what the grants allow, or a batch above their
+ * `maxBatch`.
+ */
+export function authorizeBatch(
   config: Config,
   principal: Principal,
-  name: string,
-  field: string,
-): Origin {
-  const allowed = principal.origins === '*' || principal.origins.has(name)
-  if (!allowed) {
-    throw new WaybillError('forbidden', `This caller may not sign for origin "${name}".`, {
-      errors: [{ path: field, message: 'is not an origin this caller may use' }],
-    })
+  request: BatchRequest,
+): Authorized {
+  const origin = config.origins.get(request.origin)
+  const grants: ResolvedGrant[] = []
+  if (origin !== undefined) {
+    for (const grant of config.grants) {
+      if (grant.origin !== origin.name || !grant.actions.has(request.action)) continue
+      if (!subjectMatches(grant.subject, principal)) continue
+      const prefix = resolvePrefix(grant.prefix, principal.claims)
+      if (prefix !== undefined) grants.push({ grant, prefix })
+    }
   }
-  const origin = config.origins.get(name)
-  if (origin === undefined) {
-    throw new WaybillError('not_found', `No origin named "${name}" is configured.`, {
-      errors: [{ path: field, message: 'names no configured origin' }],
-    })
+  if (origin === undefined || grants.length === 0) {
+    // The same answer for unknown and ungranted origins, so callers cannot probe the config.
+    throw new WaybillError(
+      'forbidden',
+      `No grant lets this caller ${request.action} on origin "${request.origin}".`,
+      {
+        errors: [{ path: 'origin', message: `no grant to ${request.action} on this origin` }],
+      },
+    )
   }
-  return origin
+
+  const maxBatch = Math.min(config.maxBatch, Math.max(...grants.map((g) => g.grant.maxBatch)))
+  if (request.keys.length > maxBatch) {
+    const path = request.keys[0]?.path.split('.')[0] ?? 'keys'
+    throw invalid([{ path, message: `must contain at most ${maxBatch} entries for this caller` }])
+  }
+
+  if (origin.keys === 'safe') {
+    const unsafe: FieldError[] = []
+    for (const { key, path } of request.keys) {
+      const reason = unsafeKeyReason(key)
+      if (reason !== undefined) unsafe.push({ path, message: reason })
+      if (unsafe.length >= MAX_LISTED) break
+    }
+    if (unsafe.length > 0) throw invalid(unsafe)
+  }
+
+  const uncovered: FieldError[] = []
+  let uncoveredCount = 0
+  let allowedExpiry = Infinity
+  for (const { key, path } of request.keys) {
+    let best = 0
+    for (const { grant, prefix } of grants) {
+      if (grant.maxExpiresIn > best && prefixCovers(prefix, key)) best = grant.maxExpiresIn
+    }
+    if (best === 0) {
+      uncoveredCount++
+      if (uncovered.length < MAX_LISTED) {
+        uncovered.push({ path, message: `is not covered by a grant to ${request.action}` })
+      }
+    } else if (best < allowedExpiry) allowedExpiry = best
+  }
+  if (uncovered.length > 0) {
+    throw new WaybillError(
+      'forbidden',
+      `${uncoveredCount} key${uncoveredCount === 1 ? ' is' : 's are'} not covered by this caller's grants; nothing was signed.`,
+      {
+        errors: uncovered,
+      },
+    )
+  }
+
+  if (request.expiresIn !== undefined && request.expiresIn > allowedExpiry) {
+    throw invalid([
+      { path: 'expiresIn', message: `must be at most ${allowedExpiry} for this caller` },
+    ])
+  }
+  return {
+    origin,
+    expiresIn: request.expiresIn ?? Math.min(config.defaultExpiresIn, allowedExpiry),
+  }
 }

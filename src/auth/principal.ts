@@ -1,7 +1,11 @@
-/** Who is calling, once authenticated. Later auth methods (JWT, Access) add their own kinds. */
+/** Who is calling, once authenticated. */
 export interface Principal {
-  readonly kind: 'api-key'
+  /** How they proved it. */
+  readonly kind: 'api-key' | 'jwt' | 'access'
+  /** The API key id, or the token's `sub`. Safe to log. */
   readonly id: string
-  /** Origin names this principal may sign for; `'*'` for all. */
-  readonly origins: '*' | ReadonlySet<string>
+  /** Claims usable in grant subjects and `{claim}` prefix templates (`sub` always). */
+  readonly claims: Readonly<Record<string, unknown>>
+  readonly roles: ReadonlySet<string>
+  readonly email?: string | undefined
 }

@@ -1,2 +1,2 @@
 export { loadConfig } from './load'
-export type { ApiKey, Config, ConfigResult, Origin, S3Origin } from './types'
+export type * from './types'

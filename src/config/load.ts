@@ -7,7 +7,10 @@ import { resolveS3Endpoint, type AddressingStyle } from '../core/s3/endpoint'
 import { checkExpiresIn } from '../core/s3/presign'
 import type { Env } from '../env'
 import type { FieldError } from '../errors'
-import type { ApiKey, Config, ConfigResult, Origin, S3Origin } from './types'
+import { parseAuth } from './auth'
+import { parseCors } from './cors'
+import { parseGrants } from './grants'
+import type { ApiKey, Config, ConfigResult, KeyPolicy, Origin, S3Origin } from './types'
 import { isRecord, rejectUnknownFields } from '../validation'
 import { ORIGIN_NAME } from './names'
 
@@ -20,8 +23,8 @@ const IPV4 = /^\d+\.\d+\.\d+\.\d+$/
 const API_KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 const SHA256_HEX = /^[0-9a-f]{64}$/
 
-const S3_FIELDS = new Set(['type', 'bucket', 'region', 'endpoint', 'style', 'credentials'])
-const API_KEY_FIELDS = new Set(['id', 'sha256', 'origins'])
+const S3_FIELDS = new Set(['type', 'bucket', 'region', 'endpoint', 'style', 'credentials', 'keys'])
+const API_KEY_FIELDS = new Set(['id', 'label', 'sha256'])
 
 const cache = new WeakMap<object, ConfigResult>()
 
@@ -45,9 +48,11 @@ export function loadConfig(env: Env): ConfigResult {
 export function parseConfig(env: Env): ConfigResult {
   const errors: FieldError[] = []
   const origins = parseOrigins(env, errors)
-  // Checking API keys' origin lists against a broken origin list would only add noise.
+  // Checking grants against a broken origin list would only add noise.
   const originsValid = errors.length === 0
-  const apiKeys = parseApiKeys(env, originsValid ? origins : undefined, errors)
+  const apiKeys = parseApiKeys(env, errors)
+  const { jwt, access } = parseAuth(env, jsonValue(env, 'WAYBILL_AUTH', errors), errors)
+  const cors = parseCors(jsonValue(env, 'WAYBILL_CORS', errors), errors)
   const maxBatch = parseInteger(
     env,
     'WAYBILL_MAX_BATCH',
@@ -56,9 +61,24 @@ export function parseConfig(env: Env): ConfigResult {
     MAX_BATCH_CEILING,
     errors,
   )
+  const grants = parseGrants(
+    jsonValue(env, 'WAYBILL_GRANTS', errors),
+    originsValid ? origins : undefined,
+    { maxBatch },
+    errors,
+  )
   const defaultExpiresIn = parseDefaultExpires(env, errors)
   if (errors.length > 0) return Object.freeze({ ok: false, errors: Object.freeze(errors) })
-  const config: Config = Object.freeze({ origins, apiKeys, maxBatch, defaultExpiresIn })
+  const config: Config = Object.freeze({
+    origins,
+    apiKeys,
+    jwt,
+    access,
+    grants,
+    cors,
+    maxBatch,
+    defaultExpiresIn,
+  })
   return Object.freeze({ ok: true, config })
 }
 
@@ -66,6 +86,7 @@ export function parseConfig(env: Env): ConfigResult {
 function jsonValue(env: Env, name: string, errors: FieldError[]): unknown {
   const raw = env[name]
   if (typeof raw !== 'string') return raw
+  if (raw.trim() === '') return undefined
   try {
     return JSON.parse(raw)
   } catch {
@@ -127,7 +148,10 @@ function parseS3Origin(
   const before = errors.length
   rejectUnknownFields(def, S3_FIELDS, path, errors)
 
-  const { bucket, region, endpoint, style, credentials } = def
+  const { bucket, region, endpoint, style, credentials, keys } = def
+  if (keys !== undefined && keys !== 'safe' && keys !== 'any') {
+    errors.push({ path: `${path}.keys`, message: 'must be "safe" (the default) or "any"' })
+  }
   if (
     typeof bucket !== 'string' ||
     !BUCKET.test(bucket) ||
@@ -198,6 +222,7 @@ function parseS3Origin(
       }),
     ),
     credentials: resolvedCredentials,
+    keys: (keys ?? 'safe') as KeyPolicy,
   })
 }
 
@@ -264,20 +289,15 @@ function readCredentials(
   })
 }
 
-function parseApiKeys(
-  env: Env,
-  origins: ReadonlyMap<string, Origin> | undefined,
-  errors: FieldError[],
-): readonly ApiKey[] {
+function parseApiKeys(env: Env, errors: FieldError[]): readonly ApiKey[] {
   const keys: ApiKey[] = []
-  // No API keys is a valid configuration: every protected route then answers 401.
-  if (env.WAYBILL_API_KEYS === undefined || env.WAYBILL_API_KEYS === '') return Object.freeze(keys)
   const value = jsonValue(env, 'WAYBILL_API_KEYS', errors)
+  // No API keys is a valid configuration: then only the methods in WAYBILL_AUTH can authenticate.
   if (value === undefined) return Object.freeze(keys)
   if (!Array.isArray(value)) {
     errors.push({
       path: 'WAYBILL_API_KEYS',
-      message: 'must be a JSON array of { "id", "sha256", "origins" }',
+      message: 'must be a JSON array of { "id", "sha256", "label"? }',
     })
     return Object.freeze(keys)
   }
@@ -285,12 +305,12 @@ function parseApiKeys(
   value.forEach((entry: unknown, index) => {
     const path = `WAYBILL_API_KEYS.${index}`
     if (!isRecord(entry)) {
-      errors.push({ path, message: 'must be an object { "id", "sha256", "origins" }' })
+      errors.push({ path, message: 'must be an object { "id", "sha256", "label"? }' })
       return
     }
     const before = errors.length
     rejectUnknownFields(entry, API_KEY_FIELDS, path, errors)
-    const { id, sha256, origins: allowed } = entry
+    const { id, sha256, label } = entry
     if (typeof id !== 'string' || !API_KEY_ID.test(id)) {
       errors.push({
         path: `${path}.id`,
@@ -307,30 +327,16 @@ function parseApiKeys(
         message: 'must be the SHA-256 of the key as 64 lower-case hex digits (npm run hash-key)',
       })
     }
-    let originSet: ApiKey['origins'] = new Set()
-    if (!Array.isArray(allowed) || allowed.length === 0) {
-      errors.push({
-        path: `${path}.origins`,
-        message: 'must be a non-empty array of origin names, or ["*"]',
-      })
-    } else if (allowed.length === 1 && allowed[0] === '*') {
-      originSet = '*'
-    } else {
-      const set = new Set<string>()
-      allowed.forEach((name: unknown, i) => {
-        if (typeof name !== 'string' || (origins !== undefined && !origins.has(name))) {
-          errors.push({
-            path: `${path}.origins.${i}`,
-            message:
-              typeof name === 'string' ? `names no configured origin` : 'must be an origin name',
-          })
-        } else set.add(name)
-      })
-      originSet = set
+    if (label !== undefined && (typeof label !== 'string' || label.length > 200)) {
+      errors.push({ path: `${path}.label`, message: 'must be a string of at most 200 characters' })
     }
     if (errors.length > before) return
     keys.push(
-      Object.freeze({ id: id as string, sha256: hexToBytes(sha256 as string), origins: originSet }),
+      Object.freeze({
+        id: id as string,
+        label: label as string | undefined,
+        sha256: hexToBytes(sha256 as string),
+      }),
     )
   })
   return Object.freeze(keys)

@@ -1,6 +1,14 @@
+import type { JSONWebKeySet } from 'jose'
 import type { AddressingStyle, S3Endpoint } from '../core/s3/endpoint'
 import type { Credentials } from '../core/s3/presign'
 import type { FieldError } from '../errors'
+
+/**
+ * Which object keys an origin signs: `safe` refuses keys a client or CDN could normalize into
+ * another key (`.`/`..` segments, `//`, backslashes, control characters); `any` signs every key
+ * S3 accepts.
+ */
+export type KeyPolicy = 'safe' | 'any'
 
 export interface S3Origin {
   readonly name: string
@@ -10,21 +18,78 @@ export interface S3Origin {
   readonly style: AddressingStyle
   readonly endpoint: S3Endpoint
   readonly credentials: Readonly<Credentials>
+  readonly keys: KeyPolicy
 }
 
 export type Origin = S3Origin
 
 export interface ApiKey {
   readonly id: string
+  readonly label?: string | undefined
   /** SHA-256 of the key, 32 bytes. The raw key is never stored. */
   readonly sha256: Uint8Array
-  /** Origin names this key may sign for; `'*'` for all. */
+}
+
+export interface JwtConfig {
+  readonly issuer: string
+  readonly audience: readonly string[]
+  /** Accepted `alg` values; asymmetric ones need `jwksUrl` or `jwks`, HS256 needs the secret. */
+  readonly algorithms: readonly string[]
+  readonly clockToleranceS: number
+  readonly jwksUrl?: string | undefined
+  readonly jwks?: JSONWebKeySet | undefined
+  readonly hs256Secret?: Uint8Array | undefined
+  /** Claim holding the caller's roles (a string or an array of strings). */
+  readonly rolesClaim: string
+  /** Cookie that may carry the token on `GET /v1/redirect/…` only. */
+  readonly cookie?: string | undefined
+}
+
+export interface AccessConfig {
+  /** `https://<team>.cloudflareaccess.com` */
+  readonly teamDomain: string
+  /** The Access application's AUD tag. */
+  readonly aud: string
+  readonly clockToleranceS: number
+}
+
+export type Action = 'read' | 'write' | 'delete' | 'list'
+
+/** Who a grant is for. `any` is every authenticated caller (use with a `{sub}` prefix). */
+export type GrantSubject =
+  | { readonly kind: 'apiKey'; readonly value: string }
+  | { readonly kind: 'sub'; readonly value: string }
+  | { readonly kind: 'role'; readonly value: string }
+  | { readonly kind: 'email'; readonly value: string }
+  | { readonly kind: 'any' }
+
+export interface Grant {
+  readonly subject: GrantSubject
+  readonly origin: string
+  /** Key prefix, possibly with `{claim}` placeholders; `''` for the whole origin. */
+  readonly prefix: string
+  readonly actions: ReadonlySet<Action>
+  readonly maxExpiresIn: number
+  readonly maxBatch: number
+  /** For `write`: allowed content types (`image/*` style), or undefined for any. */
+  readonly contentTypes?: readonly string[] | undefined
+  /** For `write`: largest object in bytes, or undefined for S3's own limit. */
+  readonly maxContentLength?: number | undefined
+}
+
+export interface CorsConfig {
   readonly origins: '*' | ReadonlySet<string>
+  readonly credentials: boolean
+  readonly maxAgeS: number
 }
 
 export interface Config {
   readonly origins: ReadonlyMap<string, Origin>
   readonly apiKeys: readonly ApiKey[]
+  readonly jwt?: JwtConfig | undefined
+  readonly access?: AccessConfig | undefined
+  readonly grants: readonly Grant[]
+  readonly cors?: CorsConfig | undefined
   readonly maxBatch: number
   readonly defaultExpiresIn: number
 }

@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { authorizeOrigin } from '../auth/policy'
+import { authorizeBatch } from '../auth/policy'
 import type { Clock } from '../clock'
 import { ORIGIN_NAME } from '../config/names'
 import { REDIRECT_CACHE_MARGIN_S } from '../constants'
@@ -41,7 +41,7 @@ export function redirectRoutes(clock: Clock) {
     const key = keyFromPath(c.req.url, originName)
     if (typeof key !== 'string') errors.push(key)
 
-    let expiresIn = config.defaultExpiresIn
+    let expiresIn: number | undefined
     const expiresParam = c.req.query('expiresIn')
     if (expiresParam !== undefined) {
       const value = /^\d{1,7}$/.test(expiresParam) ? Number(expiresParam) : NaN
@@ -51,22 +51,28 @@ export function redirectRoutes(clock: Clock) {
     }
     if (errors.length > 0) throw invalid(errors)
 
-    const origin = authorizeOrigin(config, c.get('principal'), originName, 'origin')
-    const presigner = prepareS3Presign({
-      endpoint: origin.endpoint,
-      region: origin.region,
-      credentials: origin.credentials,
-      method: 'GET',
+    Object.assign(c.get('log'), { origin: originName, action: 'read', items: 1 })
+    const authorized = authorizeBatch(config, c.get('principal'), {
+      origin: originName,
+      action: 'read',
+      keys: [{ key: key as string, path: 'key' }],
       expiresIn,
+    })
+    const presigner = prepareS3Presign({
+      endpoint: authorized.origin.endpoint,
+      region: authorized.origin.region,
+      credentials: authorized.origin.credentials,
+      method: 'GET',
+      expiresIn: authorized.expiresIn,
       now: clock(),
     })
     const url = await presigner.presign({ key: key as string })
-    const maxAge = expiresIn - REDIRECT_CACHE_MARGIN_S
+    const maxAge = authorized.expiresIn - REDIRECT_CACHE_MARGIN_S
     return c.body(null, 302, {
       location: url,
       'cache-control': maxAge > 0 ? `private, max-age=${maxAge}` : 'no-store',
       // The response differs per caller.
-      vary: 'Authorization',
+      vary: 'Authorization, Cookie',
     })
   })
 }

@@ -18,7 +18,10 @@ import { isRecord, rejectUnknownFields, typeName } from '../validation'
 export interface SignRequest {
   origin: string
   method: PresignMethod
-  expiresIn: number
+  /** Undefined when the request gives none: the default, capped by the caller's grants, applies. */
+  expiresIn: number | undefined
+  /** Which field the items came from, for error paths: `keys.3` or `items.3.key`. */
+  field: 'keys' | 'items'
   items: PresignItem[]
 }
 
@@ -116,12 +119,9 @@ function parseItem(
 /**
  * Validates a `POST /v1/sign` body. Throws a 400 listing every problem found (up to a cap).
  *
- * @param defaults the configured default expiry and batch limit.
+ * @param limits the configured batch limit.
  */
-export function parseSignRequest(
-  body: unknown,
-  defaults: { expiresIn: number; maxBatch: number },
-): SignRequest {
+export function parseSignRequest(body: unknown, limits: { maxBatch: number }): SignRequest {
   if (!isRecord(body)) {
     throw invalid([{ path: 'body', message: `must be a JSON object, not ${typeName(body)}` }])
   }
@@ -144,7 +144,7 @@ export function parseSignRequest(
     }
   }
 
-  let expiresIn = defaults.expiresIn
+  let expiresIn: number | undefined
   if (body.expiresIn !== undefined) {
     const problem =
       typeof body.expiresIn === 'number' ? checkExpiresIn(body.expiresIn) : 'must be a number'
@@ -154,21 +154,21 @@ export function parseSignRequest(
 
   const items: PresignItem[] = []
   const { keys, items: rawItems } = body
+  const field = keys !== undefined ? 'keys' : 'items'
   if (keys !== undefined && rawItems !== undefined) {
     errors.push({ path: 'items', message: 'send either "keys" or "items", not both' })
   } else if (keys === undefined && rawItems === undefined) {
     errors.push({ path: 'keys', message: 'is required (or "items")' })
   } else {
-    const field = keys !== undefined ? 'keys' : 'items'
     const list = keys ?? rawItems
     if (!Array.isArray(list)) {
       errors.push({ path: field, message: `must be an array, not ${typeName(list)}` })
     } else if (list.length === 0) {
       errors.push({ path: field, message: 'must contain at least one entry' })
-    } else if (list.length > defaults.maxBatch) {
+    } else if (list.length > limits.maxBatch) {
       errors.push({
         path: field,
-        message: `must contain at most ${defaults.maxBatch} entries (got ${list.length}); split the batch`,
+        message: `must contain at most ${limits.maxBatch} entries (got ${list.length}); split the batch`,
       })
     } else {
       for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++) {
@@ -183,5 +183,5 @@ export function parseSignRequest(
   }
 
   if (errors.length > 0) throw invalid(errors)
-  return { origin: origin as string, method: method!, expiresIn, items }
+  return { origin: origin as string, method: method!, expiresIn, field, items }
 }

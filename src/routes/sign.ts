@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { authorizeOrigin } from '../auth/policy'
+import { actionFor, authorizeBatch } from '../auth/policy'
 import { STREAM_CHUNK_ITEMS } from '../constants'
 import { prepareS3Presign, type PresignItem, type S3Presigner } from '../core/s3/presign'
 import { readJsonBody } from '../http/json-body'
@@ -13,17 +13,26 @@ const NDJSON = 'application/x-ndjson'
 export function signRoutes(clock: Clock) {
   return new Hono<AppEnv>().post('/', async (c) => {
     const config = c.get('config')
-    const request = parseSignRequest(await readJsonBody(c), {
-      expiresIn: config.defaultExpiresIn,
-      maxBatch: config.maxBatch,
+    const request = parseSignRequest(await readJsonBody(c), { maxBatch: config.maxBatch })
+    const action = actionFor(request.method)
+    const log = c.get('log')
+    Object.assign(log, { origin: request.origin, action, items: request.items.length })
+    const suffix = request.field === 'keys' ? '' : '.key'
+    const { origin, expiresIn } = authorizeBatch(config, c.get('principal'), {
+      origin: request.origin,
+      action,
+      keys: request.items.map((item, i) => ({
+        key: item.key,
+        path: `${request.field}.${i}${suffix}`,
+      })),
+      expiresIn: request.expiresIn,
     })
-    const origin = authorizeOrigin(config, c.get('principal'), request.origin, 'origin')
     const presigner = prepareS3Presign({
       endpoint: origin.endpoint,
       region: origin.region,
       credentials: origin.credentials,
       method: request.method,
-      expiresIn: request.expiresIn,
+      expiresIn,
       now: clock(),
     })
     const expiresAt = presigner.expiresAt.toISOString()

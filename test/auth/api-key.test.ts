@@ -18,8 +18,8 @@ describe('constantTimeEqual', () => {
 describe('findApiKey', () => {
   it('finds the key whose hash matches, and nothing for a key one character off', async () => {
     const keys: ApiKey[] = [
-      { id: 'first', sha256: await sha256('wb_first_key'), origins: '*' },
-      { id: 'second', sha256: await sha256('wb_second_key'), origins: new Set(['photos']) },
+      { id: 'first', sha256: await sha256('wb_first_key') },
+      { id: 'second', sha256: await sha256('wb_second_key'), label: 'second' },
     ]
     expect((await findApiKey(keys, 'wb_second_key'))?.id).toBe('second')
     expect((await findApiKey(keys, 'wb_first_key'))?.id).toBe('first')

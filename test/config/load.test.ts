@@ -121,20 +121,23 @@ describe('valid configurations', () => {
     })
   })
 
-  it('parses API keys into hashes and origin sets', () => {
+  it('parses API keys into ids, labels and hashes', () => {
     const config = ok(
       env({
         WAYBILL_API_KEYS: JSON.stringify([
-          { id: 'web', sha256: HASH, origins: ['photos'] },
-          { id: 'admin', sha256: 'b'.repeat(64), origins: ['*'] },
+          { id: 'web', sha256: HASH, label: 'the web frontend' },
+          { id: 'admin', sha256: 'b'.repeat(64) },
         ]),
       }),
     )
     const [web, admin] = config.apiKeys
-    expect(web!.id).toBe('web')
-    expect(web!.sha256).toEqual(new Uint8Array(32).fill(0xaa))
-    expect(web!.origins).toEqual(new Set(['photos']))
-    expect(admin!.origins).toBe('*')
+    expect(web).toEqual({
+      id: 'web',
+      label: 'the web frontend',
+      sha256: new Uint8Array(32).fill(0xaa),
+    })
+    expect(admin!.id).toBe('admin')
+    expect(admin!.label).toBeUndefined()
   })
 
   it('reads limits given as strings (as wrangler vars often are)', () => {
@@ -226,35 +229,33 @@ describe('invalid configurations name the variable and field', () => {
     ['WAYBILL_API_KEYS not an array', { WAYBILL_API_KEYS: '{}' }, 'WAYBILL_API_KEYS'],
     [
       'an API key with a bad hash',
-      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: 'ABC', origins: ['*'] }]) },
+      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: 'ABC' }]) },
       'WAYBILL_API_KEYS.0.sha256',
     ],
     [
       'duplicate API key ids',
       {
         WAYBILL_API_KEYS: JSON.stringify([
-          { id: 'k', sha256: HASH, origins: ['*'] },
-          { id: 'k', sha256: HASH, origins: ['*'] },
+          { id: 'k', sha256: HASH },
+          { id: 'k', sha256: HASH },
         ]),
       },
       'WAYBILL_API_KEYS.1.id',
     ],
     [
-      'an API key naming an unconfigured origin',
-      {
-        WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: ['photos', 'docs'] }]),
-      },
-      'WAYBILL_API_KEYS.0.origins.1',
-    ],
-    [
-      'an API key with no origins',
-      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: [] }]) },
+      'an API key with an unknown field',
+      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: ['*'] }]) },
       'WAYBILL_API_KEYS.0.origins',
     ],
     [
-      'an API key with an unknown field',
-      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: ['*'], key: 'raw' }]) },
-      'WAYBILL_API_KEYS.0.key',
+      'an API key with a label that is not a string',
+      { WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, label: 7 }]) },
+      'WAYBILL_API_KEYS.0.label',
+    ],
+    [
+      'a bad key policy',
+      origins({ photos: { ...s3, keys: 'strict' } }),
+      'WAYBILL_ORIGINS.photos.keys',
     ],
     ['WAYBILL_MAX_BATCH 0', { WAYBILL_MAX_BATCH: '0' }, 'WAYBILL_MAX_BATCH'],
     ['WAYBILL_MAX_BATCH over the ceiling', { WAYBILL_MAX_BATCH: 100_001 }, 'WAYBILL_MAX_BATCH'],
@@ -290,12 +291,9 @@ describe('invalid configurations name the variable and field', () => {
     )
   })
 
-  it('an accepted ["*"] entry is all origins, and no API keys at all is valid', () => {
+  it('no API keys at all is valid', () => {
     expect(ok(env({ WAYBILL_API_KEYS: '' })).apiKeys).toEqual([])
-    const keys = ok(
-      env({ WAYBILL_API_KEYS: JSON.stringify([{ id: 'k', sha256: HASH, origins: ['*'] }]) }),
-    )
-    expect(keys.apiKeys[0]!.origins).toBe('*')
+    expect(ok(env({ WAYBILL_API_KEYS: undefined })).apiKeys).toEqual([])
   })
 })
 

@@ -28,8 +28,13 @@ export async function testEnv(overrides: Partial<Env> = {}): Promise<Env> {
     MAIN_ACCESS_KEY_ID: 'AKIDROUTETEST',
     MAIN_SECRET_ACCESS_KEY: SECRET,
     WAYBILL_API_KEYS: JSON.stringify([
-      { id: 'all', sha256: await sha256Hex(ALL_KEY), origins: ['*'] },
-      { id: 'photos-only', sha256: await sha256Hex(PHOTOS_KEY), origins: ['photos'] },
+      { id: 'all', sha256: await sha256Hex(ALL_KEY) },
+      { id: 'photos-only', sha256: await sha256Hex(PHOTOS_KEY), label: 'the photos frontend' },
+    ]),
+    WAYBILL_GRANTS: JSON.stringify([
+      { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write', 'delete'] },
+      { to: 'apiKey:all', origin: 'docs', actions: ['read', 'write', 'delete'] },
+      { to: 'apiKey:photos-only', origin: 'photos', actions: ['read'] },
     ]),
     WAYBILL_MAX_BATCH: '50',
     ...overrides,

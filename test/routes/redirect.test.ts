@@ -18,9 +18,14 @@ describe('GET /v1/redirect/{origin}/{key}', () => {
     expect(location.searchParams.get('X-Amz-Expires')).toBe('900')
   })
 
-  it('keeps double and trailing slashes', async () => {
-    const response = await redirect('/v1/redirect/photos/a//b/')
-    expect(new URL(response.headers.get('location')!).pathname).toBe('/a//b/')
+  it('keeps a trailing slash; refuses "//" and dot segments on a safe origin', async () => {
+    const ok = await redirect('/v1/redirect/photos/folder/')
+    expect(new URL(ok.headers.get('location')!).pathname).toBe('/folder/')
+    for (const path of ['/v1/redirect/photos/a//b', '/v1/redirect/photos/a/%252e%252e/b']) {
+      const response = await redirect(path)
+      expect(response.status, path).toBe(400)
+      expect((await problemOf(response)).errors?.[0]?.path).toBe('key')
+    }
   })
 
   it('lets the browser cache the redirect, but never past the URL (less 60 s)', async () => {
@@ -29,7 +34,7 @@ describe('GET /v1/redirect/{origin}/{key}', () => {
     expect(new URL(response.headers.get('location')!).searchParams.get('X-Amz-Expires')).toBe(
       '3600',
     )
-    expect(response.headers.get('vary')).toBe('Authorization')
+    expect(response.headers.get('vary')).toBe('Authorization, Cookie')
   })
 
   it('no-store when the URL lives 60 s or less', async () => {
@@ -60,10 +65,11 @@ describe('GET /v1/redirect/{origin}/{key}', () => {
     }
   })
 
-  it('401 without a key; 403 for an origin the key may not use; 404 for an unknown origin', async () => {
+  it('401 without a key; 403 for an origin without a grant, configured or not', async () => {
     expect((await redirect('/v1/redirect/photos/a.jpg', null)).status).toBe(401)
     expect((await redirect('/v1/redirect/docs/a.jpg', PHOTOS_KEY)).status).toBe(403)
-    expect((await redirect('/v1/redirect/nowhere/a.jpg')).status).toBe(404)
+    expect((await redirect('/v1/redirect/nowhere/a.jpg')).status).toBe(403)
+    expect((await redirect('/v1/redirect/photos/a.jpg', PHOTOS_KEY)).status).toBe(302)
   })
 
   it('answers HEAD like GET', async () => {

@@ -94,12 +94,12 @@ describe('POST /v1/sign authentication', () => {
     expect(response.status).toBe(401)
   })
 
-  it("403 for an origin outside the key's list, configured or not", async () => {
+  it('403 naming the origin when no grant covers it, configured or not', async () => {
     for (const origin of ['docs', 'nowhere']) {
       const response = await postSign({ origin, keys: ['a'] }, { key: PHOTOS_KEY })
       expect(response.status).toBe(403)
       expect((await problemOf(response)).errors).toEqual([
-        { path: 'origin', message: 'is not an origin this caller may use' },
+        { path: 'origin', message: 'no grant to read on this origin' },
       ])
     }
     expect((await postSign({ origin: 'photos', keys: ['a'] }, { key: PHOTOS_KEY })).status).toBe(
@@ -107,10 +107,13 @@ describe('POST /v1/sign authentication', () => {
     )
   })
 
-  it('404 naming the field for an unknown origin when the key may use any', async () => {
-    const response = await postSign({ origin: 'nowhere', keys: ['a'] }, { key: ALL_KEY })
-    expect(response.status).toBe(404)
-    expect((await problemOf(response)).errors?.[0]?.path).toBe('origin')
+  it('403 for an action the grant does not include', async () => {
+    const response = await postSign(
+      { origin: 'photos', method: 'PUT', keys: ['a'] },
+      { key: PHOTOS_KEY },
+    )
+    expect(response.status).toBe(403)
+    expect((await problemOf(response)).detail).toMatch(/write on origin "photos"/)
   })
 })
 

@@ -1,0 +1,110 @@
+// Who is calling. Tries, in order: `Authorization: Bearer` (a JWT when it looks like one and JWT is
+// configured, else an API key), Cloudflare Access (`Cf-Access-Jwt-Assertion` or the
+// `CF_Authorization` cookie), and on redirect routes only, the configured JWT cookie. Anything else,
+// or nothing configured, is 401: deny by default.
+
+import { getCookie } from 'hono/cookie'
+import { createMiddleware } from 'hono/factory'
+import type { Clock } from '../clock'
+import type { Config } from '../config'
+import { MAX_TOKEN_BYTES } from '../constants'
+import { WaybillError } from '../errors'
+import type { AppEnv } from '../http/types'
+import { findApiKey } from './api-key'
+import type { RemoteJwksCache } from './jwks'
+import type { Principal } from './principal'
+import { invalidToken, verifyAccess, verifyJwt } from './tokens'
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
+const ACCESS_HEADER = 'cf-access-jwt-assertion'
+const ACCESS_COOKIE = 'CF_Authorization'
+
+function unauthorized(detail: string): WaybillError {
+  return new WaybillError('unauthorized', detail, {
+    headers: { 'www-authenticate': 'Bearer realm="waybill"' },
+  })
+}
+
+function checkSize(token: string): void {
+  if (token.length > MAX_TOKEN_BYTES)
+    throw invalidToken(`the token is longer than ${MAX_TOKEN_BYTES} bytes`)
+}
+
+/** What the caller may present, described for the 401 message. */
+function methodsHint(config: Config, cookieAllowed: boolean): string {
+  const methods: string[] = []
+  if (config.apiKeys.length > 0) methods.push('an API key as "Authorization: Bearer <key>"')
+  if (config.jwt !== undefined) {
+    methods.push('a JWT as "Authorization: Bearer <token>"')
+    if (cookieAllowed && config.jwt.cookie !== undefined)
+      methods.push(`a JWT in the ${config.jwt.cookie} cookie`)
+  }
+  if (config.access !== undefined) methods.push('a Cloudflare Access token')
+  if (methods.length === 0)
+    return 'No authentication method is configured, so every request is refused.'
+  return `Authenticate with ${methods.join(', or ')}.`
+}
+
+async function fromBearer(
+  token: string,
+  config: Config,
+  jwks: RemoteJwksCache,
+  now: Date,
+): Promise<Principal> {
+  checkSize(token)
+  if (config.jwt !== undefined && JWT_SHAPE.test(token))
+    return verifyJwt(token, config.jwt, jwks, now)
+  const key = config.apiKeys.length > 0 ? await findApiKey(config.apiKeys, token) : undefined
+  if (key === undefined) {
+    throw unauthorized(
+      config.apiKeys.length > 0
+        ? 'The API key is not valid.'
+        : 'API keys are not enabled; send a JWT.',
+    )
+  }
+  return { kind: 'api-key', id: key.id, claims: { sub: key.id }, roles: new Set() }
+}
+
+/**
+ * Requires an authenticated caller and sets `principal`. Needs `requireConfig()` before it.
+ *
+ * @param options.cookie whether this route accepts the JWT cookie (redirects, which `<img src>`
+ *   and links reach without an Authorization header). Never on routes that sign in bulk: a cookie is
+ *   sent by the browser on cross-site requests too.
+ */
+export function authenticate(options: { jwks: RemoteJwksCache; clock: Clock; cookie?: boolean }) {
+  const { jwks, clock } = options
+  const cookieAllowed = options.cookie ?? false
+  return createMiddleware<AppEnv>(async function authenticate(c, next) {
+    const config = c.get('config')
+    const now = clock()
+    let principal: Principal | undefined
+
+    const authorization = c.req.header('authorization')
+    const accessToken =
+      c.req.header(ACCESS_HEADER) ?? (config.access ? getCookie(c, ACCESS_COOKIE) : undefined)
+    const cookieName = cookieAllowed ? config.jwt?.cookie : undefined
+    const cookieToken = cookieName === undefined ? undefined : getCookie(c, cookieName)
+
+    if (authorization !== undefined) {
+      const match = BEARER.exec(authorization)
+      if (match === null)
+        throw unauthorized(
+          `The Authorization header must be "Bearer <credential>". ${methodsHint(config, cookieAllowed)}`,
+        )
+      principal = await fromBearer(match[1]!, config, jwks, now)
+    } else if (accessToken !== undefined && config.access !== undefined) {
+      checkSize(accessToken)
+      principal = await verifyAccess(accessToken, config.access, jwks, now)
+    } else if (cookieToken !== undefined && config.jwt !== undefined) {
+      checkSize(cookieToken)
+      principal = await verifyJwt(cookieToken, config.jwt, jwks, now)
+    } else {
+      throw unauthorized(methodsHint(config, cookieAllowed))
+    }
+    c.set('principal', principal)
+    c.get('log').principal = `${principal.kind}:${principal.id}`
+    await next()
+  })
+}

@@ -1,0 +1,39 @@
+import type { MiddlewareHandler } from 'hono'
+import { cors as honoCors } from 'hono/cors'
+import { createMiddleware } from 'hono/factory'
+import { loadConfig, type CorsConfig } from '../config'
+import type { AppEnv } from './types'
+
+const EXPOSED = ['waybill-expires-at', 'waybill-request-id', 'retry-after']
+const handlers = new WeakMap<CorsConfig, MiddlewareHandler>()
+
+function handlerFor(config: CorsConfig): MiddlewareHandler {
+  let handler = handlers.get(config)
+  if (handler === undefined) {
+    const allowed = config.origins
+    handler = honoCors({
+      // Hono echoes the returned value; undefined for a stranger means no CORS headers at all.
+      origin: (origin) => (allowed === '*' ? '*' : allowed.has(origin) ? origin : undefined),
+      allowMethods: ['GET', 'HEAD', 'POST'],
+      allowHeaders: ['authorization', 'content-type', 'accept', 'cf-access-jwt-assertion'],
+      exposeHeaders: EXPOSED,
+      credentials: config.credentials,
+      maxAge: config.maxAgeS,
+    })
+    handlers.set(config, handler)
+  }
+  return handler
+}
+
+/**
+ * CORS for the API itself, from WAYBILL_CORS. Off when unset (no CORS headers; preflights get 405).
+ * Runs before authentication: a preflight carries no credentials.
+ */
+export function cors() {
+  return createMiddleware<AppEnv>(async function cors(c, next) {
+    const result = loadConfig(c.env ?? {})
+    const config = result.ok ? result.config.cors : undefined
+    if (config === undefined) return next()
+    return handlerFor(config)(c, next)
+  })
+}

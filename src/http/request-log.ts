@@ -1,0 +1,42 @@
+import { createMiddleware } from 'hono/factory'
+import type { AppEnv, LogFields } from './types'
+
+/**
+ * One JSON log line per request: request id, route, principal, origin, action, item count, status,
+ * outcome and duration. Never a token, an API key, a signature or a signed URL, and not the path
+ * either (it can hold an object key); the route pattern is logged instead.
+ */
+export function requestLog() {
+  return createMiddleware<AppEnv>(async function requestLog(c, next) {
+    const started = performance.now()
+    const requestId = c.req.header('cf-ray') ?? crypto.randomUUID()
+    const fields: LogFields = {}
+    c.set('log', fields)
+    try {
+      await next()
+    } finally {
+      const status = c.res.status
+      console.log(
+        JSON.stringify({
+          level: status >= 500 ? 'error' : 'info',
+          message: 'request',
+          requestId,
+          method: c.req.method,
+          route: c.req.routePath,
+          ...fields,
+          status,
+          outcome:
+            status < 400
+              ? 'ok'
+              : status === 401 || status === 403
+                ? 'denied'
+                : status < 500
+                  ? 'invalid'
+                  : 'error',
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+        }),
+      )
+      c.res.headers.set('waybill-request-id', requestId)
+    }
+  })
+}
