@@ -97,6 +97,18 @@ export function authorizeBatch(
   request: BatchRequest,
 ): Authorized {
   const origin = config.origins.get(request.origin)
+
+  // Bad keys are bad input whoever asks, so this comes before any grant is consulted.
+  if (origin !== undefined && origin.keys === 'safe') {
+    const unsafe: FieldError[] = []
+    for (const { key, path } of request.keys) {
+      const reason = unsafeKeyReason(key)
+      if (reason !== undefined) unsafe.push({ path, message: reason })
+      if (unsafe.length >= MAX_LISTED) break
+    }
+    if (unsafe.length > 0) throw invalid(unsafe)
+  }
+
   const grants: ResolvedGrant[] = []
   if (origin !== undefined) {
     for (const grant of config.grants) {
@@ -111,53 +123,47 @@ export function authorizeBatch(
     throw new WaybillError(
       'forbidden',
       `No grant lets this caller ${request.action} on origin "${request.origin}".`,
-      {
-        errors: [{ path: 'origin', message: `no grant to ${request.action} on this origin` }],
-      },
+      { errors: [{ path: 'origin', message: `no grant to ${request.action} on this origin` }] },
     )
   }
 
-  const maxBatch = Math.min(config.maxBatch, Math.max(...grants.map((g) => g.grant.maxBatch)))
-  if (request.keys.length > maxBatch) {
-    const path = request.keys[0]?.path.split('.')[0] ?? 'keys'
-    throw invalid([{ path, message: `must contain at most ${maxBatch} entries for this caller` }])
-  }
-
-  if (origin.keys === 'safe') {
-    const unsafe: FieldError[] = []
-    for (const { key, path } of request.keys) {
-      const reason = unsafeKeyReason(key)
-      if (reason !== undefined) unsafe.push({ path, message: reason })
-      if (unsafe.length >= MAX_LISTED) break
-    }
-    if (unsafe.length > 0) throw invalid(unsafe)
-  }
-
+  // Per key, the most generous covering grant decides; the batch gets the least of those.
   const uncovered: FieldError[] = []
   let uncoveredCount = 0
   let allowedExpiry = Infinity
+  let allowedBatch = Infinity
   for (const { key, path } of request.keys) {
-    let best = 0
+    let expiry = 0
+    let batch = 0
     for (const { grant, prefix } of grants) {
-      if (grant.maxExpiresIn > best && prefixCovers(prefix, key)) best = grant.maxExpiresIn
+      if (!prefixCovers(prefix, key)) continue
+      expiry = Math.max(expiry, grant.maxExpiresIn)
+      batch = Math.max(batch, grant.maxBatch)
     }
-    if (best === 0) {
+    if (expiry === 0) {
       uncoveredCount++
       if (uncovered.length < MAX_LISTED) {
         uncovered.push({ path, message: `is not covered by a grant to ${request.action}` })
       }
-    } else if (best < allowedExpiry) allowedExpiry = best
+    } else {
+      allowedExpiry = Math.min(allowedExpiry, expiry)
+      allowedBatch = Math.min(allowedBatch, batch)
+    }
   }
   if (uncovered.length > 0) {
     throw new WaybillError(
       'forbidden',
       `${uncoveredCount} key${uncoveredCount === 1 ? ' is' : 's are'} not covered by this caller's grants; nothing was signed.`,
-      {
-        errors: uncovered,
-      },
+      { errors: uncovered },
     )
   }
 
+  if (request.keys.length > allowedBatch) {
+    const path = request.keys[0]!.path.split('.')[0]!
+    throw invalid([
+      { path, message: `must contain at most ${allowedBatch} entries for this caller` },
+    ])
+  }
   if (request.expiresIn !== undefined && request.expiresIn > allowedExpiry) {
     throw invalid([
       { path: 'expiresIn', message: `must be at most ${allowedExpiry} for this caller` },

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest'
+import { ALL_KEY, app, postSign, problemOf, testEnv } from '../routes/helpers'
+
+const CORS = { origins: ['https://app.example.com'], credentials: true, maxAgeS: 300 }
+
+describe('CORS for the API', () => {
+  it('answers a preflight from an allowed origin without authentication', async () => {
+    const response = await app.request(
+      '/v1/sign',
+      {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      },
+      await testEnv({ WAYBILL_CORS: CORS }),
+    )
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(response.headers.get('access-control-allow-credentials')).toBe('true')
+    expect(response.headers.get('access-control-allow-methods')).toContain('POST')
+    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'authorization',
+    )
+    expect(response.headers.get('access-control-max-age')).toBe('300')
+  })
+
+  it('gives a stranger no CORS headers, and the actual response carries them for a friend', async () => {
+    const env = await testEnv({ WAYBILL_CORS: CORS })
+    const stranger = await app.request(
+      '/v1/sign',
+      {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      },
+      env,
+    )
+    expect(stranger.headers.get('access-control-allow-origin')).toBeNull()
+    const actual = await postSign(
+      { origin: 'photos', keys: ['a'] },
+      { env, headers: { origin: 'https://app.example.com' } },
+    )
+    expect(actual.status).toBe(200)
+    expect(actual.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(actual.headers.get('access-control-expose-headers')).toContain('waybill-expires-at')
+    expect(actual.headers.get('vary')).toContain('Origin')
+  })
+
+  it('is off without WAYBILL_CORS: a preflight is 405', async () => {
+    const response = await app.request(
+      '/v1/sign',
+      {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      },
+      await testEnv(),
+    )
+    expect(response.status).toBe(405)
+    expect(response.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})
+
+describe('rate limit', () => {
+  it('429 with Retry-After once the binding says no, keyed per principal', async () => {
+    const seen: string[] = []
+    let remaining = 2
+    const limiter = {
+      limit: async ({ key }: { key: string }) => {
+        seen.push(key)
+        return { success: remaining-- > 0 }
+      },
+    }
+    const env = await testEnv({ WAYBILL_RATE_LIMITER: limiter })
+    expect((await postSign({ origin: 'photos', keys: ['a'] }, { env })).status).toBe(200)
+    expect((await postSign({ origin: 'photos', keys: ['a'] }, { env })).status).toBe(200)
+    const limited = await postSign({ origin: 'photos', keys: ['a'] }, { env })
+    expect(limited.status).toBe(429)
+    expect(limited.headers.get('retry-after')).toBe('60')
+    expect((await problemOf(limited)).type).toBe('urn:waybill:problem:too_many_requests')
+    expect(seen).toEqual(['api-key:all', 'api-key:all', 'api-key:all'])
+  })
+
+  it('does not count unauthenticated requests against anyone', async () => {
+    let calls = 0
+    const env = await testEnv({
+      WAYBILL_RATE_LIMITER: { limit: async () => (calls++, { success: true }) },
+    })
+    expect((await postSign({ origin: 'photos', keys: ['a'] }, { env, key: 'wrong' })).status).toBe(
+      401,
+    )
+    expect(calls).toBe(0)
+    expect((await postSign({ origin: 'photos', keys: ['a'] }, { env, key: ALL_KEY })).status).toBe(
+      200,
+    )
+    expect(calls).toBe(1)
+  })
+})
