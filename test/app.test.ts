@@ -130,3 +130,16 @@ describe('GET /openapi.json', () => {
     expect([...new Set(served)].sort()).toEqual(documented)
   })
 })
+
+describe('OpenAPI security', () => {
+  it('declares every authentication scheme and which routes take which', () => {
+    const schemes = Object.keys(openApiDocument.components.securitySchemes).sort()
+    expect(schemes).toEqual(['access', 'accessCookie', 'apiKey', 'jwt', 'jwtCookie'])
+    const sign = openApiDocument.paths['/v1/sign'].post.security.flatMap((s) => Object.keys(s))
+    expect(sign).not.toContain('jwtCookie')
+    const redirect = openApiDocument.paths['/v1/redirect/{origin}/{key}'].get.security.flatMap(
+      (s) => Object.keys(s),
+    )
+    expect(redirect).toContain('jwtCookie')
+  })
+})

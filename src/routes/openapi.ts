@@ -41,14 +41,40 @@ export const openApiDocument = {
     title: 'waybill',
     version: '1',
     description:
-      'Authorizes a caller, then mints signed URLs for private objects. Unknown fields in request bodies are rejected (400).',
+      'Authorizes a caller, then mints signed URLs for private objects. Every signature needs a grant (WAYBILL_GRANTS) for the caller; a batch is all or nothing. Unknown fields in request bodies are rejected (400).',
   },
   components: {
     securitySchemes: {
       apiKey: {
         type: 'http',
         scheme: 'bearer',
-        description: 'An API key configured in WAYBILL_API_KEYS.',
+        description: 'An API key whose SHA-256 is in WAYBILL_API_KEYS.',
+      },
+      jwt: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A JWT from the issuer in WAYBILL_AUTH.jwt (RS256, PS256, ES256, EdDSA via JWKS, or HS256).',
+      },
+      jwtCookie: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'wb_token',
+        description:
+          'The same JWT in the cookie named by WAYBILL_AUTH.jwt.cookie (the name here is an example). Redirects only.',
+      },
+      access: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Cf-Access-Jwt-Assertion',
+        description: 'A Cloudflare Access application token (WAYBILL_AUTH.access).',
+      },
+      accessCookie: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'CF_Authorization',
+        description: 'The Cloudflare Access token as its cookie.',
       },
     },
     schemas: {
@@ -150,7 +176,7 @@ export const openApiDocument = {
     '/v1/sign': {
       post: {
         summary: 'Presigned S3 URLs for a batch of keys, in input order.',
-        security: [{ apiKey: [] }],
+        security: [{ apiKey: [] }, { jwt: [] }, { access: [] }, { accessCookie: [] }],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: { $ref: '#/components/schemas/SignRequest' } } },
@@ -172,6 +198,7 @@ export const openApiDocument = {
           '405': problem,
           '413': problem,
           '415': problem,
+          '429': problem,
           '503': problem,
         },
       },
@@ -179,7 +206,13 @@ export const openApiDocument = {
     '/v1/redirect/{origin}/{key}': {
       get: {
         summary: 'Redirect to a fresh presigned GET URL for one object.',
-        security: [{ apiKey: [] }],
+        security: [
+          { apiKey: [] },
+          { jwt: [] },
+          { jwtCookie: [] },
+          { access: [] },
+          { accessCookie: [] },
+        ],
         parameters: [
           { name: 'origin', in: 'path', required: true, schema: { type: 'string' } },
           {
@@ -210,6 +243,7 @@ export const openApiDocument = {
           '403': problem,
           '404': problem,
           '405': problem,
+          '429': problem,
           '503': problem,
         },
       },
