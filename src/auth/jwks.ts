@@ -12,6 +12,7 @@ import {
   JWKS_TIMEOUT_MS,
 } from '../constants'
 import { WaybillError } from '../errors'
+import { readCapped } from '../streams'
 import { isRecord } from '../validation'
 
 export type Fetch = (input: Request | string, init?: RequestInit) => Promise<Response>
@@ -34,32 +35,6 @@ function unavailable(): WaybillError {
   )
 }
 
-async function readCapped(response: Response): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? '0')
-  if (declared > JWKS_MAX_BYTES) throw new Error('JWKS too large')
-  const reader = response.body?.getReader()
-  if (reader === undefined) return ''
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > JWKS_MAX_BYTES) {
-      await reader.cancel()
-      throw new Error('JWKS too large')
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return new TextDecoder().decode(bytes)
-}
-
 /** Fetches one JWK set, or throws. */
 async function fetchJwks(url: string, fetchImpl: Fetch): Promise<JSONWebKeySet> {
   const response = await fetchImpl(url, {
@@ -71,7 +46,13 @@ async function fetchJwks(url: string, fetchImpl: Fetch): Promise<JSONWebKeySet> 
     await response.body?.cancel()
     throw new Error(`JWKS answered ${response.status}`)
   }
-  const json: unknown = JSON.parse(await readCapped(response))
+  if (Number(response.headers.get('content-length') ?? '0') > JWKS_MAX_BYTES) {
+    await response.body?.cancel()
+    throw new Error('JWKS too large')
+  }
+  const bytes = await readCapped(response.body, JWKS_MAX_BYTES)
+  if (bytes === undefined) throw new Error('JWKS too large')
+  const json: unknown = JSON.parse(new TextDecoder().decode(bytes))
   if (!isRecord(json) || !Array.isArray(json.keys)) throw new Error('not a JWK set')
   return json as unknown as JSONWebKeySet
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import { MAX_BODY_BYTES } from '../constants'
 import { WaybillError, invalid } from '../errors'
+import { readCapped } from '../streams'
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 
@@ -27,27 +28,8 @@ export async function readJsonBody(c: Context, limitBytes = MAX_BODY_BYTES): Pro
   const declared = c.req.header('content-length')
   if (declared !== undefined && Number(declared) > limitBytes) throw tooLarge()
 
-  const body = c.req.raw.body
-  if (body === null) throw invalid([{ path: 'body', message: 'is empty; send a JSON object' }])
-  const chunks: Uint8Array[] = []
-  let size = 0
-  const reader = body.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limitBytes) {
-      await reader.cancel()
-      throw tooLarge()
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
+  const bytes = await readCapped(c.req.raw.body, limitBytes)
+  if (bytes === undefined) throw tooLarge()
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
