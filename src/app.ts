@@ -9,6 +9,7 @@ import { rateLimit } from './http/rate-limit'
 import { requestLog } from './http/request-log'
 import { internalErrorResponse, problemResponse } from './http/problem'
 import type { AppEnv } from './http/types'
+import { cookieRoutes } from './routes/cookies'
 import { openApiDocument } from './routes/openapi'
 import { redirectRoutes } from './routes/redirect'
 import { signRoutes } from './routes/sign'
@@ -25,6 +26,7 @@ const ALLOWED: ReadonlyArray<readonly [string, string]> = [
   ['/healthz', 'GET, HEAD'],
   ['/openapi.json', 'GET, HEAD'],
   ['/v1/sign', 'POST'],
+  ['/v1/cookies', 'POST'],
   ['/v1/redirect/*', 'GET, HEAD'],
 ]
 
@@ -68,8 +70,10 @@ export function createApp(options: AppOptions = {}) {
 
   app.use('/v1/*', requireConfig())
   app.use('/v1/sign', authenticate({ jwks, clock }), rateLimit())
+  app.use('/v1/cookies', authenticate({ jwks, clock }), rateLimit())
   app.use('/v1/redirect/*', authenticate({ jwks, clock, cookie: true }), rateLimit())
   app.route('/v1/sign', signRoutes(clock))
+  app.route('/v1/cookies', cookieRoutes(clock))
   app.route('/v1/redirect', redirectRoutes(clock))
 
   app.notFound(() =>

@@ -44,3 +44,8 @@ export const JWKS_RETRY_AFTER_S = 30
 export const RATE_LIMIT_RETRY_AFTER_S = 60
 
 export const DEFAULT_CORS_MAX_AGE_S = 600
+
+/** CloudFront canned signatures computed concurrently per step (one RSA operation each). */
+export const CLOUDFRONT_SIGN_CHUNK = 256
+/** Longest prefix accepted for signed cookies. */
+export const MAX_COOKIE_PREFIX_BYTES = 1024

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { startVersitygw } from '../scripts/versitygw.mjs'
+import { makeTestKeys, startCryptoService } from './crypto-service.ts'
 
 export const E2E_BUCKET = 'e2e'
 
@@ -29,7 +30,12 @@ export default async function setup(project: TestProject) {
     sha256: createHash('sha256').update(apiKey).digest('hex'),
   })
 
+  const cryptoService = await startCryptoService()
+  project.provide('cryptoService', cryptoService.url)
+  project.provide('testKeys', makeTestKeys())
+
   return async () => {
+    await cryptoService.stop()
     await s3.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }

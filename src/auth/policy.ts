@@ -174,3 +174,38 @@ export function authorizeBatch(
     expiresIn: request.expiresIn ?? Math.min(config.defaultExpiresIn, allowedExpiry),
   }
 }
+
+/** True when every key starting with `keyPrefix` is covered by the grant prefix `prefix`. */
+export function prefixCoversAll(prefix: string, keyPrefix: string): boolean {
+  if (prefix === '') return true
+  return keyPrefix.startsWith(prefix.endsWith('/') ? prefix : prefix + '/')
+}
+
+/**
+ * Authorizes a wildcard grant of read access to everything under `keyPrefix` (a CloudFront custom
+ * policy for a batch, or signed cookies). Needs a read grant with `"wildcard": true` whose prefix
+ * contains all of it: a wildcard reaches keys nobody listed.
+ */
+export function authorizeWildcard(
+  config: Config,
+  principal: Principal,
+  origin: Origin,
+  keyPrefix: string,
+  field: string,
+): { maxExpiresIn: number } {
+  let maxExpiresIn = 0
+  for (const grant of config.grants) {
+    if (grant.origin !== origin.name || !grant.wildcard || !grant.actions.has('read')) continue
+    if (!subjectMatches(grant.subject, principal)) continue
+    const prefix = resolvePrefix(grant.prefix, principal.claims)
+    if (prefix !== undefined && prefixCoversAll(prefix, keyPrefix)) {
+      maxExpiresIn = Math.max(maxExpiresIn, grant.maxExpiresIn)
+    }
+  }
+  if (maxExpiresIn > 0) return { maxExpiresIn }
+  throw new WaybillError(
+    'forbidden',
+    `No grant lets this caller read everything under "${keyPrefix}" with one wildcard policy.`,
+    { errors: [{ path: field, message: 'no wildcard grant covers this prefix' }] },
+  )
+}

@@ -19,6 +19,7 @@ const GRANT_FIELDS = new Set([
   'maxBatch',
   'contentTypes',
   'maxContentLength',
+  'wildcard',
 ])
 const ACTIONS: ReadonlySet<string> = new Set<Action>(['read', 'write', 'delete', 'list'])
 const SUBJECT_KINDS = new Set(['apiKey', 'sub', 'role', 'email'])
@@ -162,6 +163,10 @@ export function parseGrants(
       `${path}.maxContentLength`,
       errors,
     )
+    const wildcard = def.wildcard ?? false
+    if (typeof wildcard !== 'boolean') {
+      errors.push({ path: `${path}.wildcard`, message: 'must be true or false' })
+    }
     if (errors.length > before || subject === undefined) return
     grants.push(
       Object.freeze({
@@ -173,6 +178,7 @@ export function parseGrants(
         maxBatch,
         contentTypes: contentTypes && Object.freeze(contentTypes),
         maxContentLength,
+        wildcard: wildcard as boolean,
       }),
     )
   })

@@ -8,6 +8,7 @@ import { checkExpiresIn } from '../core/s3/presign'
 import type { Env } from '../env'
 import type { FieldError } from '../errors'
 import { parseAuth } from './auth'
+import { parseCloudFrontOrigin } from './cloudfront'
 import { parseCors } from './cors'
 import { parseGrants } from './grants'
 import type { ApiKey, Config, ConfigResult, KeyPolicy, Origin, S3Origin } from './types'
@@ -128,11 +129,14 @@ function parseOrigins(env: Env, errors: FieldError[]): ReadonlyMap<string, Origi
       errors.push({ path, message: 'must be an object' })
       continue
     }
-    if (definition.type !== 's3') {
-      errors.push({ path: `${path}.type`, message: 'must be "s3"' })
+    if (definition.type !== 's3' && definition.type !== 'cloudfront') {
+      errors.push({ path: `${path}.type`, message: 'must be "s3" or "cloudfront"' })
       continue
     }
-    const origin = parseS3Origin(env, name, definition, path, errors)
+    const origin =
+      definition.type === 's3'
+        ? parseS3Origin(env, name, definition, path, errors)
+        : parseCloudFrontOrigin(env, name, definition, path, errors)
     if (origin !== undefined) origins.set(name, origin)
   }
   return origins

@@ -1,4 +1,6 @@
 import type { JSONWebKeySet } from 'jose'
+import type { ParsedKey } from '../core/cloudfront/pem'
+import type { HashAlgorithm } from '../core/cloudfront/sign'
 import type { AddressingStyle, S3Endpoint } from '../core/s3/endpoint'
 import type { Credentials } from '../core/s3/presign'
 import type { FieldError } from '../errors'
@@ -21,7 +23,34 @@ export interface S3Origin {
   readonly keys: KeyPolicy
 }
 
-export type Origin = S3Origin
+export interface CloudFrontKeyConfig {
+  readonly keyPairId: string
+  /** The secret that held the PEM, for error messages. */
+  readonly secret: string
+  readonly parsed: ParsedKey
+}
+
+export interface CloudFrontCookieConfig {
+  readonly domain?: string | undefined
+  readonly path: string
+  readonly secure: boolean
+  readonly httpOnly: boolean
+  readonly sameSite: 'Strict' | 'Lax' | 'None'
+}
+
+export interface CloudFrontOrigin {
+  readonly name: string
+  readonly type: 'cloudfront'
+  /** Distribution URL ending in `/`, e.g. `https://d111111abcdef8.cloudfront.net/`. */
+  readonly baseUrl: string
+  readonly hash: HashAlgorithm
+  /** The first key signs; the others are listed (rotation) and imported too, so a bad one shows. */
+  readonly signingKeys: readonly CloudFrontKeyConfig[]
+  readonly cookie: CloudFrontCookieConfig
+  readonly keys: KeyPolicy
+}
+
+export type Origin = S3Origin | CloudFrontOrigin
 
 export interface ApiKey {
   readonly id: string
@@ -75,6 +104,8 @@ export interface Grant {
   readonly contentTypes?: readonly string[] | undefined
   /** For `write`: largest object in bytes, or undefined for S3's own limit. */
   readonly maxContentLength?: number | undefined
+  /** For CloudFront: may the caller get wildcard policies and cookies under the prefix. */
+  readonly wildcard: boolean
 }
 
 export interface CorsConfig {

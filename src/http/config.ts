@@ -1,22 +1,29 @@
 import { createMiddleware } from 'hono/factory'
 import { loadConfig } from '../config'
-import { WaybillError } from '../errors'
+import { prepareKeys } from '../config/keys'
+import { WaybillError, type FieldError } from '../errors'
 import type { AppEnv } from './types'
 
+function configInvalid(errors: readonly FieldError[]): WaybillError {
+  const count = `${errors.length} problem${errors.length === 1 ? '' : 's'}`
+  return new WaybillError(
+    'config_invalid',
+    `The service configuration is invalid (${count}); an operator must fix it.`,
+    { errors, headers: { 'retry-after': '60' } },
+  )
+}
+
 /**
- * Loads the config (once per isolate) and puts it on the context. An invalid config makes every
- * route behind this middleware answer 503 listing each bad field; values are never echoed.
+ * Loads the config and imports its CloudFront keys (both once per isolate) and puts the config on
+ * the context. An invalid config makes every route behind this middleware answer 503 listing each
+ * bad field; values are never echoed.
  */
 export function requireConfig() {
   return createMiddleware<AppEnv>(async function requireConfig(c, next) {
     const result = loadConfig(c.env ?? {})
-    if (!result.ok) {
-      throw new WaybillError(
-        'config_invalid',
-        `The service configuration is invalid (${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}); an operator must fix it.`,
-        { errors: result.errors, headers: { 'retry-after': '60' } },
-      )
-    }
+    if (!result.ok) throw configInvalid(result.errors)
+    const keyErrors = await prepareKeys(result.config)
+    if (keyErrors.length > 0) throw configInvalid(keyErrors)
     c.set('config', result.config)
     await next()
   })

@@ -115,6 +115,12 @@ export const openApiDocument = {
             description: 'Seconds. The default is WAYBILL_DEFAULT_EXPIRES_S.',
           },
           keys: { type: 'array', minItems: 1, maxItems: DEFAULT_MAX_BATCH, items: key },
+          policy: {
+            enum: ['canned', 'wildcard'],
+            default: 'canned',
+            description:
+              'CloudFront origins only. "wildcard" covers the batch with one custom policy for the longest common key prefix (one signature for every URL); it needs a grant with "wildcard": true covering that prefix.',
+          },
           items: {
             type: 'array',
             minItems: 1,
@@ -175,7 +181,8 @@ export const openApiDocument = {
     },
     '/v1/sign': {
       post: {
-        summary: 'Presigned S3 URLs for a batch of keys, in input order.',
+        summary:
+          'Signed URLs for a batch of keys, in input order: S3 presigned URLs, or CloudFront signed URLs.',
         security: [{ apiKey: [] }, { jwt: [] }, { access: [] }, { accessCookie: [] }],
         requestBody: {
           required: true,
@@ -195,6 +202,57 @@ export const openApiDocument = {
           '401': problem,
           '403': problem,
           '404': problem,
+          '405': problem,
+          '413': problem,
+          '415': problem,
+          '429': problem,
+          '503': problem,
+        },
+      },
+    },
+    '/v1/cookies': {
+      post: {
+        summary:
+          'CloudFront signed cookies for everything under a key prefix (needs a wildcard read grant).',
+        security: [{ apiKey: [] }, { jwt: [] }, { access: [] }, { accessCookie: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['origin'],
+                properties: {
+                  origin: { type: 'string' },
+                  prefix: { type: 'string', default: '', examples: ['users/alice/'] },
+                  expiresIn: { type: 'integer', minimum: MIN_EXPIRES_S, maximum: MAX_EXPIRES_S },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description:
+              'Set-Cookie headers for CloudFront-Policy, -Signature, -Key-Pair-Id (and -Hash-Algorithm for SHA-256), with the same values in the body.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    origin: { type: 'string' },
+                    resource: { type: 'string' },
+                    expiresAt: { type: 'string', format: 'date-time' },
+                    cookies: { type: 'object', additionalProperties: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
+          '400': problem,
+          '401': problem,
+          '403': problem,
           '405': problem,
           '413': problem,
           '415': problem,

@@ -3,7 +3,8 @@ import { authorizeBatch } from '../auth/policy'
 import type { Clock } from '../clock'
 import { ORIGIN_NAME } from '../config/names'
 import { REDIRECT_CACHE_MARGIN_S } from '../constants'
-import { checkExpiresIn, checkObjectKey, prepareS3Presign } from '../core/s3/presign'
+import { checkExpiresIn, checkObjectKey } from '../core/s3/presign'
+import { batchSigner } from '../signing'
 import { invalid, type FieldError } from '../errors'
 import type { AppEnv } from '../http/types'
 
@@ -58,18 +59,15 @@ export function redirectRoutes(clock: Clock) {
       keys: [{ key: key as string, path: 'key' }],
       expiresIn,
     })
-    const presigner = prepareS3Presign({
-      endpoint: authorized.origin.endpoint,
-      region: authorized.origin.region,
-      credentials: authorized.origin.credentials,
+    const signer = batchSigner(authorized.origin, {
       method: 'GET',
       expiresIn: authorized.expiresIn,
       now: clock(),
     })
-    const url = await presigner.presign({ key: key as string })
+    const [url] = await signer.signAll([{ key: key as string }])
     const maxAge = authorized.expiresIn - REDIRECT_CACHE_MARGIN_S
     return c.body(null, 302, {
-      location: url,
+      location: url!,
       'cache-control': maxAge > 0 ? `private, max-age=${maxAge}` : 'no-store',
       // The response differs per caller.
       vary: 'Authorization, Cookie',

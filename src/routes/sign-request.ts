@@ -13,6 +13,7 @@ import {
 } from '../core/s3/presign'
 import { invalid, type FieldError } from '../errors'
 import { ORIGIN_NAME } from '../config/names'
+import type { PolicyKind } from '../signing'
 import { isRecord, rejectUnknownFields, typeName } from '../validation'
 
 export interface SignRequest {
@@ -23,10 +24,12 @@ export interface SignRequest {
   /** Which field the items came from, for error paths: `keys.3` or `items.3.key`. */
   field: 'keys' | 'items'
   items: PresignItem[]
+  /** CloudFront only: one canned signature per URL, or one wildcard policy for the batch. */
+  policy: PolicyKind | undefined
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE'])
-const BODY_FIELDS = new Set(['origin', 'method', 'expiresIn', 'keys', 'items'])
+const BODY_FIELDS = new Set(['origin', 'method', 'expiresIn', 'keys', 'items', 'policy'])
 const ITEM_FIELDS = new Set(['key', 'versionId', 'response'])
 const OVERRIDE_FIELDS: ReadonlySet<string> = new Set(RESPONSE_OVERRIDE_FIELDS)
 /** Stop collecting after this many problems: a 100,000-item batch of bad keys needs no more. */
@@ -182,6 +185,18 @@ export function parseSignRequest(body: unknown, limits: { maxBatch: number }): S
     }
   }
 
+  const policy = body.policy
+  if (policy !== undefined && policy !== 'canned' && policy !== 'wildcard') {
+    errors.push({ path: 'policy', message: 'must be "canned" or "wildcard"' })
+  }
+
   if (errors.length > 0) throw invalid(errors)
-  return { origin: origin as string, method: method!, expiresIn, field, items }
+  return {
+    origin: origin as string,
+    method: method!,
+    expiresIn,
+    field,
+    items,
+    policy: policy as PolicyKind | undefined,
+  }
 }

@@ -1,11 +1,15 @@
 import { Hono } from 'hono'
-import { actionFor, authorizeBatch } from '../auth/policy'
+import { actionFor, authorizeBatch, authorizeWildcard } from '../auth/policy'
 import { STREAM_CHUNK_ITEMS } from '../constants'
-import { prepareS3Presign, type PresignItem, type S3Presigner } from '../core/s3/presign'
+import type { Origin } from '../config'
+import { commonKeyPrefix } from '../core/cloudfront/sign'
+import type { PresignItem } from '../core/s3/presign'
+import { invalid, type FieldError } from '../errors'
+import { batchSigner, type BatchSigner } from '../signing'
 import { readJsonBody } from '../http/json-body'
 import type { AppEnv } from '../http/types'
 import type { Clock } from '../clock'
-import { parseSignRequest } from './sign-request'
+import { parseSignRequest, type SignRequest } from './sign-request'
 
 const NDJSON = 'application/x-ndjson'
 
@@ -17,6 +21,9 @@ export function signRoutes(clock: Clock) {
     const action = actionFor(request.method)
     const log = c.get('log')
     Object.assign(log, { origin: request.origin, action, items: request.items.length })
+    // What the origin's type cannot do is bad input whoever asks: before any grant is consulted.
+    const configured = config.origins.get(request.origin)
+    if (configured !== undefined) checkOriginSupports(configured, request)
     const suffix = request.field === 'keys' ? '' : '.key'
     const { origin, expiresIn } = authorizeBatch(config, c.get('principal'), {
       origin: request.origin,
@@ -27,26 +34,53 @@ export function signRoutes(clock: Clock) {
       })),
       expiresIn: request.expiresIn,
     })
-    const presigner = prepareS3Presign({
-      endpoint: origin.endpoint,
-      region: origin.region,
-      credentials: origin.credentials,
+    let wildcardPrefix: string | undefined
+    if (request.policy === 'wildcard') {
+      wildcardPrefix = commonKeyPrefix(request.items.map((item) => item.key))
+      authorizeWildcard(config, c.get('principal'), origin, wildcardPrefix, 'policy')
+    }
+    const signer = batchSigner(origin, {
       method: request.method,
       expiresIn,
       now: clock(),
+      policy: request.policy,
+      wildcardPrefix,
     })
-    const expiresAt = presigner.expiresAt.toISOString()
+    const expiresAt = signer.expiresAt.toISOString()
     const headers = { 'cache-control': 'no-store', 'waybill-expires-at': expiresAt }
 
     if (wantsNdjson(c.req.header('accept'))) {
-      return new Response(ndjsonStream(presigner, request.items), {
+      return new Response(ndjsonStream(signer, request.items), {
         headers: { ...headers, 'content-type': `${NDJSON}; charset=utf-8` },
       })
     }
-    const signed = await presigner.presignAll(request.items)
+    const signed = await signer.signAll(request.items)
     const urls = request.items.map((item, i) => ({ key: item.key, url: signed[i]! }))
     return c.json({ origin: origin.name, method: request.method, expiresAt, urls }, 200, headers)
   })
+}
+
+/** 400 for what the request asks that the origin's type cannot do. */
+function checkOriginSupports(origin: Origin, request: SignRequest): void {
+  const errors: FieldError[] = []
+  if (origin.type === 's3') {
+    if (request.policy !== undefined) {
+      errors.push({ path: 'policy', message: 'applies to CloudFront origins only' })
+    }
+  } else {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      errors.push({ path: 'method', message: 'must be GET or HEAD for a CloudFront origin' })
+    }
+    request.items.forEach((item, i) => {
+      if (item.response !== undefined || item.versionId !== undefined) {
+        errors.push({
+          path: `items.${i}`,
+          message: 'response overrides and versionId are not supported by CloudFront origins',
+        })
+      }
+    })
+  }
+  if (errors.length > 0) throw invalid(errors)
 }
 
 /** NDJSON only when asked for ahead of JSON; `Accept: *\/*` and absent Accept get JSON. */
@@ -59,7 +93,7 @@ function wantsNdjson(accept: string | undefined): boolean {
  * first lines leave while later ones are still being signed.
  */
 function ndjsonStream(
-  presigner: S3Presigner,
+  signer: BatchSigner,
   items: readonly PresignItem[],
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
@@ -68,7 +102,7 @@ function ndjsonStream(
     async pull(controller) {
       const chunk = items.slice(next, next + STREAM_CHUNK_ITEMS)
       next += chunk.length
-      const urls = await presigner.presignAll(chunk)
+      const urls = await signer.signAll(chunk)
       let text = ''
       for (let i = 0; i < chunk.length; i++) {
         text += JSON.stringify({ key: chunk[i]!.key, url: urls[i] }) + '\n'

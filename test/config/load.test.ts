@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig, parseConfig } from '../../src/config/load'
-import type { Config } from '../../src/config'
+import type { Config, S3Origin } from '../../src/config'
 import type { Env } from '../../src/env'
 
 const ACCESS_KEY_ID = 'AKIDCONFIGTESTVALUE'
@@ -17,6 +17,12 @@ function env(overrides: Partial<Env> = {}): Env {
     PHOTOS_SECRET_ACCESS_KEY: SECRET,
     ...overrides,
   }
+}
+
+function s3(config: Config, name: string): S3Origin {
+  const origin = config.origins.get(name)
+  if (origin?.type !== 's3') throw new Error(`no S3 origin ${name}`)
+  return origin
 }
 
 function ok(input: Env): Config {
@@ -41,7 +47,7 @@ function origins(value: unknown): Partial<Env> {
 describe('valid configurations', () => {
   it('resolves an AWS origin to its virtual-hosted regional endpoint, with defaults', () => {
     const config = ok(env())
-    const photos = config.origins.get('photos')!
+    const photos = s3(config, 'photos')
     expect(photos.endpoint).toEqual({
       protocol: 'https:',
       host: 'photos.s3.eu-west-1.amazonaws.com',
@@ -63,7 +69,7 @@ describe('valid configurations', () => {
   it('accepts WAYBILL_ORIGINS as a JSON string (a secret or .dev.vars entry) too', () => {
     const asObject = ok(env())
     const asString = ok(env({ WAYBILL_ORIGINS: JSON.stringify(env().WAYBILL_ORIGINS) }))
-    expect(asString.origins.get('photos')).toEqual(asObject.origins.get('photos'))
+    expect(s3(asString, 'photos')).toEqual(s3(asObject, 'photos'))
   })
 
   it('defaults a custom endpoint to path style, and honours virtual style with a port', () => {
@@ -88,12 +94,12 @@ describe('valid configurations', () => {
         }),
       ),
     )
-    expect(config.origins.get('r2')!.endpoint).toEqual({
+    expect(s3(config, 'r2').endpoint).toEqual({
       protocol: 'https:',
       host: 'abc123.r2.cloudflarestorage.com',
       basePath: '/assets',
     })
-    expect(config.origins.get('local')!.endpoint).toEqual({
+    expect(s3(config, 'local').endpoint).toEqual({
       protocol: 'http:',
       host: 'demo.localhost:7070',
       basePath: '',
@@ -113,8 +119,8 @@ describe('valid configurations', () => {
         TEMP_2_SESSION_TOKEN: TOKEN,
       }),
     )
-    expect(config.origins.get('a')!.credentials).toEqual(config.origins.get('b')!.credentials)
-    expect(config.origins.get('c')!.credentials).toEqual({
+    expect(s3(config, 'a').credentials).toEqual(s3(config, 'b').credentials)
+    expect(s3(config, 'c').credentials).toEqual({
       accessKeyId: 'ASIATEMP',
       secretAccessKey: 'temp-secret',
       sessionToken: TOKEN,
