@@ -9,8 +9,10 @@
 
 import { Sha256 } from '@aws-crypto/sha256-js'
 import { SignatureV4 } from '@smithy/signature-v4'
+import { getSignedUrl as sdkCloudFrontUrl } from '@aws-sdk/cloudfront-signer'
 import { AwsClient } from 'aws4fetch'
 import { build } from 'esbuild'
+import { generateKeyPairSync, verify } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -33,7 +35,9 @@ async function loadWaybill() {
   await build({
     stdin: {
       contents: `export { prepareS3Presign } from './src/core/s3/presign'
-                 export { resolveS3Endpoint } from './src/core/s3/endpoint'`,
+                 export { resolveS3Endpoint } from './src/core/s3/endpoint'
+                 export * from './src/core/cloudfront/sign'
+                 export { parsePrivateKeyPem } from './src/core/cloudfront/pem'`,
       resolveDir: ROOT,
       loader: 'ts',
     },
@@ -144,8 +148,120 @@ async function time(sign, n) {
   return { median: median(perUrlUs), min: Math.min(...perUrlUs), max: Math.max(...perUrlUs) }
 }
 
+// CloudFront: µs per URL for canned RSA and ECDSA signatures, a wildcard batch (one signature for
+// the whole batch), the SDK's RSA signer, and the floor: one raw crypto.subtle.sign per URL.
+async function cloudFrontRows(waybill) {
+  const EXPIRES = 1_795_000_000
+  const BASE = 'https://d111111abcdef8.cloudfront.net/'
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const rsaPem = rsa.privateKey.export({ type: 'pkcs1', format: 'pem' })
+  const importKey = async (pem) => {
+    const parsed = waybill.parsePrivateKeyPem(pem)
+    const key = await crypto.subtle.importKey(
+      'pkcs8',
+      parsed.pkcs8,
+      waybill.importAlgorithm(parsed.kind, 'SHA1'),
+      false,
+      ['sign'],
+    )
+    return { keyPairId: 'KBENCH000001', kind: parsed.kind, hash: 'SHA1', key }
+  }
+  const rsaKey = await importKey(rsaPem)
+  const ecKey = await importKey(ec.privateKey.export({ type: 'sec1', format: 'pem' }))
+  const url = (i) => waybill.objectUrl(BASE, `gallery/img-${i}.jpg`)
+
+  // Correctness before speed: each signer's output must verify.
+  for (const [key, publicKey] of [
+    [rsaKey, rsa.publicKey],
+    [ecKey, ec.publicKey],
+  ]) {
+    const signed = await waybill.signCannedUrl(key, url(1), EXPIRES)
+    const signature = new URL(signed).searchParams
+      .get('Signature')
+      .replace(/-/g, '+')
+      .replace(/_/g, '=')
+      .replace(/~/g, '/')
+    const policy = waybill.cannedPolicy(url(1), EXPIRES)
+    if (!verify('sha1', Buffer.from(policy), publicKey, Buffer.from(signature, 'base64')))
+      throw new Error('CloudFront signature does not verify')
+  }
+  const sdkUrl = sdkCloudFrontUrl({
+    url: url(1),
+    keyPairId: 'KBENCH000001',
+    privateKey: rsaPem,
+    dateLessThan: new Date(EXPIRES * 1000),
+  })
+  if (sdkUrl !== (await waybill.signCannedUrl(rsaKey, url(1), EXPIRES)))
+    throw new Error('waybill and the SDK disagree')
+
+  const encoder = new TextEncoder()
+  const cases = [
+    [
+      'waybill RSA-2048 canned',
+      200,
+      (n) =>
+        Promise.all(
+          Array.from({ length: n }, (_, i) => waybill.signCannedUrl(rsaKey, url(i), EXPIRES)),
+        ),
+    ],
+    [
+      'raw crypto.subtle.sign RSA-2048 (floor)',
+      200,
+      (n) =>
+        Promise.all(
+          Array.from({ length: n }, (_, i) =>
+            crypto.subtle.sign(
+              'RSASSA-PKCS1-v1_5',
+              rsaKey.key,
+              encoder.encode(waybill.cannedPolicy(url(i), EXPIRES)),
+            ),
+          ),
+        ),
+    ],
+    [
+      '@aws-sdk/cloudfront-signer RSA-2048 canned',
+      200,
+      async (n) =>
+        Array.from({ length: n }, (_, i) =>
+          sdkCloudFrontUrl({
+            url: url(i),
+            keyPairId: 'KBENCH000001',
+            privateKey: rsaPem,
+            dateLessThan: new Date(EXPIRES * 1000),
+          }),
+        ),
+    ],
+    [
+      'waybill ECDSA P-256 canned',
+      1000,
+      (n) =>
+        Promise.all(
+          Array.from({ length: n }, (_, i) => waybill.signCannedUrl(ecKey, url(i), EXPIRES)),
+        ),
+    ],
+    [
+      'waybill wildcard batch (1 RSA signature)',
+      10_000,
+      async (n) => {
+        const params = await waybill.customPolicyParams(
+          rsaKey,
+          waybill.customPolicy({ resource: `${BASE}gallery/*`, dateLessThan: EXPIRES }),
+        )
+        return Array.from({ length: n }, (_, i) => waybill.withParams(url(i), params))
+      },
+    ],
+  ]
+  const rows = []
+  for (const [name, n, run] of cases) {
+    rows.push({ n, name, ...(await time((batch) => run(batch.length), n)) })
+  }
+  return rows
+}
+
 async function main() {
-  const all = signers(await loadWaybill())
+  const waybill = await loadWaybill()
+  const all = signers(waybill)
   const checked = await checkAgreement(all)
   const rows = []
   for (const n of SIZES) {
@@ -170,7 +286,20 @@ async function main() {
       )
     }
   }
+  const cloudFront = await cloudFrontRows(waybill)
+  const rsaFloor = cloudFront.find((r) => r.name.startsWith('raw')).median
   lines.push(
+    '',
+    '## CloudFront',
+    '',
+    'Every waybill signature verified with node:crypto, and the RSA canned URL equalled @aws-sdk/cloudfront-signer byte for byte, before timing.',
+    '',
+    '| N | implementation | µs/URL (median) | min–max | × raw RSA floor |',
+    '|---:|---|---:|---:|---:|',
+    ...cloudFront.map(
+      (row) =>
+        `| ${row.n} | ${row.name} | ${fmt(row.median)} | ${fmt(row.min)}–${fmt(row.max)} | ${(row.median / rsaFloor).toFixed(2)} |`,
+    ),
     '',
     'Reproduce: `npm run bench`. Node only for now; workerd numbers are measured by the performance work.',
     '',
