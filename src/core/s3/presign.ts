@@ -8,7 +8,8 @@
 
 import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../../constants'
 import { WaybillError } from '../../errors'
-import { hmacHex, sha256Hex, signingKey } from '../sigv4/crypto'
+import { signingKey } from '../sigv4/crypto'
+import { sha256AsciiHex, type HmacSha256 } from '../sigv4/sha256'
 import { encodeKeyPath, encodeRfc3986, isWellFormedKey, utf8Length } from '../sigv4/encoding'
 import { toAmzDate } from '../sigv4/time'
 import type { S3Endpoint } from './endpoint'
@@ -162,6 +163,9 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
   const stringToSignHead = `${ALGORITHM}\n${longDate}\n${scope}\n`
   const urlHead = `${endpoint.protocol}//${endpoint.host}`
   const key = signingKey(credentials.secretAccessKey, shortDate, input.region, service)
+  // The string to sign's head is the same for the batch: its whole blocks are hashed once.
+  let mac: HmacSha256 | undefined
+  const macFor = async (): Promise<HmacSha256> => (mac ??= (await key).withPrefix(stringToSignHead))
 
   const pathOf = (item: PresignItem): string => {
     const problem = checkObjectKey(item.key)
@@ -175,11 +179,12 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
   const stringToSign = (canonicalRequestHash: string): string =>
     stringToSignHead + canonicalRequestHash
 
-  const presign = async (item: PresignItem): Promise<string> => {
+  // Synchronous per URL: every piece of the canonical request and string to sign is ASCII.
+  const signOne = (item: PresignItem, signer: HmacSha256): string => {
     const path = pathOf(item)
     const extra = itemQuery(item)
-    const hash = await sha256Hex(canonicalHead + path + canonicalQueryHead + extra + canonicalTail)
-    const signature = await hmacHex(await key, stringToSignHead + hash)
+    const hash = sha256AsciiHex(canonicalHead + path + canonicalQueryHead + extra + canonicalTail)
+    const signature = signer.signAsciiHex(hash)
     // Parameters in code point order, as a canonical query string is, with the signature in place.
     return `${urlHead}${path}?${fixedQuery}&X-Amz-Signature=${signature}${signedHeadersParam}${extra}`
   }
@@ -188,7 +193,10 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
     expiresAt: new Date(Math.floor(input.now.getTime() / 1000) * 1000 + input.expiresIn * 1000),
     canonicalRequest,
     stringToSign,
-    presign,
-    presignAll: (items) => Promise.all(items.map(presign)),
+    presign: async (item) => signOne(item, await macFor()),
+    presignAll: async (items) => {
+      const signer = await macFor()
+      return items.map((item) => signOne(item, signer))
+    },
   }
 }

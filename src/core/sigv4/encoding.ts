@@ -23,8 +23,12 @@ export function encodeRfc3986(value: string): string {
  * no double encoding), so this string is both the URL path and the canonical URI.
  */
 export function encodeKeyPath(key: string): string {
+  // Most keys need no encoding at all; skip the work for them.
+  if (UNRESERVED_PATH.test(key)) return key
   return encodeRfc3986(key).replace(/%2F/g, '/')
 }
+
+const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/
 
 /** Number of bytes `value` takes in UTF-8, without allocating. Lone surrogates count as 3 (U+FFFD). */
 export function utf8Length(value: string): number {

@@ -11,10 +11,14 @@ import {
   type PresignMethod,
   type ResponseOverrides,
 } from '../../../src/core/s3/presign'
-import { sha256Hex } from '../../../src/core/sigv4/crypto'
 import { WaybillError } from '../../../src/errors'
 import { AWS_EXAMPLE } from '../../fixtures/aws-presign-example'
 import { HARD_KEYS } from '../../fixtures/keys'
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
 
 describe('the AWS documentation example', () => {
   const presigner = prepareS3Presign({
