@@ -9,7 +9,7 @@
 import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../../constants'
 import { WaybillError } from '../../errors'
 import { signingKey } from '../sigv4/crypto'
-import { sha256AsciiHex, type HmacSha256 } from '../sigv4/sha256'
+import { messageAscii, messageBytes, messageStart, type HmacSha256 } from '../sigv4/sha256'
 import { encodeKeyPath, encodeRfc3986, isWellFormedKey, utf8Length } from '../sigv4/encoding'
 import { toAmzDate } from '../sigv4/time'
 import type { S3Endpoint } from './endpoint'
@@ -111,6 +111,10 @@ export interface S3Presigner {
   presignAll(items: readonly PresignItem[]): Promise<string[]>
 }
 
+function asciiBytes(text: string): Uint8Array {
+  return Uint8Array.from(text, (c) => c.charCodeAt(0))
+}
+
 function itemQuery(item: PresignItem): string {
   let query = ''
   const response = item.response
@@ -179,12 +183,20 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
   const stringToSign = (canonicalRequestHash: string): string =>
     stringToSignHead + canonicalRequestHash
 
-  // Synchronous per URL: every piece of the canonical request and string to sign is ASCII.
+  // Synchronous per URL: every piece of the canonical request is ASCII, the constant ones encoded
+  // once here, and the canonical request is assembled straight into the hasher's buffer.
+  const queryHeadBytes = asciiBytes(canonicalQueryHead)
+  const tailBytes = asciiBytes(canonicalTail)
   const signOne = (item: PresignItem, signer: HmacSha256): string => {
     const path = pathOf(item)
     const extra = itemQuery(item)
-    const hash = sha256AsciiHex(canonicalHead + path + canonicalQueryHead + extra + canonicalTail)
-    const signature = signer.signAsciiHex(hash)
+    messageStart()
+    messageAscii(canonicalHead)
+    messageAscii(path)
+    messageBytes(queryHeadBytes)
+    messageAscii(extra)
+    messageBytes(tailBytes)
+    const signature = signer.signMessageDigestHex()
     // Parameters in code point order, as a canonical query string is, with the signature in place.
     return `${urlHead}${path}?${fixedQuery}&X-Amz-Signature=${signature}${signedHeadersParam}${extra}`
   }

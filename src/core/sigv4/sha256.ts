@@ -168,34 +168,63 @@ function compress(H: Int32Array): void {
   H[7] = (H[7]! + h) | 0
 }
 
+// The message being hashed is assembled in this buffer (it grows when a message does not fit) and
+// read back as big-endian words. Callers append ASCII pieces, so no string is concatenated,
+// flattened or UTF-8 encoded per URL.
+let buffer = new Uint8Array(4096)
+let view = new DataView(buffer.buffer)
+let messageLength = 0
+
+function ensure(extra: number): void {
+  if (messageLength + extra + 72 <= buffer.length) return
+  const grown = new Uint8Array(Math.max(messageLength + extra + 72, buffer.length * 2))
+  grown.set(buffer.subarray(0, messageLength))
+  buffer = grown
+  view = new DataView(buffer.buffer)
+}
+
+/** Starts a new message in the shared buffer. */
+export function messageStart(): void {
+  messageLength = 0
+}
+
+/** Appends ASCII text (char codes < 128) to the message. */
+export function messageAscii(text: string): void {
+  const length = text.length
+  ensure(length)
+  for (let i = 0; i < length; i++) buffer[messageLength + i] = text.charCodeAt(i)
+  messageLength += length
+}
+
+/** Appends bytes (a pre-encoded constant) to the message. */
+export function messageBytes(bytes: Uint8Array): void {
+  ensure(bytes.length)
+  buffer.set(bytes, messageLength)
+  messageLength += bytes.length
+}
+
+/** Pads the message in the buffer and hashes it into `out`, from `from` after `offsetBytes`. */
+function hashMessage(from: Int32Array, offsetBytes: number, out: Int32Array): void {
+  const length = messageLength
+  // Padding: 0x80, zeros, then the length in bits as a 64-bit big-endian integer.
+  const padded = (length + 9 + 63) & ~63
+  buffer[length] = 0x80
+  buffer.fill(0, length + 1, padded - 8)
+  const bits = (offsetBytes + length) * 8
+  view.setUint32(padded - 8, Math.floor(bits / 0x100000000))
+  view.setUint32(padded - 4, bits >>> 0)
+  out.set(from)
+  for (let i = 0; i < padded; i += 64) {
+    for (let j = 0; j < 16; j++) W[j] = view.getInt32(i + j * 4)
+    compress(out)
+  }
+}
+
 /** Hashes the ASCII `text` into `out`, continuing from `from` after `offsetBytes` bytes. */
 function hashAscii(text: string, from: Int32Array, offsetBytes: number, out: Int32Array): void {
-  out.set(from)
-  const length = text.length
-  let i = 0
-  for (; i + 64 <= length; i += 64) {
-    for (let j = 0; j < 16; j++) {
-      const p = i + j * 4
-      W[j] =
-        (text.charCodeAt(p) << 24) |
-        (text.charCodeAt(p + 1) << 16) |
-        (text.charCodeAt(p + 2) << 8) |
-        text.charCodeAt(p + 3)
-    }
-    compress(out)
-  }
-  const rest = length - i
-  W.fill(0, 0, 16)
-  for (let j = 0; j < rest; j++) W[j >> 2]! |= text.charCodeAt(i + j) << (24 - (j & 3) * 8)
-  W[rest >> 2]! |= 0x80 << (24 - (rest & 3) * 8)
-  if (rest >= 56) {
-    compress(out)
-    W.fill(0, 0, 16)
-  }
-  const bits = (offsetBytes + length) * 8
-  W[14] = Math.floor(bits / 0x100000000)
-  W[15] = bits | 0
-  compress(out)
+  messageStart()
+  messageAscii(text)
+  hashMessage(from, offsetBytes, out)
 }
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
@@ -208,6 +237,24 @@ function stateHex(state: Int32Array): string {
       HEX[(w >>> 24) & 0xff]! + HEX[(w >>> 16) & 0xff]! + HEX[(w >>> 8) & 0xff]! + HEX[w & 0xff]!
   }
   return out
+}
+
+const HEX_CODES = new Uint8Array([...'0123456789abcdef'].map((c) => c.charCodeAt(0)))
+
+/** Appends the lower-case hex of a state to the message. */
+function messageStateHex(state: Int32Array): void {
+  ensure(64)
+  for (let i = 0; i < 8; i++) {
+    const w = state[i]!
+    for (let shift = 28; shift >= 0; shift -= 4)
+      buffer[messageLength++] = HEX_CODES[(w >>> shift) & 15]!
+  }
+}
+
+/** Lower-case hex SHA-256 of the message assembled with `messageStart` and `messageAscii`/`Bytes`. */
+export function messageSha256Hex(): string {
+  hashMessage(IV, 0, STATE)
+  return stateHex(STATE)
 }
 
 /** Lower-case hex SHA-256 of an ASCII string. */
@@ -290,6 +337,23 @@ export class HmacSha256 {
   /** Lower-case hex HMAC of an ASCII message (after the prefix, if any). */
   signAsciiHex(message: string): string {
     hashAscii(this.#prefixTail + message, this.#inner, this.#prefixBytes, INNER)
+    return this.#outerHex()
+  }
+
+  /**
+   * Lower-case hex HMAC of the hex SHA-256 of the assembled message (after the prefix): SigV4's
+   * signature over its canonical request, without building either string.
+   */
+  signMessageDigestHex(): string {
+    hashMessage(IV, 0, STATE)
+    messageStart()
+    messageAscii(this.#prefixTail)
+    messageStateHex(STATE)
+    hashMessage(this.#inner, this.#prefixBytes, INNER)
+    return this.#outerHex()
+  }
+
+  #outerHex(): string {
     // Outer hash: the 32-byte inner digest, after the opad block.
     STATE.set(this.#outer)
     W.fill(0, 8, 16)
