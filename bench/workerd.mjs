@@ -1,0 +1,222 @@
+// Times bench/workerd/worker.ts inside workerd (Miniflare, the runtime wrangler dev uses): whole
+// requests from outside, minus an empty request, divided by the batch size. Checks every
+// implementation's signatures before timing any of them.
+
+import { build } from 'esbuild'
+import { Miniflare, convertV4MiniflareOptions } from 'miniflare'
+import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const COMPATIBILITY_DATE = '2026-08-01'
+
+const BUILTINS = /^(?:node:)?(crypto|fs|url|buffer|stream|util|path|os|events)$/
+
+// Peers written for Node `require()` built-ins; workerd's nodejs_compat serves them as ES modules
+// named node:*. Each require becomes a tiny module that re-exports the ES module.
+const nodeBuiltins = {
+  name: 'node-builtins',
+  setup(build) {
+    build.onResolve({ filter: BUILTINS }, (args) => {
+      const name = BUILTINS.exec(args.path)[1]
+      return args.kind === 'require-call'
+        ? { path: name, namespace: 'node-builtin' }
+        : { path: `node:${name}`, external: true }
+    })
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+      contents: `import * as m from 'node:${args.path}'; export * from 'node:${args.path}'; export default m`,
+      loader: 'js',
+    }))
+  },
+}
+
+export async function startBenchWorker() {
+  const outfile = join(ROOT, '.tmp', 'bench', 'worker.mjs')
+  mkdirSync(dirname(outfile), { recursive: true })
+  await build({
+    entryPoints: [join(ROOT, 'bench', 'workerd', 'worker.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    external: ['cloudflare:*'],
+    plugins: [nodeBuiltins],
+    outfile,
+    logLevel: 'error',
+  })
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      workers: [
+        {
+          name: 'bench',
+          modules: true,
+          scriptPath: outfile,
+          compatibilityDate: COMPATIBILITY_DATE,
+          // The AWS SDK's CloudFront signer and aws-cloudfront-sign need node:crypto.
+          compatibilityFlags: ['nodejs_compat'],
+          bindings: {
+            RSA_PEM: rsa.privateKey.export({ type: 'pkcs1', format: 'pem' }),
+            EC_PEM: ec.privateKey.export({ type: 'sec1', format: 'pem' }),
+          },
+        },
+      ],
+    }),
+  )
+  await mf.ready
+  const call = async (path) => {
+    const response = await mf.dispatchFetch(`http://bench${path}`)
+    const text = await response.text()
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`)
+    return JSON.parse(text)
+  }
+  return { mf, call, rsaPublic: rsa.publicKey, ecPublic: ec.publicKey }
+}
+
+const signatureOf = (url, name = 'X-Amz-Signature') => new URL(url).searchParams.get(name)
+const fromCloudFrontBase64 = (value) =>
+  Buffer.from(value.replace(/-/g, '+').replace(/_/g, '=').replace(/~/g, '/'), 'base64')
+
+function cloudFrontVerifies(url, publicKey) {
+  const parsed = new URL(url)
+  const signature = fromCloudFrontBase64(parsed.searchParams.get('Signature'))
+  const encoded = parsed.searchParams.get('Policy')
+  const policy = encoded
+    ? fromCloudFrontBase64(encoded).toString('utf8')
+    : `{"Statement":[{"Resource":${JSON.stringify(url.slice(0, url.indexOf('?')))},"Condition":{"DateLessThan":{"AWS:EpochTime":${parsed.searchParams.get('Expires')}}}}]}`
+  return verify('sha1', Buffer.from(policy), publicKey, signature)
+}
+
+const SECRET = 'bench/secret/not+real' // bench/workerd/worker.ts's fixture credentials
+const rfc3986 = (value) =>
+  encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
+  )
+
+/**
+ * Recomputes a presigned URL's SigV4 signature from the URL alone with node:crypto, independently of
+ * every implementation under test (the SDK signs extra query parameters, so byte equality with the
+ * others is not possible for it).
+ */
+function sigV4Verifies(signedUrl) {
+  const url = new URL(signedUrl)
+  const params = [...url.searchParams].filter(([name]) => name !== 'X-Amz-Signature')
+  const query = params
+    .map(([name, value]) => [rfc3986(name), rfc3986(value)])
+    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : 1))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&')
+  const canonical = [
+    'GET',
+    url.pathname,
+    query,
+    `host:${url.host}`,
+    '',
+    'host',
+    'UNSIGNED-PAYLOAD',
+  ].join('\n')
+  const [, date, region, service] = url.searchParams.get('X-Amz-Credential').split('/')
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    url.searchParams.get('X-Amz-Date'),
+    `${date}/${region}/${service}/aws4_request`,
+    createHash('sha256').update(canonical).digest('hex'),
+  ].join('\n')
+  let key = `AWS4${SECRET}`
+  for (const part of [date, region, service, 'aws4_request'])
+    key = createHmac('sha256', key).update(part).digest()
+  return (
+    createHmac('sha256', key).update(stringToSign).digest('hex') ===
+    url.searchParams.get('X-Amz-Signature')
+  )
+}
+
+/** Fails unless every implementation signs the same inputs the same way (or verifiably). */
+export async function checkImplementations({ call, rsaPublic, ecPublic }) {
+  const n = 50
+  const ours = (await call(`/waybill?n=${n}&all`)).all
+  for (const url of ours)
+    if (!sigV4Verifies(url)) throw new Error(`waybill: ${url} does not verify`)
+  for (const name of ['aws4fetch', 'smithy']) {
+    const theirs = (await call(`/${name}?n=${n}&all`)).all
+    theirs.forEach((url, i) => {
+      if (signatureOf(url) !== signatureOf(ours[i]))
+        throw new Error(`${name} disagrees with waybill on key ${i}`)
+    })
+  }
+  // The AWS SDK signs extra parameters (X-Amz-Content-Sha256, x-id, x-amz-checksum-mode): its
+  // URLs are checked by recomputing their signatures.
+  for (const name of ['sdk-request-presigner', 'sdk-getSignedUrl']) {
+    for (const url of (await call(`/${name}?n=${n}&all`)).all) {
+      if (!sigV4Verifies(url)) throw new Error(`${name}: ${url} does not verify`)
+    }
+  }
+
+  const rsaOurs = (await call(`/cf-waybill-rsa?n=${n}&all`)).all
+  for (const name of ['cf-sdk-cloudfront-signer', 'cf-aws-cloudfront-sign']) {
+    const theirs = (await call(`/${name}?n=${n}&all`)).all
+    theirs.forEach((url, i) => {
+      if (signatureOf(url, 'Signature') !== signatureOf(rsaOurs[i], 'Signature'))
+        throw new Error(`${name} disagrees with waybill on key ${i}`)
+    })
+  }
+  for (const [name, publicKey] of [
+    ['cf-waybill-rsa', rsaPublic],
+    ['cf-waybill-ecdsa', ecPublic],
+    ['cf-waybill-wildcard', rsaPublic],
+  ]) {
+    for (const url of (await call(`/${name}?n=${n}&all`)).all) {
+      if (!cloudFrontVerifies(url, publicKey))
+        throw new Error(`${name}: a signature does not verify`)
+    }
+  }
+  return n
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+/**
+ * µs per URL for each case `[name, n, repeats]`. A batch of n runs `reps` times inside one request
+ * (reps × n ≥ 2,000) so the request's own cost is small next to the signing; the empty request's
+ * median is subtracted anyway. Cases are interleaved round by round, so drift in a noisy machine
+ * spreads over all of them instead of favouring whichever ran first.
+ */
+export async function timeInWorkerd({ call }, cases) {
+  const emptySamples = []
+  for (let r = 0; r < 100; r++) {
+    const start = process.hrtime.bigint()
+    await call('/empty')
+    emptySamples.push(Number(process.hrtime.bigint() - start) / 1000)
+  }
+  const empty = median(emptySamples)
+  const plans = cases.map(([name, n, repeats]) => ({
+    name,
+    n,
+    repeats,
+    reps: Math.max(1, Math.ceil(2000 / n)),
+    samples: [],
+  }))
+  for (const plan of plans) await call(`/${plan.name}?n=${plan.n}&reps=${plan.reps}`) // warm up
+  const rounds = Math.max(...plans.map((p) => p.repeats))
+  for (let round = 0; round < rounds; round++) {
+    for (const plan of plans) {
+      if (round >= plan.repeats) continue
+      const start = process.hrtime.bigint()
+      await call(`/${plan.name}?n=${plan.n}&reps=${plan.reps}`)
+      const us = Number(process.hrtime.bigint() - start) / 1000
+      plan.samples.push(Math.max(0, us - empty) / (plan.n * plan.reps))
+    }
+  }
+  const rows = plans.map(({ name, n, samples }) => ({
+    name,
+    n,
+    median: median(samples),
+    min: Math.min(...samples),
+    max: Math.max(...samples),
+  }))
+  return { emptyUs: empty, rows }
+}

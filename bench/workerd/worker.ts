@@ -1,0 +1,247 @@
+// The benchmark Worker: each route signs `n` URLs with one implementation inside workerd and returns
+// the first and last URL. bench/run.mjs times whole requests from outside (Date.now() does not
+// advance during pure CPU work inside a Worker) and subtracts an empty request.
+
+import { Sha256 } from '@aws-crypto/sha256-js'
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { getSignedUrl as sdkCloudFrontUrl } from '@aws-sdk/cloudfront-signer'
+import { getSignedUrl as sdkPresignedUrl, S3RequestPresigner } from '@aws-sdk/s3-request-presigner'
+import { SignatureV4 } from '@smithy/signature-v4'
+import { getSignedUrl as awsCloudFrontSign } from 'aws-cloudfront-sign'
+import { AwsClient } from 'aws4fetch'
+import { parsePrivateKeyPem } from '../../src/core/cloudfront/pem'
+import {
+  cannedPolicy,
+  customPolicy,
+  customPolicyParams,
+  importAlgorithm,
+  objectUrl,
+  signCannedUrl,
+  withParams,
+  type CloudFrontKey,
+} from '../../src/core/cloudfront/sign'
+import { resolveS3Endpoint } from '../../src/core/s3/endpoint'
+import { prepareS3Presign } from '../../src/core/s3/presign'
+
+interface Env {
+  RSA_PEM: string
+  EC_PEM: string
+}
+
+export const NOW = new Date('2026-11-23T12:00:00Z')
+const AMZ_DATE = '20261123T120000Z'
+const REGION = 'eu-west-1'
+const BUCKET = 'photos'
+const HOST = `${BUCKET}.s3.${REGION}.amazonaws.com`
+const CREDENTIALS = { accessKeyId: 'AKIDBENCHMARK', secretAccessKey: 'bench/secret/not+real' }
+const EXPIRES_S = 900
+const CF_BASE = 'https://d111111abcdef8.cloudfront.net/'
+const CF_EXPIRES = 1_900_000_000
+const KEY_PAIR_ID = 'KBENCH000001'
+const encoder = new TextEncoder()
+
+const keyAt = (i: number) => `gallery/2026/img-${String(i).padStart(6, '0')}.jpg`
+const keys = (n: number) => Array.from({ length: n }, (_, i) => keyAt(i))
+
+// Everything a real deployment does once per isolate is done once here too.
+const endpoint = resolveS3Endpoint({ bucket: BUCKET, region: REGION, style: 'virtual' })
+const aws4 = new AwsClient({ ...CREDENTIALS, service: 's3', region: REGION })
+const smithy = new SignatureV4({
+  credentials: CREDENTIALS,
+  region: REGION,
+  service: 's3',
+  sha256: Sha256,
+  uriEscapePath: false,
+})
+const s3Client = new S3Client({ region: REGION, credentials: CREDENTIALS })
+const requestPresigner = new S3RequestPresigner({
+  credentials: CREDENTIALS,
+  region: REGION,
+  sha256: Sha256,
+})
+let floorKey: Promise<CryptoKey> | undefined
+const cfKeys = new Map<string, Promise<CloudFrontKey>>()
+
+function cloudFrontKey(pem: string): Promise<CloudFrontKey> {
+  let key = cfKeys.get(pem)
+  if (key === undefined) {
+    const parsed = parsePrivateKeyPem(pem)
+    key = crypto.subtle
+      .importKey('pkcs8', parsed.pkcs8, importAlgorithm(parsed.kind, 'SHA1'), false, ['sign'])
+      .then((cryptoKey) => ({
+        keyPairId: KEY_PAIR_ID,
+        kind: parsed.kind,
+        hash: 'SHA1' as const,
+        key: cryptoKey,
+      }))
+    cfKeys.set(pem, key)
+  }
+  return key
+}
+
+const smithyOptions = {
+  signingDate: NOW,
+  expiresIn: EXPIRES_S,
+  unsignableHeaders: new Set(['x-amz-content-sha256']),
+  unhoistableHeaders: new Set(['x-amz-content-sha256']),
+}
+
+type Impl = (n: number, env: Env) => Promise<string[]>
+
+export const IMPLEMENTATIONS: Record<string, Impl> = {
+  async waybill(n) {
+    const presigner = prepareS3Presign({
+      endpoint,
+      region: REGION,
+      credentials: CREDENTIALS,
+      method: 'GET',
+      expiresIn: EXPIRES_S,
+      now: NOW,
+    })
+    return presigner.presignAll(keys(n).map((key) => ({ key })))
+  },
+  async aws4fetch(n) {
+    return Promise.all(
+      keys(n).map(async (key) => {
+        const signed = await aws4.sign(`https://${HOST}/${key}?X-Amz-Expires=${EXPIRES_S}`, {
+          method: 'GET',
+          aws: { signQuery: true, datetime: AMZ_DATE },
+        })
+        return signed.url
+      }),
+    )
+  },
+  async smithy(n) {
+    return Promise.all(
+      keys(n).map(async (key) => {
+        const signed = await smithy.presign(
+          {
+            method: 'GET',
+            protocol: 'https:',
+            hostname: HOST,
+            path: `/${key}`,
+            query: {},
+            headers: { host: HOST, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+          },
+          smithyOptions,
+        )
+        return `https://${HOST}${signed.path}?${new URLSearchParams(signed.query as Record<string, string>)}`
+      }),
+    )
+  },
+  async 'sdk-request-presigner'(n) {
+    return Promise.all(
+      keys(n).map(async (key) => {
+        const signed = await requestPresigner.presign(
+          {
+            method: 'GET',
+            protocol: 'https:',
+            hostname: HOST,
+            path: `/${key}`,
+            query: {},
+            headers: { host: HOST },
+          } as never,
+          { signingDate: NOW, expiresIn: EXPIRES_S },
+        )
+        return `https://${HOST}${signed.path}?${new URLSearchParams(signed.query as Record<string, string>)}`
+      }),
+    )
+  },
+  async 'sdk-getSignedUrl'(n) {
+    return Promise.all(
+      keys(n).map((key) =>
+        sdkPresignedUrl(s3Client, new GetObjectCommand({ Bucket: BUCKET, Key: key }), {
+          expiresIn: EXPIRES_S,
+          signingDate: NOW,
+        }),
+      ),
+    )
+  },
+  // The floor for a Web Crypto signer: one SHA-256 and one HMAC per URL, key imported once.
+  async 'webcrypto-floor'(n) {
+    floorKey ??= crypto.subtle.importKey(
+      'raw',
+      new Uint8Array(32).fill(7),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    )
+    const key = await floorKey
+    return Promise.all(
+      keys(n).map(async (objectKey) => {
+        const digest = await crypto.subtle.digest('SHA-256', encoder.encode(objectKey))
+        const mac = await crypto.subtle.sign('HMAC', key, digest)
+        return String(new Uint8Array(mac)[0])
+      }),
+    )
+  },
+  async 'cf-waybill-rsa'(n, env) {
+    const key = await cloudFrontKey(env.RSA_PEM)
+    return Promise.all(keys(n).map((k) => signCannedUrl(key, objectUrl(CF_BASE, k), CF_EXPIRES)))
+  },
+  async 'cf-waybill-ecdsa'(n, env) {
+    const key = await cloudFrontKey(env.EC_PEM)
+    return Promise.all(keys(n).map((k) => signCannedUrl(key, objectUrl(CF_BASE, k), CF_EXPIRES)))
+  },
+  async 'cf-waybill-wildcard'(n, env) {
+    const key = await cloudFrontKey(env.RSA_PEM)
+    const params = await customPolicyParams(
+      key,
+      customPolicy({ resource: `${CF_BASE}gallery/2026/*`, dateLessThan: CF_EXPIRES }),
+    )
+    return keys(n).map((k) => withParams(objectUrl(CF_BASE, k), params))
+  },
+  async 'cf-raw-rsa-floor'(n, env) {
+    const { key } = await cloudFrontKey(env.RSA_PEM)
+    return Promise.all(
+      keys(n).map(async (k) => {
+        const signature = await crypto.subtle.sign(
+          'RSASSA-PKCS1-v1_5',
+          key,
+          encoder.encode(cannedPolicy(objectUrl(CF_BASE, k), CF_EXPIRES)),
+        )
+        return String(new Uint8Array(signature)[0])
+      }),
+    )
+  },
+  async 'cf-sdk-cloudfront-signer'(n, env) {
+    return keys(n).map((k) =>
+      sdkCloudFrontUrl({
+        url: objectUrl(CF_BASE, k),
+        keyPairId: KEY_PAIR_ID,
+        privateKey: env.RSA_PEM,
+        dateLessThan: new Date(CF_EXPIRES * 1000),
+      }),
+    )
+  },
+  async 'cf-aws-cloudfront-sign'(n, env) {
+    return keys(n).map((k) =>
+      awsCloudFrontSign(objectUrl(CF_BASE, k), {
+        keypairId: KEY_PAIR_ID,
+        privateKeyString: env.RSA_PEM,
+        expireTime: CF_EXPIRES * 1000,
+      } as never),
+    )
+  },
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const url = new URL(request.url)
+    const name = url.pathname.slice(1)
+    if (name === 'empty') return new Response('{}')
+    const impl = IMPLEMENTATIONS[name]
+    if (impl === undefined) return new Response(`unknown implementation ${name}`, { status: 404 })
+    const n = Number(url.searchParams.get('n') ?? '1')
+    // Small batches are repeated inside one request so their cost stands out of the request's own.
+    const reps = Number(url.searchParams.get('reps') ?? '1')
+    let urls: string[] = []
+    for (let r = 0; r < reps; r++) urls = await impl(n, env)
+    return Response.json({
+      n: urls.length,
+      first: urls[0],
+      last: urls.at(-1),
+      all: url.searchParams.has('all') ? urls : undefined,
+    })
+  },
+}
