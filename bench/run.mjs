@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { gzipSync } from 'node:zlib'
+import { measureHttp } from './http.mjs'
 import { checkImplementations, startBenchWorker, timeInWorkerd } from './workerd.mjs'
 import { cpus } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -368,6 +369,7 @@ async function main() {
     await worker.mf.dispose()
   }
   const size = bundleSize()
+  const http = await measureHttp()
 
   const wS3 = workerd.rows.filter((r) => !r.name.startsWith('cf-'))
   const wCf = workerd.rows.filter((r) => r.name.startsWith('cf-'))
@@ -389,6 +391,8 @@ async function main() {
     `- @aws-sdk/s3-request-presigner getSignedUrl ${fmt(at10k('sdk-getSignedUrl'))} µs: **${(at10k('sdk-getSignedUrl') / at10k('waybill')).toFixed(0)}×** (target ≥ 90×).`,
     `- Web Crypto floor (one digest + one HMAC per URL) ${fmt(at10k('webcrypto-floor'))} µs.`,
     `- CloudFront RSA-2048 canned ${fmt(rsa('cf-waybill-rsa'))} µs = **${(rsa('cf-waybill-rsa') / rsa('cf-raw-rsa-floor')).toFixed(2)}×** a raw crypto.subtle.sign (target ≤ 1.05×); ECDSA P-256 ${fmt(rsa('cf-waybill-ecdsa'))} µs, **${(rsa('cf-waybill-rsa') / rsa('cf-waybill-ecdsa')).toFixed(1)}×** faster than RSA (target ≥ 8×); a 10,000-key wildcard batch **${wildcardBatchMs.toFixed(1)} ms** (target ≤ 30).`,
+    `- \`POST /v1/sign\` with 10,000 keys through \`wrangler dev\`, whole request from outside: **${http.batchMs.median.toFixed(0)} ms** median of 15 (${http.batchMs.min.toFixed(0)}–${http.batchMs.max.toFixed(0)}; target ≤ 120).`,
+    `- NDJSON stream of ${http.ndjson.lines.toLocaleString('en')} URLs: ${http.ndjson.ms.toFixed(0)} ms; workerd's resident memory ${http.ndjson.rssBeforeMiB.toFixed(0)} → ${http.ndjson.rssAfterMiB.toFixed(0)} MiB (the isolate limit is 128 MB; the stream signs 500 URLs per pull).`,
     `- Deployable bundle (wrangler deploy --dry-run): ${(size.raw / 1024).toFixed(1)} KiB, **${(size.gzip / 1024).toFixed(1)} KiB gzip** (target ≤ 60).`,
     '',
     '## workerd',

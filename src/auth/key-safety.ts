@@ -5,8 +5,14 @@
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i
 
+// One pass for the common case: none of the problems below can be present if this does not match.
+const ANY_PROBLEM = /[\x00-\x1f\x7f-\x9f\\]|^\/|\/\/|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i
+
 /** Why `key` is unsafe to sign under a prefix grant, or undefined when it is safe. */
 export function unsafeKeyReason(key: string): string | undefined {
+  if (!ANY_PROBLEM.test(key)) {
+    return key.isWellFormed() ? undefined : 'must be valid Unicode (it contains a lone surrogate)'
+  }
   if (CONTROL.test(key)) return 'must not contain control characters'
   if (key.includes('\\')) return 'must not contain a backslash (some clients turn it into "/")'
   if (!key.isWellFormed()) return 'must be valid Unicode (it contains a lone surrogate)'

@@ -55,8 +55,14 @@ export function signRoutes(clock: Clock) {
       })
     }
     const signed = await signer.signAll(request.items)
-    const urls = request.items.map((item, i) => ({ key: item.key, url: signed[i]! }))
-    return c.json({ origin: origin.name, method: request.method, expiresAt, urls }, 200, headers)
+    // Written by hand: JSON.stringify of 10,000 small objects costs more than the signing does.
+    let body = `{"origin":${JSON.stringify(origin.name)},"method":"${request.method}","expiresAt":"${expiresAt}","urls":[`
+    for (let i = 0; i < signed.length; i++) {
+      if (i > 0) body += ','
+      body += `{"key":${JSON.stringify(request.items[i]!.key)},"url":${JSON.stringify(signed[i])}}`
+    }
+    body += ']}'
+    return c.body(body, 200, { ...headers, 'content-type': 'application/json' })
   })
 }
 

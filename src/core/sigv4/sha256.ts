@@ -192,8 +192,11 @@ export function messageStart(): void {
 export function messageAscii(text: string): void {
   const length = text.length
   ensure(length)
-  for (let i = 0; i < length; i++) buffer[messageLength + i] = text.charCodeAt(i)
-  messageLength += length
+  // Locals, not the module-level variables, inside the loop: V8 keeps them in registers.
+  const out = buffer
+  const start = messageLength
+  for (let i = 0; i < length; i++) out[start + i] = text.charCodeAt(i)
+  messageLength = start + length
 }
 
 /** Appends bytes (a pre-encoded constant) to the message. */

@@ -1,0 +1,99 @@
+// POST /v1/sign through `wrangler dev`, timed from outside: a 10,000-key JSON batch, and a
+// 100,000-key NDJSON stream with workerd's resident memory before and after.
+
+import { spawn, execFileSync } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { freePort } from '../scripts/versitygw.mjs'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+function workerdRssMiB() {
+  // The newest workerd process is the one wrangler dev started for this run.
+  const pids = execFileSync('pgrep', ['-n', 'workerd'], { encoding: 'utf8' }).trim()
+  const status = readFileSync(`/proc/${pids}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024
+}
+
+export async function measureHttp() {
+  const port = await freePort()
+  const apiKey = `wb_bench_${randomBytes(16).toString('hex')}`
+  const envFile = join(ROOT, '.tmp', 'bench', 'http.vars')
+  mkdirSync(dirname(envFile), { recursive: true })
+  writeFileSync(
+    envFile,
+    [
+      'DEMO_ACCESS_KEY_ID=WAYBILLDEMO',
+      'DEMO_SECRET_ACCESS_KEY=waybill-demo-secret-local-only',
+      `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256: createHash('sha256').update(apiKey).digest('hex') }])}'`,
+      'WAYBILL_MAX_BATCH=100000',
+      '',
+    ].join('\n'),
+  )
+  const wrangler = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--env-file',
+      envFile,
+      '--show-interactive-dev-session=false',
+      '--log-level',
+      'error',
+    ],
+    { cwd: ROOT, stdio: 'ignore', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } },
+  )
+  const base = `http://127.0.0.1:${port}`
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break
+      } catch {}
+      if (i > 600) throw new Error('wrangler dev did not start')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    const sign = async (n, accept) => {
+      const body = JSON.stringify({
+        origin: 'demo',
+        keys: Array.from({ length: n }, (_, i) => `gallery/2026/img-${i}.jpg`),
+      })
+      const start = process.hrtime.bigint()
+      const response = await fetch(`${base}/v1/sign`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept },
+        body,
+      })
+      const text = await response.text()
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      if (response.status !== 200)
+        throw new Error(`POST /v1/sign answered ${response.status}: ${text.slice(0, 300)}`)
+      return { ms, text }
+    }
+    await sign(10_000, 'application/json') // warm up: isolate, config, signing key
+    const batch = []
+    for (let i = 0; i < 15; i++) batch.push((await sign(10_000, 'application/json')).ms)
+    const { urls } = JSON.parse((await sign(10_000, 'application/json')).text)
+    if (urls.length !== 10_000) throw new Error('short response')
+
+    const rssBefore = workerdRssMiB()
+    const stream = await sign(100_000, 'application/x-ndjson')
+    const rssAfter = workerdRssMiB()
+    const lines = stream.text.trimEnd().split('\n').length
+    if (lines !== 100_000) throw new Error(`NDJSON had ${lines} lines`)
+    return {
+      batchMs: { median: median(batch), min: Math.min(...batch), max: Math.max(...batch) },
+      ndjson: { ms: stream.ms, lines, rssBeforeMiB: rssBefore, rssAfterMiB: rssAfter },
+    }
+  } finally {
+    wrangler.kill('SIGTERM')
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(await measureHttp())
