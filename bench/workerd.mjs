@@ -1,13 +1,13 @@
-// Times bench/workerd/worker.ts inside workerd (Miniflare, the runtime wrangler dev uses): whole
-// requests from outside, minus an empty request, divided by the batch size. Checks every
-// implementation's signatures before timing any of them.
+// Runs bench/workerd/worker.ts inside workerd (Miniflare, the runtime wrangler dev uses) or
+// in-process in Node, times whole requests minus an empty one, divided by the URLs signed, and
+// checks every implementation's signatures before timing any of them.
 
 import { build } from 'esbuild'
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare'
 import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const COMPATIBILITY_DATE = '2026-08-01'
@@ -32,22 +32,57 @@ const nodeBuiltins = {
   },
 }
 
-export async function startBenchWorker() {
-  const outfile = join(ROOT, '.tmp', 'bench', 'worker.mjs')
+function makeKeys() {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  return {
+    env: {
+      RSA_PEM: rsa.privateKey.export({ type: 'pkcs1', format: 'pem' }),
+      EC_PEM: ec.privateKey.export({ type: 'sec1', format: 'pem' }),
+    },
+    rsaPublic: rsa.publicKey,
+    ecPublic: ec.publicKey,
+  }
+}
+
+async function bundle(platform) {
+  const outfile = join(ROOT, '.tmp', 'bench', `worker-${platform}.mjs`)
   mkdirSync(dirname(outfile), { recursive: true })
   await build({
     entryPoints: [join(ROOT, 'bench', 'workerd', 'worker.ts')],
     bundle: true,
     format: 'esm',
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    external: ['cloudflare:*'],
-    plugins: [nodeBuiltins],
+    platform,
+    ...(platform === 'browser'
+      ? {
+          conditions: ['workerd', 'worker', 'browser'],
+          external: ['cloudflare:*'],
+          plugins: [nodeBuiltins],
+        }
+      : {
+          banner: {
+            js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+          },
+        }),
     outfile,
     logLevel: 'error',
   })
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
-  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  return outfile
+}
+
+function caller(dispatch) {
+  return async (path) => {
+    const response = await dispatch(`http://bench${path}`)
+    const text = await response.text()
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`)
+    return JSON.parse(text)
+  }
+}
+
+/** The benchmark Worker in workerd (Miniflare, the runtime wrangler dev uses). */
+export async function startBenchWorker() {
+  const outfile = await bundle('browser')
+  const keys = makeKeys()
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       workers: [
@@ -58,22 +93,25 @@ export async function startBenchWorker() {
           compatibilityDate: COMPATIBILITY_DATE,
           // The AWS SDK's CloudFront signer and aws-cloudfront-sign need node:crypto.
           compatibilityFlags: ['nodejs_compat'],
-          bindings: {
-            RSA_PEM: rsa.privateKey.export({ type: 'pkcs1', format: 'pem' }),
-            EC_PEM: ec.privateKey.export({ type: 'sec1', format: 'pem' }),
-          },
+          bindings: keys.env,
         },
       ],
     }),
   )
   await mf.ready
-  const call = async (path) => {
-    const response = await mf.dispatchFetch(`http://bench${path}`)
-    const text = await response.text()
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 500)}`)
-    return JSON.parse(text)
+  return { ...keys, call: caller((url) => mf.dispatchFetch(url)), stop: () => mf.dispose() }
+}
+
+/** The same Worker's fetch handler called in-process in Node, for the Node columns. */
+export async function startNodeBench() {
+  const outfile = await bundle('node')
+  const keys = makeKeys()
+  const worker = (await import(pathToFileURL(outfile).href)).default
+  return {
+    ...keys,
+    call: caller((url) => worker.fetch(new Request(url), keys.env)),
+    stop: async () => {},
   }
-  return { mf, call, rsaPublic: rsa.publicKey, ecPublic: ec.publicKey }
 }
 
 const signatureOf = (url, name = 'X-Amz-Signature') => new URL(url).searchParams.get(name)
@@ -185,7 +223,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
  * median is subtracted anyway. Cases are interleaved round by round, so drift in a noisy machine
  * spreads over all of them instead of favouring whichever ran first.
  */
-export async function timeInWorkerd({ call }, cases) {
+export async function timeRequests({ call }, cases) {
   const emptySamples = []
   for (let r = 0; r < 100; r++) {
     const start = process.hrtime.bigint()

@@ -22,6 +22,7 @@ import {
 } from '../../src/core/cloudfront/sign'
 import { resolveS3Endpoint } from '../../src/core/s3/endpoint'
 import { prepareS3Presign } from '../../src/core/s3/presign'
+import { HmacSha256, messageAscii, messageBytes, messageStart } from '../../src/core/sigv4/sha256'
 
 interface Env {
   RSA_PEM: string
@@ -156,6 +157,25 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
         }),
       ),
     )
+  },
+  // Not a signer: only the hashing part of waybill's per-URL work (assemble a canonical request in
+  // the hash buffer, SHA-256 it, HMAC the digest), for the breakdown of where a URL's time goes.
+  async 'waybill-hashing-only'(n) {
+    const mac = new HmacSha256(new Uint8Array(32).fill(7)).withPrefix(
+      `AWS4-HMAC-SHA256\n${AMZ_DATE}\n20261123/${REGION}/s3/aws4_request\n`,
+    )
+    const tail = `\nX-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDBENCHMARK%2F20261123%2F${REGION}%2Fs3%2Faws4_request&X-Amz-Date=${AMZ_DATE}&X-Amz-Expires=${EXPIRES_S}&X-Amz-SignedHeaders=host\nhost:${HOST}\n\nhost\nUNSIGNED-PAYLOAD`
+    // As the presigner does: constant parts encoded once, copied per URL.
+    const tailBytes = encoder.encode(tail)
+    const out: string[] = []
+    for (const key of keys(n)) {
+      messageStart()
+      messageAscii('GET\n/')
+      messageAscii(key)
+      messageBytes(tailBytes)
+      out.push(mac.signMessageDigestHex())
+    }
+    return out
   },
   // The floor for a Web Crypto signer: one SHA-256 and one HMAC per URL, key imported once.
   async 'webcrypto-floor'(n) {
