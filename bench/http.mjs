@@ -1,12 +1,13 @@
 // POST /v1/sign through `wrangler dev`, timed from outside: a 10,000-key JSON batch, and a
 // 100,000-key NDJSON stream with workerd's resident memory before and after.
 
-import { spawn, execFileSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../scripts/versitygw.mjs'
+import { spawnWranglerDev } from '../scripts/wrangler-dev.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
@@ -33,23 +34,7 @@ export async function measureHttp() {
       '',
     ].join('\n'),
   )
-  const wrangler = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
-      'dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--env-file',
-      envFile,
-      '--show-interactive-dev-session=false',
-      '--log-level',
-      'error',
-    ],
-    { cwd: ROOT, stdio: 'ignore', env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } },
-  )
+  const wrangler = spawnWranglerDev({ port, envFile, quiet: true })
   const base = `http://127.0.0.1:${port}`
   try {
     for (let i = 0; ; i++) {

@@ -5,13 +5,13 @@
 // The demo access key and secret below are fixtures for this local server only, never real
 // credentials. The API key is random per run; only its SHA-256 is given to the Worker.
 
-import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { AwsClient } from 'aws4fetch'
 import { startVersitygw } from './versitygw.mjs'
+import { spawnWranglerDev } from './wrangler-dev.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const S3_PORT = 7070
@@ -106,21 +106,7 @@ async function main() {
     { mode: 0o600 },
   )
 
-  const wrangler = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
-      'dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(WORKER_PORT),
-      '--env-file',
-      envFile,
-      '--show-interactive-dev-session=false',
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
-  )
+  const wrangler = spawnWranglerDev({ port: WORKER_PORT, envFile })
   children.push(
     () =>
       new Promise((resolve) => {

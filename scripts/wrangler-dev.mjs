@@ -1,0 +1,29 @@
+// Starts `wrangler dev` for this project on 127.0.0.1 with the pinned wrangler and Node, metrics off.
+// Used by `npm start` (scripts/dev.mjs) and the HTTP benchmark (bench/http.mjs).
+
+import { spawn } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/** @returns {import('node:child_process').ChildProcess} */
+export function spawnWranglerDev({ port, envFile, quiet = false }) {
+  const args = [
+    join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--env-file',
+    envFile,
+    '--show-interactive-dev-session=false',
+    ...(quiet ? ['--log-level', 'error'] : []),
+  ]
+  return spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+  })
+}
