@@ -98,9 +98,11 @@ function jsonValue(env: Env, name: string, errors: FieldError[]): unknown {
 
 function parseOrigins(env: Env, errors: FieldError[]): ReadonlyMap<string, Origin> {
   const origins = new Map<string, Origin>()
+  const credentialsByRef = new Map<string, S3Origin['credentials'] | undefined>()
   const value = jsonValue(env, 'WAYBILL_ORIGINS', errors)
   if (value === undefined) {
-    if (env.WAYBILL_ORIGINS === undefined) {
+    const raw = env.WAYBILL_ORIGINS
+    if (raw === undefined || (typeof raw === 'string' && raw.trim() === '')) {
       errors.push({ path: 'WAYBILL_ORIGINS', message: 'is not set; define at least one origin' })
     }
     return origins
@@ -135,7 +137,7 @@ function parseOrigins(env: Env, errors: FieldError[]): ReadonlyMap<string, Origi
     }
     const origin =
       definition.type === 's3'
-        ? parseS3Origin(env, name, definition, path, errors)
+        ? parseS3Origin(env, name, definition, path, errors, credentialsByRef)
         : parseCloudFrontOrigin(env, name, definition, path, errors)
     if (origin !== undefined) origins.set(name, origin)
   }
@@ -148,6 +150,7 @@ function parseS3Origin(
   def: Record<string, unknown>,
   path: string,
   errors: FieldError[],
+  credentialsByRef: Map<string, S3Origin['credentials'] | undefined>,
 ): S3Origin | undefined {
   const before = errors.length
   rejectUnknownFields(def, S3_FIELDS, path, errors)
@@ -188,7 +191,7 @@ function parseS3Origin(
     addressing === 'virtual' &&
     typeof bucket === 'string' &&
     bucket.includes('.') &&
-    (endpointOrigin === undefined || endpointOrigin.startsWith('https:'))
+    (endpoint === undefined || endpointOrigin?.startsWith('https:') === true)
   ) {
     // A dotted bucket name adds a subdomain level the store's wildcard TLS certificate does not cover.
     errors.push({
@@ -206,7 +209,11 @@ function parseS3Origin(
         'must name the secrets to use, in upper case: "PHOTOS" reads PHOTOS_ACCESS_KEY_ID and PHOTOS_SECRET_ACCESS_KEY',
     })
   } else {
-    resolvedCredentials = readCredentials(env, credentials, errors)
+    // Origins sharing a reference share its secrets: read (and report) them once.
+    if (!credentialsByRef.has(credentials)) {
+      credentialsByRef.set(credentials, readCredentials(env, credentials, errors))
+    }
+    resolvedCredentials = credentialsByRef.get(credentials)
   }
 
   if (errors.length > before || resolvedCredentials === undefined) return undefined

@@ -28,3 +28,19 @@ describe('findApiKey', () => {
     expect(await findApiKey([], 'wb_first_key')).toBeUndefined()
   })
 })
+
+describe('edge cases', () => {
+  it('constantTimeEqual: a longer array is unequal even when its extra bytes are zero', () => {
+    expect(constantTimeEqual(new Uint8Array([1, 2, 0]), new Uint8Array([1, 2]))).toBe(false)
+    expect(constantTimeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2, 0]))).toBe(false)
+  })
+
+  it('findApiKey: the first of two keys with the same hash wins', async () => {
+    const hash = await sha256('wb_shared')
+    const keys: ApiKey[] = [
+      { id: 'first', sha256: hash },
+      { id: 'second', sha256: hash },
+    ]
+    expect((await findApiKey(keys, 'wb_shared'))?.id).toBe('first')
+  })
+})

@@ -310,3 +310,49 @@ describe('loadConfig', () => {
     expect(loadConfig(env())).not.toBe(loadConfig(first))
   })
 })
+
+const PHOTOS = { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'PHOTOS' }
+
+function errorList(input: Env): readonly { path: string; message: string }[] {
+  const result = parseConfig(input)
+  if (result.ok) throw new Error('expected an invalid config')
+  return result.errors
+}
+
+describe('edge cases a mutation run found untested', () => {
+  it('refuses an endpoint with only a user name', () => {
+    const paths = errorList(
+      env({ WAYBILL_ORIGINS: { photos: { ...PHOTOS, endpoint: 'https://user@s3.example.com' } } }),
+    ).map((e) => e.path)
+    expect(paths).toEqual(['WAYBILL_ORIGINS.photos.endpoint'])
+  })
+
+  it('refuses an empty WAYBILL_ORIGINS string like a missing one', () => {
+    for (const value of ['', '  ']) {
+      expect(errorList(env({ WAYBILL_ORIGINS: value })).map((e) => e.path)).toEqual([
+        'WAYBILL_ORIGINS',
+      ])
+    }
+  })
+
+  it('reports a missing shared secret once', () => {
+    const found = errorList(
+      env({
+        WAYBILL_ORIGINS: { a: PHOTOS, b: { ...PHOTOS, bucket: 'other' } },
+        PHOTOS_SECRET_ACCESS_KEY: undefined,
+      }),
+    )
+    expect(found.map((e) => e.path)).toEqual(['PHOTOS_SECRET_ACCESS_KEY'])
+  })
+
+  it('does not blame the style of an http endpoint that is invalid for another reason', () => {
+    const found = errorList(
+      env({
+        WAYBILL_ORIGINS: {
+          photos: { ...PHOTOS, bucket: 'my.photos', endpoint: 'http://x/y', style: 'virtual' },
+        },
+      }),
+    )
+    expect(found.map((e) => e.path)).toEqual(['WAYBILL_ORIGINS.photos.endpoint'])
+  })
+})
