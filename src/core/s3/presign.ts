@@ -36,6 +36,9 @@ export interface PresignItem {
   key: string
   versionId?: string | undefined
   response?: ResponseOverrides | undefined
+  /** UploadPart: the part number (1 to 10,000) and the multipart upload's id. */
+  partNumber?: number | undefined
+  uploadId?: string | undefined
 }
 
 export interface PresignBatchInput {
@@ -49,6 +52,11 @@ export interface PresignBatchInput {
   now: Date
   /** Signing name; `s3` unless a store says otherwise. */
   service?: string
+  /**
+   * Request headers the URL's user must send exactly as given (lower-case names, printable ASCII
+   * values), such as `content-type` or `if-none-match` for an upload. `host` is always signed.
+   */
+  headers?: Readonly<Record<string, string>> | undefined
 }
 
 const ALGORITHM = 'AWS4-HMAC-SHA256'
@@ -115,8 +123,25 @@ function asciiBytes(text: string): Uint8Array {
   return Uint8Array.from(text, (c) => c.charCodeAt(0))
 }
 
+/** Why a header cannot be signed into a URL, or `undefined`. */
+function checkSignedHeader(name: string, value: string): string | undefined {
+  if (!/^[a-z0-9-]+$/.test(name) || name === 'host' || name.startsWith('x-amz-date')) {
+    return `header name "${name}" cannot be signed`
+  }
+  if (!/^[\x20-\x7e]*$/.test(value)) return `header ${name} must be printable ASCII`
+  return undefined
+}
+
+/** SigV4 canonical header value: trimmed, inner runs of spaces collapsed to one. */
+function canonicalHeaderValue(value: string): string {
+  return value.trim().replace(/ +/g, ' ')
+}
+
+// The per-item parameters in canonical (code point) order: partNumber, response-*, uploadId,
+// versionId all sort after the X-Amz-* ones.
 function itemQuery(item: PresignItem): string {
   let query = ''
+  if (item.partNumber !== undefined) query += `&partNumber=${item.partNumber}`
   const response = item.response
   if (response !== undefined) {
     for (const [field, param] of OVERRIDE_PARAMS) {
@@ -124,6 +149,7 @@ function itemQuery(item: PresignItem): string {
       if (value !== undefined) query += `&${param}=${encodeRfc3986(value)}`
     }
   }
+  if (item.uploadId !== undefined) query += `&uploadId=${encodeRfc3986(item.uploadId)}`
   if (item.versionId !== undefined) query += `&versionId=${encodeRfc3986(item.versionId)}`
   return query
 }
@@ -160,10 +186,19 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
   if (credentials.sessionToken !== undefined) {
     fixedQuery += `&X-Amz-Security-Token=${encodeRfc3986(credentials.sessionToken)}`
   }
-  const signedHeadersParam = '&X-Amz-SignedHeaders=host'
+  const headers: Array<[string, string]> = [['host', endpoint.host]]
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
+    const problem = checkSignedHeader(name, value)
+    if (problem !== undefined) throw new WaybillError('invalid_request', problem)
+    headers.push([name, canonicalHeaderValue(value)])
+  }
+  headers.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const signedHeaders = headers.map(([name]) => name).join(';')
+  const canonicalHeaders = headers.map(([name, value]) => `${name}:${value}\n`).join('')
+  const signedHeadersParam = `&X-Amz-SignedHeaders=${encodeRfc3986(signedHeaders)}`
   const canonicalHead = `${input.method}\n`
   const canonicalQueryHead = `\n${fixedQuery}${signedHeadersParam}`
-  const canonicalTail = `\nhost:${endpoint.host}\n\nhost\n${UNSIGNED_PAYLOAD}`
+  const canonicalTail = `\n${canonicalHeaders}\n${signedHeaders}\n${UNSIGNED_PAYLOAD}`
   const stringToSignHead = `${ALGORITHM}\n${longDate}\n${scope}\n`
   const urlHead = `${endpoint.protocol}//${endpoint.host}`
   const key = signingKey(credentials.secretAccessKey, shortDate, input.region, service)
