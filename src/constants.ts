@@ -16,8 +16,11 @@ export const MAX_BODY_BYTES = 16 * 1024 * 1024
 /** Items signed per step when streaming NDJSON: large enough to amortize, small enough to flush often. */
 export const STREAM_CHUNK_ITEMS = 500
 
-/** A redirect may be cached by the browser, but only while the URL behind it still has this much life. */
-export const REDIRECT_CACHE_MARGIN_S = 60
+/** Longest signing window (`signingWindow`): URLs stay byte-identical for at most a day. */
+export const MAX_SIGNING_WINDOW_S = 86_400
+
+/** A response carrying URLs may be cached only while the URLs in it still have this much life. */
+export const CACHE_MARGIN_S = 60
 
 /** Derived SigV4 signing keys kept per isolate: one per (secret, day, region, service). */
 export const SIGNING_KEY_CACHE_ENTRIES = 64

@@ -13,19 +13,28 @@ import {
 } from './core/cloudfront/sign'
 import { encodeKeyPath } from './core/sigv4/encoding'
 import { prepareS3Presign, type PresignItem, type PresignMethod } from './core/s3/presign'
+import { signingTime, type SigningTime } from './core/window'
 
 export type PolicyKind = 'canned' | 'wildcard'
 
 /** Signs the items of one batch, in input order. */
 export interface BatchSigner {
   readonly expiresAt: Date
+  /** The signing time (the start of the signing window when there is one). */
+  readonly signedAt: Date
   signAll(items: readonly PresignItem[]): Promise<string[]>
 }
 
 export interface BatchOptions {
   method: PresignMethod
+  /** The least life every URL must have from `now`. */
   expiresIn: number
   now: Date
+  /** Signing window in seconds (0: sign at `now`); shortened so no URL outlives `maxLifetime`. */
+  window?: number | undefined
+  maxLifetime?: number | undefined
+  /** Headers the URL's user must send (S3 uploads). */
+  headers?: Readonly<Record<string, string>> | undefined
   /** CloudFront only: `wildcard` signs one custom policy for `<base><wildcardPrefix>*`. */
   policy?: PolicyKind | undefined
   wildcardPrefix?: string | undefined
@@ -48,16 +57,21 @@ async function inChunks<T, R>(
   return out
 }
 
-function cloudFrontSigner(origin: CloudFrontOrigin, options: BatchOptions): BatchSigner {
+function cloudFrontSigner(
+  origin: CloudFrontOrigin,
+  options: BatchOptions,
+  time: SigningTime,
+): BatchSigner {
   const key = activeKey(origin)
-  const expires = epochSeconds(options.now) + options.expiresIn
-  const expiresAt = new Date(expires * 1000)
+  const expires = epochSeconds(time.expiresAt)
+  const { expiresAt, signedAt } = time
   if (options.policy === 'wildcard') {
     const resource = `${origin.baseUrl}${encodeKeyPath(options.wildcardPrefix ?? '')}*`
     // One signature for the whole batch, made on first use.
     let params: Promise<string> | undefined
     return {
       expiresAt,
+      signedAt,
       async signAll(items) {
         params ??= customPolicyParams(key, customPolicy({ resource, dateLessThan: expires }))
         const query = await params
@@ -67,6 +81,7 @@ function cloudFrontSigner(origin: CloudFrontOrigin, options: BatchOptions): Batc
   }
   return {
     expiresAt,
+    signedAt,
     signAll: (items) =>
       inChunks(items, CLOUDFRONT_SIGN_CHUNK, (item) =>
         signCannedUrl(key, objectUrl(origin.baseUrl, item.key), expires),
@@ -82,14 +97,20 @@ function cloudFrontSigner(origin: CloudFrontOrigin, options: BatchOptions): Batc
  * const urls = await signer.signAll([{ key: 'a.jpg' }])
  */
 export function batchSigner(origin: Origin, options: BatchOptions): BatchSigner {
-  if (origin.type === 'cloudfront') return cloudFrontSigner(origin, options)
+  const time = signingTime(options.now, options.expiresIn, options.window ?? 0, options.maxLifetime)
+  if (origin.type === 'cloudfront') return cloudFrontSigner(origin, options, time)
   const presigner = prepareS3Presign({
     endpoint: origin.endpoint,
     region: origin.region,
     credentials: origin.credentials,
     method: options.method,
-    expiresIn: options.expiresIn,
-    now: options.now,
+    expiresIn: time.lifetime,
+    now: time.signedAt,
+    headers: options.headers,
   })
-  return { expiresAt: presigner.expiresAt, signAll: (items) => presigner.presignAll(items) }
+  return {
+    expiresAt: presigner.expiresAt,
+    signedAt: time.signedAt,
+    signAll: (items) => presigner.presignAll(items),
+  }
 }

@@ -3,6 +3,7 @@
 
 import type { Action, Config, Grant, GrantSubject, Origin } from '../config'
 import { PLACEHOLDER } from '../config/grants'
+import { MAX_EXPIRES_S } from '../constants'
 import type { PresignMethod } from '../core/s3/presign'
 import { WaybillError, invalid, type FieldError } from '../errors'
 import { unsafeKeyReason } from './key-safety'
@@ -84,6 +85,8 @@ export interface BatchRequest {
 export interface Authorized {
   origin: Origin
   expiresIn: number
+  /** The longest life the caller's grants allow for these keys. */
+  maxExpiresIn: number
 }
 
 /**
@@ -172,7 +175,32 @@ export function authorizeBatch(
   return {
     origin,
     expiresIn: request.expiresIn ?? Math.min(config.defaultExpiresIn, allowedExpiry),
+    maxExpiresIn: allowedExpiry,
   }
+}
+
+/**
+ * The signing window of an authorized request: the caller's own `signingWindow`, which must keep
+ * every URL within the grant (a URL lives up to expiresIn + window), or else the origin's, shortened
+ * by the signer to fit the grant.
+ */
+export function signingWindowFor(
+  authorized: Authorized,
+  requested: number | undefined,
+  field = 'signingWindow',
+): { window: number; maxLifetime: number } {
+  const { origin, expiresIn, maxExpiresIn } = authorized
+  if (requested === undefined) return { window: origin.signingWindow, maxLifetime: maxExpiresIn }
+  const limit = Math.min(maxExpiresIn, MAX_EXPIRES_S) - expiresIn
+  if (requested > limit) {
+    throw invalid([
+      {
+        path: field,
+        message: `must be at most ${limit} for this caller with expiresIn ${expiresIn} (a URL lives up to expiresIn + signingWindow seconds)`,
+      },
+    ])
+  }
+  return { window: requested, maxLifetime: maxExpiresIn }
 }
 
 /** True when every key starting with `keyPrefix` is covered by the grant prefix `prefix`. */

@@ -2,7 +2,8 @@
 //   { "type": "cloudfront", "baseUrl": "https://d111111abcdef8.cloudfront.net",
 //     "keyPairId": "K2JCJMDEHXQW5F", "privateKey": "CDN_PRIVATE_KEY",
 //     "previousKeys"?: [{ "keyPairId", "privateKey" }], "hashAlgorithm"?: "SHA1" | "SHA256",
-//     "cookie"?: { "domain"?, "path"?, "secure"?, "httpOnly"?, "sameSite"? }, "keys"?: "safe" | "any" }
+//     "cookie"?: { "domain"?, "path"?, "secure"?, "httpOnly"?, "sameSite"? }, "keys"?: "safe" | "any",
+//     "signingWindow"?: 3600, "listFrom"?: "<an S3 origin over the same bucket>" }
 // `privateKey` names the secret holding the PEM. Keys are parsed and checked here; they are
 // imported into Web Crypto once per isolate by ./keys.
 
@@ -10,6 +11,8 @@ import { parsePrivateKeyPem } from '../core/cloudfront/pem'
 import type { Env } from '../env'
 import type { FieldError } from '../errors'
 import { isRecord, rejectUnknownFields } from '../validation'
+import { parseSigningWindow } from './window'
+import { ORIGIN_NAME } from './names'
 import type {
   CloudFrontCookieConfig,
   CloudFrontKeyConfig,
@@ -26,6 +29,8 @@ const FIELDS = new Set([
   'hashAlgorithm',
   'cookie',
   'keys',
+  'signingWindow',
+  'listFrom',
 ])
 const KEY_FIELDS = new Set(['keyPairId', 'privateKey'])
 const COOKIE_FIELDS = new Set(['domain', 'path', 'secure', 'httpOnly', 'sameSite'])
@@ -186,6 +191,11 @@ export function parseCloudFrontOrigin(
     }
   }
   const cookie = parseCookie(def.cookie, `${path}.cookie`, errors)
+  const signingWindow = parseSigningWindow(def.signingWindow, `${path}.signingWindow`, errors)
+  const listFrom = def.listFrom
+  if (listFrom !== undefined && (typeof listFrom !== 'string' || !ORIGIN_NAME.test(listFrom))) {
+    errors.push({ path: `${path}.listFrom`, message: 'must name an S3 origin' })
+  }
   if (errors.length > before || baseUrl === undefined) return undefined
   return Object.freeze({
     name,
@@ -195,5 +205,7 @@ export function parseCloudFrontOrigin(
     signingKeys: Object.freeze(signingKeys),
     cookie: Object.freeze(cookie),
     keys: (def.keys ?? 'safe') as KeyPolicy,
+    signingWindow,
+    listFrom: listFrom as string | undefined,
   })
 }

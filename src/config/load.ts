@@ -14,6 +14,7 @@ import { parseGrants } from './grants'
 import type { ApiKey, Config, ConfigResult, KeyPolicy, Origin, S3Origin } from './types'
 import { isRecord, rejectUnknownFields } from '../validation'
 import { ORIGIN_NAME } from './names'
+import { parseSigningWindow } from './window'
 
 const CREDENTIALS_REF = /^[A-Z][A-Z0-9_]{0,63}$/
 const REGION = /^[a-z0-9][a-z0-9-]{0,62}$/
@@ -24,7 +25,17 @@ const IPV4 = /^\d+\.\d+\.\d+\.\d+$/
 const API_KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 const SHA256_HEX = /^[0-9a-f]{64}$/
 
-const S3_FIELDS = new Set(['type', 'bucket', 'region', 'endpoint', 'style', 'credentials', 'keys'])
+const S3_FIELDS = new Set([
+  'type',
+  'bucket',
+  'region',
+  'endpoint',
+  'style',
+  'credentials',
+  'keys',
+  'signingWindow',
+  'postPolicy',
+])
 const API_KEY_FIELDS = new Set(['id', 'label', 'sha256'])
 
 const cache = new WeakMap<object, ConfigResult>()
@@ -141,6 +152,15 @@ function parseOrigins(env: Env, errors: FieldError[]): ReadonlyMap<string, Origi
         : parseCloudFrontOrigin(env, name, definition, path, errors)
     if (origin !== undefined) origins.set(name, origin)
   }
+  for (const origin of origins.values()) {
+    if (origin.type !== 'cloudfront' || origin.listFrom === undefined) continue
+    if (origins.get(origin.listFrom)?.type !== 's3') {
+      errors.push({
+        path: `WAYBILL_ORIGINS.${origin.name}.listFrom`,
+        message: `must name an S3 origin defined in WAYBILL_ORIGINS ("${origin.listFrom}" is not one)`,
+      })
+    }
+  }
   return origins
 }
 
@@ -155,7 +175,11 @@ function parseS3Origin(
   const before = errors.length
   rejectUnknownFields(def, S3_FIELDS, path, errors)
 
-  const { bucket, region, endpoint, style, credentials, keys } = def
+  const { bucket, region, endpoint, style, credentials, keys, postPolicy } = def
+  const signingWindow = parseSigningWindow(def.signingWindow, `${path}.signingWindow`, errors)
+  if (postPolicy !== undefined && typeof postPolicy !== 'boolean') {
+    errors.push({ path: `${path}.postPolicy`, message: 'must be true or false' })
+  }
   if (keys !== undefined && keys !== 'safe' && keys !== 'any') {
     errors.push({ path: `${path}.keys`, message: 'must be "safe" (the default) or "any"' })
   }
@@ -234,6 +258,8 @@ function parseS3Origin(
     ),
     credentials: resolvedCredentials,
     keys: (keys ?? 'safe') as KeyPolicy,
+    signingWindow,
+    postPolicy: (postPolicy as boolean | undefined) ?? true,
   })
 }
 

@@ -21,6 +21,10 @@ export interface S3Origin {
   readonly endpoint: S3Endpoint
   readonly credentials: Readonly<Credentials>
   readonly keys: KeyPolicy
+  /** Seconds; 0 signs at the request time. See core/window.ts. */
+  readonly signingWindow: number
+  /** Whether the store accepts browser POST uploads (R2 does not). */
+  readonly postPolicy: boolean
 }
 
 export interface CloudFrontKeyConfig {
@@ -48,6 +52,9 @@ export interface CloudFrontOrigin {
   readonly signingKeys: readonly CloudFrontKeyConfig[]
   readonly cookie: CloudFrontCookieConfig
   readonly keys: KeyPolicy
+  readonly signingWindow: number
+  /** An S3 origin whose bucket backs the distribution: `GET /v1/list` lists it. */
+  readonly listFrom?: string | undefined
 }
 
 export type Origin = S3Origin | CloudFrontOrigin

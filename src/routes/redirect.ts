@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
-import { authorizeBatch } from '../auth/policy'
+import { authorizeBatch, signingWindowFor } from '../auth/policy'
+import { cacheControlUntil } from '../http/cache'
 import type { Clock } from '../clock'
 import { ORIGIN_NAME } from '../config/names'
-import { REDIRECT_CACHE_MARGIN_S } from '../constants'
 import { checkExpiresIn, checkObjectKey } from '../core/s3/presign'
 import { batchSigner } from '../signing'
 import { invalid, type FieldError } from '../errors'
@@ -59,16 +59,17 @@ export function redirectRoutes(clock: Clock) {
       keys: [{ key: key as string, path: 'key' }],
       expiresIn,
     })
+    const now = clock()
     const signer = batchSigner(authorized.origin, {
       method: 'GET',
       expiresIn: authorized.expiresIn,
-      now: clock(),
+      now,
+      ...signingWindowFor(authorized, undefined),
     })
     const [url] = await signer.signAll([{ key: key as string }])
-    const maxAge = authorized.expiresIn - REDIRECT_CACHE_MARGIN_S
     return c.body(null, 302, {
       location: url!,
-      'cache-control': maxAge > 0 ? `private, max-age=${maxAge}` : 'no-store',
+      'cache-control': cacheControlUntil(signer.expiresAt, now),
       // The response differs per caller.
       vary: 'Authorization, Cookie',
     })

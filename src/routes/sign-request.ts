@@ -1,7 +1,7 @@
 // Validation of the `POST /v1/sign` body into a typed request. Every problem is collected with its
 // path (`items.3.response.contentType`) so a client fixes a batch in one round trip.
 
-import { MAX_OVERRIDE_CHARS, MAX_VERSION_ID_CHARS } from '../constants'
+import { MAX_OVERRIDE_CHARS, MAX_SIGNING_WINDOW_S, MAX_VERSION_ID_CHARS } from '../constants'
 import {
   checkExpiresIn,
   checkHeaderValue,
@@ -26,10 +26,20 @@ export interface SignRequest {
   items: PresignItem[]
   /** CloudFront only: one canned signature per URL, or one wildcard policy for the batch. */
   policy: PolicyKind | undefined
+  /** Seconds; undefined for the origin's own. */
+  signingWindow: number | undefined
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE'])
-const BODY_FIELDS = new Set(['origin', 'method', 'expiresIn', 'keys', 'items', 'policy'])
+const BODY_FIELDS = new Set([
+  'origin',
+  'method',
+  'expiresIn',
+  'keys',
+  'items',
+  'policy',
+  'signingWindow',
+])
 const ITEM_FIELDS = new Set(['key', 'versionId', 'response'])
 const OVERRIDE_FIELDS: ReadonlySet<string> = new Set(RESPONSE_OVERRIDE_FIELDS)
 /** Stop collecting after this many problems: a 100,000-item batch of bad keys needs no more. */
@@ -190,6 +200,8 @@ export function parseSignRequest(body: unknown, limits: { maxBatch: number }): S
     errors.push({ path: 'policy', message: 'must be "canned" or "wildcard"' })
   }
 
+  const signingWindow = parseSigningWindowField(body.signingWindow, errors)
+
   if (errors.length > 0) throw invalid(errors)
   return {
     origin: origin as string,
@@ -198,5 +210,28 @@ export function parseSignRequest(body: unknown, limits: { maxBatch: number }): S
     field,
     items,
     policy: policy as PolicyKind | undefined,
+    signingWindow,
   }
+}
+
+/** A request's `signingWindow`: whole seconds from 0 (sign at the request time) to a day. */
+export function parseSigningWindowField(
+  value: unknown,
+  errors: FieldError[],
+  path = 'signingWindow',
+): number | undefined {
+  if (value === undefined) return undefined
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < 0 ||
+    value > MAX_SIGNING_WINDOW_S
+  ) {
+    errors.push({
+      path,
+      message: `must be a whole number of seconds from 0 to ${MAX_SIGNING_WINDOW_S}`,
+    })
+    return undefined
+  }
+  return value
 }

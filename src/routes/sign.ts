@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
-import { actionFor, authorizeBatch, authorizeWildcard } from '../auth/policy'
+import { actionFor, authorizeBatch, authorizeWildcard, signingWindowFor } from '../auth/policy'
+import { cacheControlUntil, etagOf } from '../http/cache'
 import { STREAM_CHUNK_ITEMS } from '../constants'
 import type { Origin } from '../config'
 import { commonKeyPrefix } from '../core/cloudfront/sign'
@@ -25,7 +26,7 @@ export function signRoutes(clock: Clock) {
     const configured = config.origins.get(request.origin)
     if (configured !== undefined) checkOriginSupports(configured, request)
     const suffix = request.field === 'keys' ? '' : '.key'
-    const { origin, expiresIn } = authorizeBatch(config, c.get('principal'), {
+    const authorized = authorizeBatch(config, c.get('principal'), {
       origin: request.origin,
       action,
       keys: request.items.map((item, i) => ({
@@ -34,24 +35,30 @@ export function signRoutes(clock: Clock) {
       })),
       expiresIn: request.expiresIn,
     })
+    const { origin, expiresIn } = authorized
     let wildcardPrefix: string | undefined
     if (request.policy === 'wildcard') {
       wildcardPrefix = commonKeyPrefix(request.items.map((item) => item.key))
       authorizeWildcard(config, c.get('principal'), origin, wildcardPrefix, 'policy')
     }
+    const now = clock()
     const signer = batchSigner(origin, {
       method: request.method,
       expiresIn,
-      now: clock(),
+      now,
+      ...signingWindowFor(authorized, request.signingWindow),
       policy: request.policy,
       wildcardPrefix,
     })
     const expiresAt = signer.expiresAt.toISOString()
-    const headers = { 'cache-control': 'no-store', 'waybill-expires-at': expiresAt }
 
     if (wantsNdjson(c.req.header('accept'))) {
       return new Response(ndjsonStream(signer, request.items), {
-        headers: { ...headers, 'content-type': `${NDJSON}; charset=utf-8` },
+        headers: {
+          'cache-control': 'no-store',
+          'waybill-expires-at': expiresAt,
+          'content-type': `${NDJSON}; charset=utf-8`,
+        },
       })
     }
     const signed = await signer.signAll(request.items)
@@ -62,7 +69,12 @@ export function signRoutes(clock: Clock) {
       body += `{"key":${JSON.stringify(request.items[i]!.key)},"url":${JSON.stringify(signed[i])}}`
     }
     body += ']}'
-    return c.body(body, 200, { ...headers, 'content-type': 'application/json' })
+    return c.body(body, 200, {
+      'content-type': 'application/json',
+      'cache-control': cacheControlUntil(signer.expiresAt, now),
+      etag: await etagOf(body),
+      'waybill-expires-at': expiresAt,
+    })
   })
 }
 

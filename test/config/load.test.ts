@@ -356,3 +356,51 @@ describe('edge cases a mutation run found untested', () => {
     expect(found.map((e) => e.path)).toEqual(['WAYBILL_ORIGINS.photos.endpoint'])
   })
 })
+
+describe('signing windows, POST support and listFrom', () => {
+  it('defaults to no window and POST support', () => {
+    const origin = s3(ok(env()), 'photos')
+    expect(origin.signingWindow).toBe(0)
+    expect(origin.postPolicy).toBe(true)
+  })
+
+  it('reads a window and a store without POST', () => {
+    const config = ok(
+      env({
+        WAYBILL_ORIGINS: {
+          photos: {
+            type: 's3',
+            bucket: 'photos',
+            region: 'auto',
+            credentials: 'PHOTOS',
+            signingWindow: 3600,
+            postPolicy: false,
+          },
+        },
+      }),
+    )
+    expect(s3(config, 'photos').signingWindow).toBe(3600)
+    expect(s3(config, 'photos').postPolicy).toBe(false)
+  })
+
+  it('names bad windows, POST flags and listFrom references', () => {
+    const bad = (fields: Record<string, unknown>) =>
+      errorPaths(
+        env({
+          WAYBILL_ORIGINS: {
+            photos: {
+              type: 's3',
+              bucket: 'photos',
+              region: 'auto',
+              credentials: 'PHOTOS',
+              ...fields,
+            },
+          },
+        }),
+      )
+    for (const signingWindow of [-1, 0.5, 86_401, '3600']) {
+      expect(bad({ signingWindow })).toEqual(['WAYBILL_ORIGINS.photos.signingWindow'])
+    }
+    expect(bad({ postPolicy: 'no' })).toEqual(['WAYBILL_ORIGINS.photos.postPolicy'])
+  })
+})

@@ -322,12 +322,13 @@ describe('signed headers and multipart parameters', () => {
       expiresIn: 60,
       now: NOW,
     }
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { Host: 'x' },
       { host: 'x' },
       { 'content-type': 'é' },
       { 'x-a': 'a\nb' },
-    ]) {
+    ]
+    for (const headers of refused) {
       expect(() => prepareS3Presign({ ...base, headers })).toThrow(WaybillError)
     }
   })
