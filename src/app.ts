@@ -11,6 +11,7 @@ import { internalErrorResponse, problemResponse } from './http/problem'
 import type { AppEnv } from './http/types'
 import { cookieRoutes } from './routes/cookies'
 import { openApiDocument } from './routes/openapi'
+import { listRoutes } from './routes/list'
 import { redirectRoutes } from './routes/redirect'
 import { signRoutes } from './routes/sign'
 
@@ -28,6 +29,7 @@ const ALLOWED: ReadonlyArray<readonly [string, string]> = [
   ['/v1/sign', 'POST'],
   ['/v1/cookies', 'POST'],
   ['/v1/redirect/*', 'GET, HEAD'],
+  ['/v1/list/*', 'GET, HEAD'],
 ]
 
 function methodNotAllowed(allow: string): WaybillError {
@@ -72,9 +74,11 @@ export function createApp(options: AppOptions = {}) {
   app.use('/v1/sign', authenticate({ jwks, clock }), rateLimit())
   app.use('/v1/cookies', authenticate({ jwks, clock }), rateLimit())
   app.use('/v1/redirect/*', authenticate({ jwks, clock, cookie: true }), rateLimit())
+  app.use('/v1/list/*', authenticate({ jwks, clock }), rateLimit())
   app.route('/v1/sign', signRoutes(clock))
   app.route('/v1/cookies', cookieRoutes(clock))
   app.route('/v1/redirect', redirectRoutes(clock))
+  app.route('/v1/list', listRoutes(clock))
 
   app.notFound(() =>
     problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),

@@ -48,6 +48,17 @@ export const RATE_LIMIT_RETRY_AFTER_S = 60
 
 export const DEFAULT_CORS_MAX_AGE_S = 600
 
+/** The Worker's own S3 API calls: time limit, retries of 5xx/429/network failures, parallel calls. */
+export const S3_TIMEOUT_MS = 10_000
+export const S3_RETRIES = 2
+export const S3_CONCURRENCY = 6
+/** ListObjectsV2 returns at most this many entries per page. */
+export const S3_LIST_PAGE_MAX = 1000
+/** Entries one `GET /v1/list` may return, across pages and prefixes. */
+export const MAX_LIST_LIMIT = 10_000
+export const DEFAULT_LIST_LIMIT = 1000
+export const MAX_LIST_PREFIXES = 50
+
 /** CloudFront canned signatures computed concurrently per step (one RSA operation each). */
 export const CLOUDFRONT_SIGN_CHUNK = 256
 /** Longest prefix accepted for signed cookies. */

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'too_many_requests'
   | 'config_invalid'
   | 'auth_unavailable'
+  | 'upstream_error'
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -23,6 +24,7 @@ const STATUS: Record<ErrorCode, number> = {
   too_many_requests: 429,
   config_invalid: 503,
   auth_unavailable: 503,
+  upstream_error: 502,
 }
 
 const TITLE: Record<ErrorCode, string> = {
@@ -36,6 +38,7 @@ const TITLE: Record<ErrorCode, string> = {
   too_many_requests: 'Too many requests',
   config_invalid: 'Service misconfigured',
   auth_unavailable: 'Authentication temporarily unavailable',
+  upstream_error: 'The storage service failed',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */

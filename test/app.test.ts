@@ -119,7 +119,9 @@ describe('GET /openapi.json', () => {
       .flatMap(([path, operations]) =>
         Object.keys(operations).map(
           (method) =>
-            `${method.toUpperCase()} ${path.replace(/\{origin\}\/\{key\}/, ':origin/:key{.+}')}`,
+            `${method.toUpperCase()} ${path
+              .replace(/\{origin\}\/\{key\}/, ':origin/:key{.+}')
+              .replace(/\{(\w+)\}/g, ':$1')}`,
         ),
       )
       .sort()

@@ -73,6 +73,32 @@ interface ResolvedGrant {
   prefix: string
 }
 
+/** The caller's grants for `action` on `origin`, with their prefixes filled in. */
+function grantsFor(
+  config: Config,
+  principal: Principal,
+  origin: Origin,
+  action: Action,
+): ResolvedGrant[] {
+  const grants: ResolvedGrant[] = []
+  for (const grant of config.grants) {
+    if (grant.origin !== origin.name || !grant.actions.has(action)) continue
+    if (!subjectMatches(grant.subject, principal)) continue
+    const prefix = resolvePrefix(grant.prefix, principal.claims)
+    if (prefix !== undefined) grants.push({ grant, prefix })
+  }
+  return grants
+}
+
+function noGrant(action: Action, originName: string): WaybillError {
+  // The same answer for unknown and ungranted origins, so callers cannot probe the config.
+  return new WaybillError(
+    'forbidden',
+    `No grant lets this caller ${action} on origin "${originName}".`,
+    { errors: [{ path: 'origin', message: `no grant to ${action} on this origin` }] },
+  )
+}
+
 export interface BatchRequest {
   origin: string
   action: Action
@@ -112,23 +138,8 @@ export function authorizeBatch(
     if (unsafe.length > 0) throw invalid(unsafe)
   }
 
-  const grants: ResolvedGrant[] = []
-  if (origin !== undefined) {
-    for (const grant of config.grants) {
-      if (grant.origin !== origin.name || !grant.actions.has(request.action)) continue
-      if (!subjectMatches(grant.subject, principal)) continue
-      const prefix = resolvePrefix(grant.prefix, principal.claims)
-      if (prefix !== undefined) grants.push({ grant, prefix })
-    }
-  }
-  if (origin === undefined || grants.length === 0) {
-    // The same answer for unknown and ungranted origins, so callers cannot probe the config.
-    throw new WaybillError(
-      'forbidden',
-      `No grant lets this caller ${request.action} on origin "${request.origin}".`,
-      { errors: [{ path: 'origin', message: `no grant to ${request.action} on this origin` }] },
-    )
-  }
+  const grants = origin === undefined ? [] : grantsFor(config, principal, origin, request.action)
+  if (origin === undefined || grants.length === 0) throw noGrant(request.action, request.origin)
 
   // Per key, the most generous covering grant decides; the batch gets the least of those.
   const uncovered: FieldError[] = []
@@ -236,4 +247,87 @@ export function authorizeWildcard(
     `No grant lets this caller read everything under "${keyPrefix}" with one wildcard policy.`,
     { errors: [{ path: field, message: 'no wildcard grant covers this prefix' }] },
   )
+}
+
+export interface AuthorizedList {
+  origin: Origin
+  /** Most entries one listing may return for this caller. */
+  maxBatch: number
+}
+
+/**
+ * Authorizes listing everything under each of `prefixes`: a `list` grant must contain the whole of
+ * each (`users/al` lists nothing of `users/alice/`, and `users/alice` would reach `users/alice2/`).
+ */
+export function authorizeList(
+  config: Config,
+  principal: Principal,
+  originName: string,
+  prefixes: readonly string[],
+): AuthorizedList {
+  const origin = config.origins.get(originName)
+  const grants = origin === undefined ? [] : grantsFor(config, principal, origin, 'list')
+  if (origin === undefined || grants.length === 0) throw noGrant('list', originName)
+  const uncovered: FieldError[] = []
+  let maxBatch = Infinity
+  prefixes.forEach((keyPrefix, i) => {
+    let batch = 0
+    for (const { grant, prefix } of grants) {
+      if (prefixCoversAll(prefix, keyPrefix)) batch = Math.max(batch, grant.maxBatch)
+    }
+    if (batch === 0) {
+      uncovered.push({ path: `prefix.${i}`, message: 'is not wholly covered by a grant to list' })
+    }
+    maxBatch = Math.min(maxBatch, batch)
+  })
+  if (uncovered.length > 0) {
+    throw new WaybillError('forbidden', "A prefix is not covered by this caller's list grants.", {
+      errors: uncovered,
+    })
+  }
+  return { origin, maxBatch }
+}
+
+export interface AuthorizedReads {
+  /** Per key: may the caller get a URL for it. */
+  readable: boolean[]
+  expiresIn: number
+  maxExpiresIn: number
+}
+
+/**
+ * Which of `keys` the caller may read, for a listing: keys without a covering `read` grant (or
+ * that the origin's key policy refuses) are listed without a URL rather than failing the request.
+ */
+export function authorizeReads(
+  config: Config,
+  principal: Principal,
+  origin: Origin,
+  keys: readonly string[],
+  expiresIn: number | undefined,
+): AuthorizedReads {
+  const grants = grantsFor(config, principal, origin, 'read')
+  let allowedExpiry = Infinity
+  const readable = keys.map((key) => {
+    if (origin.keys === 'safe' && unsafeKeyReason(key) !== undefined) return false
+    let expiry = 0
+    for (const { grant, prefix } of grants) {
+      if (prefixCovers(prefix, key)) expiry = Math.max(expiry, grant.maxExpiresIn)
+    }
+    if (expiry > 0) allowedExpiry = Math.min(allowedExpiry, expiry)
+    return expiry > 0
+  })
+  if (allowedExpiry === Infinity) {
+    allowedExpiry = grants.reduce((max, { grant }) => Math.max(max, grant.maxExpiresIn), 0)
+  }
+  if (expiresIn !== undefined && expiresIn > allowedExpiry && readable.includes(true)) {
+    throw invalid([
+      { path: 'expiresIn', message: `must be at most ${allowedExpiry} for this caller` },
+    ])
+  }
+  return {
+    readable,
+    expiresIn: expiresIn ?? Math.min(config.defaultExpiresIn, allowedExpiry || Infinity),
+    maxExpiresIn: allowedExpiry,
+  }
 }

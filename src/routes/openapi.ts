@@ -3,7 +3,11 @@
 
 import {
   DEFAULT_EXPIRES_S,
+  DEFAULT_LIST_LIMIT,
   DEFAULT_MAX_BATCH,
+  MAX_LIST_LIMIT,
+  MAX_LIST_PREFIXES,
+  MAX_SIGNING_WINDOW_S,
   MAX_EXPIRES_S,
   MAX_KEY_BYTES,
   MIN_EXPIRES_S,
@@ -20,6 +24,23 @@ const key = {
   minLength: 1,
   description: `An object key: any Unicode without lone surrogates, at most ${MAX_KEY_BYTES} bytes of UTF-8.`,
   examples: ['photos/2026/cat picture.jpg'],
+}
+
+const signingWindow = {
+  type: 'integer',
+  minimum: 0,
+  maximum: MAX_SIGNING_WINDOW_S,
+  description:
+    "Seconds. Signs at the start of the current window for window + expiresIn, so every request in the window gets byte-identical URLs (cacheable). expiresIn + signingWindow must fit the caller's grant. Default: the origin's signingWindow (0: sign at the request time).",
+}
+
+const cacheHeaders = {
+  'Cache-Control': {
+    description:
+      'private, max-age = the shortest remaining URL life less 60 s (no-store when nothing is left).',
+    schema: { type: 'string' },
+  },
+  ETag: { description: 'The SHA-256 of the body.', schema: { type: 'string' } },
 }
 
 const responseOverrides = {
@@ -115,6 +136,7 @@ export const openApiDocument = {
             description: 'Seconds. The default is WAYBILL_DEFAULT_EXPIRES_S.',
           },
           keys: { type: 'array', minItems: 1, maxItems: DEFAULT_MAX_BATCH, items: key },
+          signingWindow,
           policy: {
             enum: ['canned', 'wildcard'],
             default: 'canned',
@@ -143,6 +165,21 @@ export const openApiDocument = {
         type: 'object',
         required: ['key', 'url'],
         properties: { key: { type: 'string' }, url: { type: 'string', format: 'uri' } },
+      },
+      ListedItem: {
+        type: 'object',
+        required: ['key', 'size', 'etag', 'lastModified'],
+        properties: {
+          key: { type: 'string' },
+          size: { type: 'integer' },
+          etag: { type: 'string' },
+          lastModified: { type: 'string', format: 'date-time' },
+          url: {
+            type: 'string',
+            format: 'uri',
+            description: 'Absent when the caller may list but not read the object.',
+          },
+        },
       },
       SignResponse: {
         type: 'object',
@@ -192,7 +229,10 @@ export const openApiDocument = {
           '200': {
             description:
               'The URLs. With `Accept: application/x-ndjson`, one SignedUrl per line, streamed; the expiry is in the Waybill-Expires-At header.',
-            headers: { 'Waybill-Expires-At': { schema: { type: 'string', format: 'date-time' } } },
+            headers: {
+              'Waybill-Expires-At': { schema: { type: 'string', format: 'date-time' } },
+              ...cacheHeaders,
+            },
             content: {
               'application/json': { schema: { $ref: '#/components/schemas/SignResponse' } },
               'application/x-ndjson': { schema: { $ref: '#/components/schemas/SignedUrl' } },
@@ -302,6 +342,83 @@ export const openApiDocument = {
           '404': problem,
           '405': problem,
           '429': problem,
+          '503': problem,
+        },
+      },
+    },
+    '/v1/list/{origin}': {
+      get: {
+        summary:
+          'A signed listing: ListObjectsV2 under each prefix, with a presigned GET URL (or CloudFront URL) per object the caller may read. Needs a list grant containing every prefix.',
+        security: [{ apiKey: [] }, { jwt: [] }, { access: [] }, { accessCookie: [] }],
+        parameters: [
+          {
+            name: 'origin',
+            in: 'path',
+            required: true,
+            description: 'An S3 origin, or a CloudFront origin with listFrom.',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'prefix',
+            in: 'query',
+            description: `Repeat for several prefixes (at most ${MAX_LIST_PREFIXES}), listed concurrently; results come in the order given.`,
+            schema: { type: 'array', items: { type: 'string' } },
+            style: 'form',
+            explode: true,
+          },
+          { name: 'delimiter', in: 'query', schema: { type: 'string', examples: ['/'] } },
+          {
+            name: 'limit',
+            in: 'query',
+            description: 'Entries (objects and common prefixes) in this response, across S3 pages.',
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: MAX_LIST_LIMIT,
+              default: DEFAULT_LIST_LIMIT,
+            },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            description: 'The cursor of the previous page (opaque).',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'expiresIn',
+            in: 'query',
+            schema: { type: 'integer', minimum: MIN_EXPIRES_S, maximum: MAX_EXPIRES_S },
+          },
+          { name: 'signingWindow', in: 'query', schema: signingWindow },
+        ],
+        responses: {
+          '200': {
+            description:
+              'With `Accept: application/x-ndjson`: one ListedItem per line, then a line { prefixes, cursor }.',
+            headers: cacheHeaders,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    origin: { type: 'string' },
+                    items: { type: 'array', items: { $ref: '#/components/schemas/ListedItem' } },
+                    prefixes: { type: 'array', items: { type: 'string' } },
+                    cursor: { type: ['string', 'null'] },
+                    expiresAt: { type: ['string', 'null'], format: 'date-time' },
+                  },
+                },
+              },
+            },
+          },
+          '304': { description: 'If-None-Match matched the ETag.' },
+          '400': problem,
+          '401': problem,
+          '403': problem,
+          '405': problem,
+          '429': problem,
+          '502': problem,
           '503': problem,
         },
       },

@@ -110,3 +110,34 @@ describe('CloudFront origins', () => {
     })
   }
 })
+
+describe('CloudFront listFrom and signingWindow', () => {
+  const s3 = { type: 's3', bucket: 'assets', region: 'us-east-1', credentials: 'S3' }
+  const s3Secrets = { S3_ACCESS_KEY_ID: 'AKIDLISTFROM', S3_SECRET_ACCESS_KEY: 'listFromSecret0' }
+
+  it('accepts an S3 origin to list from and a window', () => {
+    const result = parseConfig({
+      WAYBILL_ORIGINS: { cdn: { ...cdn, listFrom: 'bucket', signingWindow: 600 }, bucket: s3 },
+      CDN_KEY: keys.rsaPkcs8,
+      ...s3Secrets,
+    })
+    if (!result.ok) throw new Error(JSON.stringify(result.errors))
+    const origin = result.config.origins.get('cdn')
+    if (origin?.type !== 'cloudfront') throw new Error('not cloudfront')
+    expect(origin.listFrom).toBe('bucket')
+    expect(origin.signingWindow).toBe(600)
+  })
+
+  it('names a listFrom that is missing or not an S3 origin', () => {
+    for (const listFrom of ['nowhere', 'cdn', 'Bad Name']) {
+      const result = parseConfig({
+        WAYBILL_ORIGINS: { cdn: { ...cdn, listFrom }, bucket: s3 },
+        CDN_KEY: keys.rsaPkcs8,
+        ...s3Secrets,
+      })
+      expect(result.ok).toBe(false)
+      if (!result.ok)
+        expect(result.errors.map((e) => e.path)).toEqual(['WAYBILL_ORIGINS.cdn.listFrom'])
+    }
+  })
+})

@@ -1,0 +1,215 @@
+// The Worker's own S3 API calls (ListObjectsV2 and the multipart lifecycle), signed with aws4fetch.
+// One AwsClient per origin per isolate; workerd pools connections per host, so calls reuse them.
+// S3's error documents become problem responses that say what S3 said: a caller's mistake (an
+// unknown upload id, a bad part list) is a 4xx, the store's or the configuration's a 502.
+
+import { AwsClient } from 'aws4fetch'
+import type { S3Origin } from '../config'
+import { S3_RETRIES, S3_TIMEOUT_MS } from '../constants'
+import { encodeKeyPath, encodeRfc3986 } from '../core/sigv4/encoding'
+import { WaybillError, type ErrorCode } from '../errors'
+import { elements, escapeXmlText, text } from './xml'
+
+const clients = new WeakMap<S3Origin, AwsClient>()
+
+function clientFor(origin: S3Origin): AwsClient {
+  let client = clients.get(origin)
+  if (client === undefined) {
+    client = new AwsClient({
+      accessKeyId: origin.credentials.accessKeyId,
+      secretAccessKey: origin.credentials.secretAccessKey,
+      sessionToken: origin.credentials.sessionToken,
+      service: 's3',
+      region: origin.region,
+      retries: S3_RETRIES,
+    })
+    clients.set(origin, client)
+  }
+  return client
+}
+
+/** The URL of the bucket (no key) or of an object, with an already encoded query. */
+function s3Url(origin: S3Origin, key: string | undefined, query: string): string {
+  const { protocol, host, basePath } = origin.endpoint
+  const path = key === undefined ? `${basePath}/` : `${basePath}/${encodeKeyPath(key)}`
+  return `${protocol}//${host}${path}${query === '' ? '' : `?${query}`}`
+}
+
+function queryString(params: Record<string, string | number | undefined>): string {
+  return Object.entries(params)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => (value === '' ? name : `${name}=${encodeRfc3986(String(value))}`))
+    .join('&')
+}
+
+// S3 error codes that mean the caller asked for something wrong, and how to answer them.
+const CALLER_ERRORS: Readonly<Record<string, ErrorCode>> = {
+  NoSuchUpload: 'not_found',
+  NoSuchKey: 'not_found',
+  InvalidPart: 'invalid_request',
+  InvalidPartOrder: 'invalid_request',
+  EntityTooSmall: 'invalid_request',
+  EntityTooLarge: 'invalid_request',
+  InvalidArgument: 'invalid_request',
+  MalformedXML: 'invalid_request',
+  PreconditionFailed: 'invalid_request',
+}
+
+/** A problem for an S3 error document (or a failed response without one). */
+export function s3Error(operation: string, status: number, body: string): WaybillError {
+  const code = text(body, 'Code')
+  const message = text(body, 'Message')
+  const said = code === undefined ? `HTTP ${status}` : `${code}${message ? `: ${message}` : ''}`
+  const callerCode = code === undefined ? undefined : CALLER_ERRORS[code]
+  if (callerCode !== undefined) {
+    return new WaybillError(callerCode, `${operation} was refused by the store: ${said}`)
+  }
+  return new WaybillError('upstream_error', `${operation} failed at the store: ${said}`)
+}
+
+async function call(
+  origin: S3Origin,
+  operation: string,
+  url: string,
+  init: RequestInit,
+): Promise<string> {
+  let response: Response
+  try {
+    response = await clientFor(origin).fetch(url, {
+      ...init,
+      signal: AbortSignal.timeout(S3_TIMEOUT_MS),
+    })
+  } catch (error) {
+    const reason =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${S3_TIMEOUT_MS / 1000} s`
+        : 'the store could not be reached'
+    throw new WaybillError('upstream_error', `${operation} failed: ${reason}`)
+  }
+  const body = await response.text()
+  // CompleteMultipartUpload can fail after a 200 status, with an Error document as the body.
+  if (!response.ok || /^\s*(<\?xml[^>]*>\s*)?<Error>/.test(body)) {
+    throw s3Error(operation, response.status, body)
+  }
+  return body
+}
+
+export interface ListedObject {
+  key: string
+  size: number
+  etag: string
+  lastModified: string
+}
+
+export interface ListPage {
+  objects: ListedObject[]
+  prefixes: string[]
+  /** Continuation token when the listing goes on. */
+  next: string | undefined
+}
+
+export interface ListPageInput {
+  prefix: string
+  delimiter?: string | undefined
+  maxKeys: number
+  continuationToken?: string | undefined
+  startAfter?: string | undefined
+}
+
+/** One ListObjectsV2 page. */
+export async function listObjectsPage(origin: S3Origin, input: ListPageInput): Promise<ListPage> {
+  const query = queryString({
+    'continuation-token': input.continuationToken,
+    delimiter: input.delimiter,
+    'list-type': 2,
+    'max-keys': input.maxKeys,
+    prefix: input.prefix,
+    'start-after': input.startAfter,
+  })
+  const xml = await call(origin, 'ListObjectsV2', s3Url(origin, undefined, query), {})
+  const objects = elements(xml, 'Contents').map((entry) => ({
+    key: text(entry, 'Key') ?? '',
+    size: Number(text(entry, 'Size') ?? 0),
+    etag: text(entry, 'ETag') ?? '',
+    lastModified: text(entry, 'LastModified') ?? '',
+  }))
+  const prefixes = elements(xml, 'CommonPrefixes').map((entry) => text(entry, 'Prefix') ?? '')
+  const truncated = text(xml, 'IsTruncated') === 'true'
+  return { objects, prefixes, next: truncated ? text(xml, 'NextContinuationToken') : undefined }
+}
+
+export interface CreateUploadInput {
+  contentType: string
+  metadata?: Readonly<Record<string, string>> | undefined
+}
+
+/** CreateMultipartUpload: the new upload's id. */
+export async function createMultipartUpload(
+  origin: S3Origin,
+  key: string,
+  input: CreateUploadInput,
+): Promise<string> {
+  const headers: Record<string, string> = { 'content-type': input.contentType }
+  for (const [name, value] of Object.entries(input.metadata ?? {})) {
+    headers[`x-amz-meta-${name}`] = value
+  }
+  const xml = await call(origin, 'CreateMultipartUpload', s3Url(origin, key, 'uploads'), {
+    method: 'POST',
+    headers,
+  })
+  const uploadId = text(xml, 'UploadId')
+  if (uploadId === undefined || uploadId === '') {
+    throw new WaybillError('upstream_error', 'CreateMultipartUpload answered without an UploadId')
+  }
+  return uploadId
+}
+
+export interface CompletedPart {
+  partNumber: number
+  etag: string
+}
+
+/** CompleteMultipartUpload with the caller's parts (ascending part numbers). */
+export async function completeMultipartUpload(
+  origin: S3Origin,
+  key: string,
+  uploadId: string,
+  parts: readonly CompletedPart[],
+): Promise<{ etag: string }> {
+  let body = '<CompleteMultipartUpload>'
+  for (const part of parts) {
+    body += `<Part><PartNumber>${part.partNumber}</PartNumber><ETag>${escapeXmlText(part.etag)}</ETag></Part>`
+  }
+  body += '</CompleteMultipartUpload>'
+  const xml = await call(
+    origin,
+    'CompleteMultipartUpload',
+    s3Url(origin, key, queryString({ uploadId })),
+    { method: 'POST', headers: { 'content-type': 'application/xml' }, body },
+  )
+  return { etag: text(xml, 'ETag') ?? '' }
+}
+
+/** AbortMultipartUpload. */
+export async function abortMultipartUpload(
+  origin: S3Origin,
+  key: string,
+  uploadId: string,
+): Promise<void> {
+  await call(origin, 'AbortMultipartUpload', s3Url(origin, key, queryString({ uploadId })), {
+    method: 'DELETE',
+  })
+}
+
+/** ListMultipartUploads for one key: the ids of its uploads in progress (tests, cleanup). */
+export async function listMultipartUploads(origin: S3Origin, key: string): Promise<string[]> {
+  const xml = await call(
+    origin,
+    'ListMultipartUploads',
+    s3Url(origin, undefined, queryString({ prefix: key, uploads: '' })),
+    {},
+  )
+  return elements(xml, 'Upload')
+    .filter((upload) => text(upload, 'Key') === key)
+    .map((upload) => text(upload, 'UploadId') ?? '')
+}
