@@ -14,6 +14,7 @@ import { openApiDocument } from './routes/openapi'
 import { listRoutes } from './routes/list'
 import { redirectRoutes } from './routes/redirect'
 import { signRoutes } from './routes/sign'
+import { uploadRoutes } from './routes/uploads'
 
 export interface AppOptions {
   /** Signing and token-checking time source; the request time unless a test fixes it. */
@@ -30,6 +31,8 @@ const ALLOWED: ReadonlyArray<readonly [string, string]> = [
   ['/v1/cookies', 'POST'],
   ['/v1/redirect/*', 'GET, HEAD'],
   ['/v1/list/*', 'GET, HEAD'],
+  // Also matches /v1/uploads itself.
+  ['/v1/uploads/*', 'POST'],
 ]
 
 function methodNotAllowed(allow: string): WaybillError {
@@ -75,10 +78,12 @@ export function createApp(options: AppOptions = {}) {
   app.use('/v1/cookies', authenticate({ jwks, clock }), rateLimit())
   app.use('/v1/redirect/*', authenticate({ jwks, clock, cookie: true }), rateLimit())
   app.use('/v1/list/*', authenticate({ jwks, clock }), rateLimit())
+  app.use('/v1/uploads/*', authenticate({ jwks, clock }), rateLimit())
   app.route('/v1/sign', signRoutes(clock))
   app.route('/v1/cookies', cookieRoutes(clock))
   app.route('/v1/redirect', redirectRoutes(clock))
   app.route('/v1/list', listRoutes(clock))
+  app.route('/v1/uploads', uploadRoutes(clock))
 
   app.notFound(() =>
     problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),

@@ -59,6 +59,16 @@ export const MAX_LIST_LIMIT = 10_000
 export const DEFAULT_LIST_LIMIT = 1000
 export const MAX_LIST_PREFIXES = 50
 
+/** S3's upload limits: one PUT, one object, parts, and user metadata (x-amz-meta-*) in total. */
+export const MAX_PUT_BYTES = 5 * 1024 ** 3
+export const MAX_UPLOAD_BYTES = 5 * 1024 ** 4
+export const MIN_PART_SIZE_BYTES = 5 * 1024 ** 2
+export const MAX_PART_SIZE_BYTES = 5 * 1024 ** 3
+export const MAX_PARTS = 10_000
+export const MAX_METADATA_BYTES = 2048
+/** Part URLs signed with CreateMultipartUpload's answer; more come from /v1/uploads/multipart/parts. */
+export const FIRST_PART_URLS = 100
+
 /** CloudFront canned signatures computed concurrently per step (one RSA operation each). */
 export const CLOUDFRONT_SIGN_CHUNK = 256
 /** Longest prefix accepted for signed cookies. */

@@ -331,3 +331,102 @@ export function authorizeReads(
     maxExpiresIn: allowedExpiry,
   }
 }
+
+export interface UploadRequestScope {
+  origin: string
+  /** The key, or for a POST policy with `keyPrefix` the prefix every key will start with. */
+  key: string
+  keyIsPrefix: boolean
+  /**
+   * A media type (`image/png; charset=…`) or, for POST policies, a family (`image/*`); undefined
+   * for the multipart follow-ups, whose type was checked when the upload began.
+   */
+  contentType: string | undefined
+  contentLength: number | undefined
+  expiresIn: number | undefined
+}
+
+export interface AuthorizedUpload extends Authorized {
+  /** The largest object the caller may upload here, if the grant limits it. */
+  maxContentLength: number | undefined
+}
+
+/** True when a grant's content type patterns admit `contentType` (a whole family needs `x/*`). */
+export function contentTypeAllowed(
+  patterns: readonly string[] | undefined,
+  contentType: string,
+): boolean {
+  if (patterns === undefined) return true
+  const media = contentType.split(';')[0]!.trim().toLowerCase()
+  const family = media.slice(0, media.indexOf('/'))
+  return patterns.some(
+    (pattern) => pattern === media || (pattern.endsWith('/*') && pattern === `${family}/*`),
+  )
+}
+
+/**
+ * Authorizes an upload: a `write` grant covering the key (or the whole key prefix) that admits the
+ * content type and size. 403 when no grant covers the key; 400 naming `contentType`,
+ * `contentLength` or `expiresIn` when the covering grants refuse the value.
+ */
+export function authorizeUpload(
+  config: Config,
+  principal: Principal,
+  request: UploadRequestScope,
+): AuthorizedUpload {
+  const origin = config.origins.get(request.origin)
+  const path = request.keyIsPrefix ? 'keyPrefix' : 'key'
+  if (origin !== undefined && origin.keys === 'safe') {
+    const reason = unsafeKeyReason(request.key)
+    if (reason !== undefined) throw invalid([{ path, message: reason }])
+  }
+  const grants = origin === undefined ? [] : grantsFor(config, principal, origin, 'write')
+  if (origin === undefined || grants.length === 0) throw noGrant('write', request.origin)
+  const covering = grants.filter(({ prefix }) =>
+    request.keyIsPrefix ? prefixCoversAll(prefix, request.key) : prefixCovers(prefix, request.key),
+  )
+  if (covering.length === 0) {
+    throw new WaybillError('forbidden', 'The key is not covered by a grant to write.', {
+      errors: [{ path, message: 'is not covered by a grant to write' }],
+    })
+  }
+  const { contentType } = request
+  const typed =
+    contentType === undefined
+      ? covering
+      : covering.filter(({ grant }) => contentTypeAllowed(grant.contentTypes, contentType))
+  if (typed.length === 0) {
+    const allowed = [...new Set(covering.flatMap(({ grant }) => grant.contentTypes ?? []))]
+    throw invalid([
+      { path: 'contentType', message: `must be one of ${allowed.join(', ')} for this caller` },
+    ])
+  }
+  // The most generous grant that admits the type decides the size and lifetime limits.
+  const maxContentLength = typed.some(({ grant }) => grant.maxContentLength === undefined)
+    ? undefined
+    : Math.max(...typed.map(({ grant }) => grant.maxContentLength!))
+  if (
+    maxContentLength !== undefined &&
+    request.contentLength !== undefined &&
+    request.contentLength > maxContentLength
+  ) {
+    throw invalid([
+      {
+        path: 'contentLength',
+        message: `must be at most ${maxContentLength} bytes for this caller`,
+      },
+    ])
+  }
+  const maxExpiresIn = Math.max(...typed.map(({ grant }) => grant.maxExpiresIn))
+  if (request.expiresIn !== undefined && request.expiresIn > maxExpiresIn) {
+    throw invalid([
+      { path: 'expiresIn', message: `must be at most ${maxExpiresIn} for this caller` },
+    ])
+  }
+  return {
+    origin,
+    expiresIn: request.expiresIn ?? Math.min(config.defaultExpiresIn, maxExpiresIn),
+    maxExpiresIn,
+    maxContentLength,
+  }
+}

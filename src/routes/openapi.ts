@@ -8,6 +8,8 @@ import {
   MAX_LIST_LIMIT,
   MAX_LIST_PREFIXES,
   MAX_SIGNING_WINDOW_S,
+  MAX_PART_SIZE_BYTES,
+  MIN_PART_SIZE_BYTES,
   MAX_EXPIRES_S,
   MAX_KEY_BYTES,
   MIN_EXPIRES_S,
@@ -420,6 +422,189 @@ export const openApiDocument = {
           '429': problem,
           '502': problem,
           '503': problem,
+        },
+      },
+    },
+    '/v1/uploads': {
+      post: {
+        summary:
+          'Permission to upload one object straight to the bucket: an exact PUT URL, a POST policy form, or a multipart upload with part URLs. Needs a write grant that admits the key, content type and size.',
+        security: [{ apiKey: [] }, { jwt: [] }, { access: [] }, { accessCookie: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['origin', 'contentType'],
+                description: 'Exactly one of key and keyPrefix (keyPrefix: mode "post" only).',
+                properties: {
+                  origin: { type: 'string' },
+                  mode: { enum: ['put', 'post', 'multipart'], default: 'put' },
+                  key,
+                  keyPrefix: {
+                    type: 'string',
+                    description: 'POST only: the form may name any key starting with this.',
+                  },
+                  contentType: {
+                    type: 'string',
+                    examples: ['image/png'],
+                    description:
+                      'Signed: the upload must send exactly this. POST also takes a family, "image/*".',
+                  },
+                  contentLength: {
+                    type: 'integer',
+                    minimum: 0,
+                    description:
+                      "Exact size in bytes (signed). Required for multipart, and for PUT when the caller's grant limits the size.",
+                  },
+                  checksumSha256: {
+                    type: 'string',
+                    description: 'PUT only: base64 SHA-256 of the file; the store checks it.',
+                  },
+                  ifNoneMatch: {
+                    enum: [true, false, '*'],
+                    description: 'PUT only: refuse to overwrite an existing object (412).',
+                  },
+                  metadata: {
+                    type: 'object',
+                    additionalProperties: { type: 'string' },
+                    description: 'x-amz-meta-<name> values (printable ASCII, 2 KiB in all).',
+                  },
+                  expiresIn: { type: 'integer', minimum: MIN_EXPIRES_S, maximum: MAX_EXPIRES_S },
+                  partSize: {
+                    type: 'integer',
+                    minimum: MIN_PART_SIZE_BYTES,
+                    maximum: MAX_PART_SIZE_BYTES,
+                    description:
+                      'Multipart only. Default: 5 MiB, grown so the parts fit in 10,000.',
+                  },
+                  successActionStatus: { enum: [200, 201, 204], description: 'POST only.' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description:
+              'PUT: { method: "PUT", url, headers, expiresAt } (send exactly these headers; Content-Length comes from the body). POST: { method: "POST", url, fields, expiresAt } (a multipart/form-data POST of the fields, then the file last, as "file"). Multipart: { method: "MULTIPART", key, uploadId, partSize, partCount, parts: [{ partNumber, url }], expiresAt } with the first 100 part URLs; each part URL pins its exact size.',
+            content: { 'application/json': {} },
+          },
+          '400': problem,
+          '401': problem,
+          '403': problem,
+          '405': problem,
+          '413': problem,
+          '415': problem,
+          '429': problem,
+          '502': problem,
+          '503': problem,
+        },
+      },
+    },
+    '/v1/uploads/multipart/parts': {
+      post: {
+        summary: 'More part URLs for a multipart upload in progress.',
+        security: [{ apiKey: [] }, { jwt: [] }, { access: [] }, { accessCookie: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  origin: { type: 'string' },
+                  key,
+                  uploadId: { type: 'string' },
+                  partNumbers: {
+                    type: 'array',
+                    items: { type: 'integer', minimum: 1, maximum: 10000 },
+                  },
+                  contentLength: { type: 'integer', minimum: 0 },
+                  partSize: { type: 'integer', minimum: MIN_PART_SIZE_BYTES },
+                  expiresIn: { type: 'integer', minimum: MIN_EXPIRES_S, maximum: MAX_EXPIRES_S },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: '{ parts: [{ partNumber, url }], expiresAt }' },
+          '400': problem,
+          '401': problem,
+          '403': problem,
+          '404': problem,
+          '502': problem,
+        },
+      },
+    },
+    '/v1/uploads/multipart/complete': {
+      post: {
+        summary: 'CompleteMultipartUpload with the ETags the part uploads returned.',
+        security: [{ apiKey: [] }, { jwt: [] }, { access: [] }, { accessCookie: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  origin: { type: 'string' },
+                  key,
+                  uploadId: { type: 'string' },
+                  parts: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: { partNumber: { type: 'integer' }, etag: { type: 'string' } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: '{ key, etag }' },
+          '400': problem,
+          '401': problem,
+          '403': problem,
+          '404': problem,
+          '502': problem,
+        },
+      },
+    },
+    '/v1/uploads/multipart/abort': {
+      post: {
+        summary: 'AbortMultipartUpload.',
+        security: [{ apiKey: [] }, { jwt: [] }, { access: [] }, { accessCookie: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  origin: { type: 'string' },
+                  key,
+                  uploadId: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '204': { description: '204: aborted' },
+          '400': problem,
+          '401': problem,
+          '403': problem,
+          '404': problem,
+          '502': problem,
         },
       },
     },

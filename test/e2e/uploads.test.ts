@@ -1,0 +1,448 @@
+// POST /v1/uploads against versitygw: exact PUT URLs, POST policies and multipart uploads, each
+// accepted when used as issued and rejected by the store when anything differs.
+
+import { env } from 'cloudflare:workers'
+import { AwsClient } from 'aws4fetch'
+import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { createApp } from '../../src/app'
+import type { Env } from '../../src/env'
+
+const s3 = inject('s3')
+const app = createApp()
+const ROOT = `up-${crypto.randomUUID().slice(0, 8)}`
+const API_KEY = 'wb_test_uploads_0123456789'
+const MAX_BYTES = 1024
+const MIB = 1024 * 1024
+
+let uploadEnv: Env
+const store = new AwsClient({
+  accessKeyId: s3.accessKeyId,
+  secretAccessKey: s3.secretAccessKey,
+  service: 's3',
+  region: 'us-east-1',
+})
+
+async function sha256(data: BufferSource, encoding: 'hex' | 'base64' = 'hex'): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', data))
+  if (encoding === 'base64') return btoa(String.fromCharCode(...digest))
+  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+beforeAll(async () => {
+  const origin = JSON.parse((env as unknown as Env).WAYBILL_ORIGINS as string).e2e
+  uploadEnv = {
+    ...(env as unknown as Env),
+    WAYBILL_ORIGINS: JSON.stringify({ e2e: origin, r2like: { ...origin, postPolicy: false } }),
+    WAYBILL_API_KEYS: JSON.stringify([
+      { id: 'up', sha256: await sha256(new TextEncoder().encode(API_KEY)) },
+    ]),
+    WAYBILL_GRANTS: JSON.stringify([
+      // Small files of a few types under small/, anything under big/.
+      {
+        to: 'apiKey:up',
+        origin: 'e2e',
+        prefix: `${ROOT}/small/`,
+        actions: ['write', 'read'],
+        contentTypes: ['image/*', 'text/plain'],
+        maxContentLength: MAX_BYTES,
+      },
+      { to: 'apiKey:up', origin: 'e2e', prefix: `${ROOT}/big/`, actions: ['write', 'read'] },
+      { to: 'apiKey:up', origin: 'r2like', prefix: `${ROOT}/`, actions: ['write'] },
+    ]),
+  }
+})
+
+async function call(path: string, body: unknown): Promise<Response> {
+  return app.request(
+    path,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    },
+    uploadEnv,
+  )
+}
+
+async function issue<T>(body: Record<string, unknown>, path = '/v1/uploads'): Promise<T> {
+  const response = await call(path, { origin: 'e2e', ...body })
+  expect(response.status, await response.clone().text()).toBe(200)
+  return (await response.json()) as T
+}
+
+interface PutUpload {
+  method: 'PUT'
+  url: string
+  headers: Record<string, string>
+  expiresAt: string
+}
+
+interface PostUpload {
+  method: 'POST'
+  url: string
+  fields: Record<string, string>
+}
+
+interface MultipartUpload {
+  uploadId: string
+  partSize: number
+  partCount: number
+  parts: { partNumber: number; url: string }[]
+}
+
+const objectUrl = (key: string) =>
+  `${s3.endpoint}/${s3.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`
+
+async function stored(key: string): Promise<Response> {
+  return store.fetch(objectUrl(key))
+}
+
+/** Sends `headers` as a browser would: Content-Length comes from the body. */
+function put(upload: PutUpload, body: BodyInit, headers = upload.headers): Promise<Response> {
+  const { 'content-length': _, ...rest } = headers
+  return fetch(upload.url, { method: 'PUT', headers: rest, body })
+}
+
+/**
+ * A multipart/form-data body framed as browsers frame it. (workerd's own FormData serialization
+ * makes versitygw miscount the file's length: "write exceeds content length".)
+ */
+async function form(
+  fields: Record<string, string>,
+  file: Blob,
+  overrides: Record<string, string> = {},
+): Promise<{ body: Uint8Array; headers: Record<string, string> }> {
+  const boundary = `----waybill${crypto.randomUUID().replace(/-/g, '')}`
+  let head = ''
+  for (const [name, value] of Object.entries({ ...fields, ...overrides })) {
+    head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+  }
+  head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="upload.bin"\r\nContent-Type: ${file.type}\r\n\r\n`
+  const parts = [
+    new TextEncoder().encode(head),
+    new Uint8Array(await file.arrayBuffer()),
+    new TextEncoder().encode(`\r\n--${boundary}--\r\n`),
+  ]
+  const body = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let offset = 0
+  for (const part of parts) {
+    body.set(part, offset)
+    offset += part.length
+  }
+  return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
+}
+
+async function postForm(
+  url: string,
+  data: Promise<{ body: Uint8Array; headers: Record<string, string> }>,
+) {
+  const { body, headers } = await data
+  return fetch(url, { method: 'POST', headers, body })
+}
+
+describe('PUT uploads', () => {
+  const text = 'hello from a browser upload\n'
+
+  it('works with exactly the returned headers, and pins type, length and metadata', async () => {
+    const key = `${ROOT}/small/hello.txt`
+    const upload = await issue<PutUpload>({
+      key,
+      contentType: 'text/plain',
+      contentLength: text.length,
+      metadata: { caption: 'a caption' },
+    })
+    expect(upload.headers).toEqual({
+      'content-type': 'text/plain',
+      'content-length': String(text.length),
+      'x-amz-meta-caption': 'a caption',
+    })
+    expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')).toBe(
+      'content-length;content-type;host;x-amz-meta-caption',
+    )
+    const response = await put(upload, text)
+    expect(response.status, await response.text()).toBe(200)
+    const back = await stored(key)
+    expect(await back.text()).toBe(text)
+    expect(back.headers.get('content-type')).toBe('text/plain')
+    expect(back.headers.get('x-amz-meta-caption')).toBe('a caption')
+  })
+
+  it('is rejected with another Content-Type, another length or missing metadata', async () => {
+    const key = `${ROOT}/small/strict.txt`
+    const upload = await issue<PutUpload>({
+      key,
+      contentType: 'text/plain',
+      contentLength: text.length,
+      metadata: { caption: 'x' },
+    })
+    const otherType = await put(upload, text, { ...upload.headers, 'content-type': 'text/html' })
+    expect(otherType.status).toBe(403)
+    const longer = await put(upload, text + '!')
+    expect(longer.status).toBe(403)
+    const { 'x-amz-meta-caption': _, ...withoutMeta } = upload.headers
+    expect((await put(upload, text, withoutMeta)).status).toBe(403)
+    expect((await stored(key)).status).toBe(404)
+  })
+
+  it('checks a supplied SHA-256 checksum', async () => {
+    const body = new TextEncoder().encode('checksummed body')
+    const good = await issue<PutUpload>({
+      key: `${ROOT}/small/sum.txt`,
+      contentType: 'text/plain',
+      contentLength: body.length,
+      checksumSha256: await sha256(body, 'base64'),
+    })
+    expect(good.headers['x-amz-checksum-sha256']).toBe(await sha256(body, 'base64'))
+    expect((await put(good, body)).status).toBe(200)
+
+    const wrong = await issue<PutUpload>({
+      key: `${ROOT}/small/badsum.txt`,
+      contentType: 'text/plain',
+      contentLength: body.length,
+      checksumSha256: await sha256(new TextEncoder().encode('another body'), 'base64'),
+    })
+    const response = await put(wrong, body)
+    expect(response.status).toBeGreaterThanOrEqual(400)
+    expect(await response.text()).toMatch(/BadDigest|checksum/i)
+    expect((await stored(`${ROOT}/small/badsum.txt`)).status).toBe(404)
+  })
+
+  it('refuses to overwrite under ifNoneMatch', async () => {
+    const key = `${ROOT}/small/once.txt`
+    const request = { key, contentType: 'text/plain', contentLength: 5, ifNoneMatch: true }
+    const first = await issue<PutUpload>(request)
+    expect(first.headers['if-none-match']).toBe('*')
+    expect((await put(first, 'first')).status).toBe(200)
+    const second = await issue<PutUpload>(request)
+    expect((await put(second, 'again')).status).toBe(412)
+    expect(await (await stored(key)).text()).toBe('first')
+  })
+})
+
+describe('POST policy uploads', () => {
+  const png = new Blob([new Uint8Array(200).fill(7)], { type: 'image/png' })
+
+  it('accepts a good form (204 by default, 201 when asked)', async () => {
+    const key = `${ROOT}/small/form.png`
+    const post = await issue<PostUpload>({ mode: 'post', key, contentType: 'image/png' })
+    expect(post.url).toBe(`${s3.endpoint}/${s3.bucket}/`)
+    const response = await postForm(post.url, form(post.fields, png))
+    expect(response.status, await response.text()).toBe(204)
+    expect((await (await stored(key)).arrayBuffer()).byteLength).toBe(200)
+
+    const created = await issue<PostUpload>({
+      mode: 'post',
+      key: `${ROOT}/small/created.png`,
+      contentType: 'image/png',
+      successActionStatus: 201,
+    })
+    const answer = await postForm(created.url, form(created.fields, png))
+    expect(answer.status, await answer.text()).toBe(201)
+  })
+
+  it('rejects a file over the grant, a key outside the prefix, and a wrong type', async () => {
+    const post = await issue<PostUpload>({
+      mode: 'post',
+      keyPrefix: `${ROOT}/small/alice/`,
+      contentType: 'image/png',
+    })
+    expect(post.fields.key).toBe(`${ROOT}/small/alice/\${filename}`)
+    const big = new Blob([new Uint8Array(MAX_BYTES + 1)], { type: 'image/png' })
+    const tooBig = await postForm(post.url, form(post.fields, big))
+    expect(tooBig.status).toBe(400)
+    expect(await tooBig.text()).toMatch(/EntityTooLarge/)
+
+    const outside = await postForm(
+      post.url,
+      form(post.fields, png, { key: `${ROOT}/small/bob/x.png` }),
+    )
+    expect(outside.status).toBe(403)
+
+    const html = await postForm(post.url, form(post.fields, png, { 'Content-Type': 'text/html' }))
+    expect(html.status).toBe(403)
+
+    // Any key under the prefix is accepted. (S3 also fills in "${filename}"; versitygw does not.)
+    const good = await postForm(
+      post.url,
+      form(post.fields, png, { key: `${ROOT}/small/alice/a.png` }),
+    )
+    expect(good.status).toBe(204)
+    expect((await stored(`${ROOT}/small/alice/a.png`)).status).toBe(200)
+    expect((await stored(`${ROOT}/small/bob/x.png`)).status).toBe(404)
+  })
+})
+
+describe('multipart uploads', () => {
+  it('round-trips a 12 MiB file in 3 parts byte for byte', async () => {
+    const key = `${ROOT}/big/movie.bin`
+    const data = new Uint8Array(12 * MIB)
+    for (let i = 0; i < data.length; i += 4096) data[i] = (i / 4096) % 251
+    const upload = await issue<MultipartUpload>({
+      mode: 'multipart',
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: data.length,
+    })
+    expect(upload.partSize).toBe(5 * MIB)
+    expect(upload.partCount).toBe(3)
+    expect(upload.parts.map((p) => p.partNumber)).toEqual([1, 2, 3])
+
+    // Part 3's URL again through the follow-up route.
+    const more = await issue<{ parts: { partNumber: number; url: string }[] }>(
+      {
+        key,
+        uploadId: upload.uploadId,
+        partNumbers: [3],
+        contentLength: data.length,
+        partSize: upload.partSize,
+      },
+      '/v1/uploads/multipart/parts',
+    )
+    const urls = [upload.parts[0]!.url, upload.parts[1]!.url, more.parts[0]!.url]
+    const parts = []
+    for (let n = 1; n <= 3; n++) {
+      const slice = data.slice((n - 1) * upload.partSize, n * upload.partSize)
+      const response = await fetch(urls[n - 1]!, { method: 'PUT', body: slice })
+      expect(response.status, await response.clone().text()).toBe(200)
+      parts.push({ partNumber: n, etag: response.headers.get('etag')! })
+    }
+    const done = await issue<{ key: string; etag: string }>(
+      { key, uploadId: upload.uploadId, parts },
+      '/v1/uploads/multipart/complete',
+    )
+    expect(done.key).toBe(key)
+    const back = new Uint8Array(await (await stored(key)).arrayBuffer())
+    expect(back.length).toBe(data.length)
+    expect(await sha256(back)).toBe(await sha256(data))
+  })
+
+  it('refuses a tampered part URL', async () => {
+    // 5 MiB + 100 bytes: part 2 is small, so the store reads the whole body before answering.
+    const upload = await issue<MultipartUpload>({
+      mode: 'multipart',
+      key: `${ROOT}/big/tampered.bin`,
+      contentType: 'application/octet-stream',
+      contentLength: 5 * MIB + 100,
+    })
+    const body = new Uint8Array(100)
+    const url = upload.parts[1]!.url
+    const tamperings = [
+      (u: URL) => u.searchParams.set('partNumber', '1'),
+      (u: URL) => u.searchParams.set('uploadId', `${upload.uploadId}x`),
+      (u: URL) => u.searchParams.set('X-Amz-Expires', '604800'),
+      (u: URL) => u.searchParams.set('X-Amz-Signature', '0'.repeat(64)),
+    ]
+    for (const tamper of tamperings) {
+      const tampered = new URL(url)
+      tamper(tampered)
+      const response = await fetch(tampered, { method: 'PUT', body })
+      expect(response.status, tampered.search).toBe(403)
+    }
+    expect((await fetch(url, { method: 'PUT', body })).status).toBe(200)
+    await call('/v1/uploads/multipart/abort', {
+      origin: 'e2e',
+      key: `${ROOT}/big/tampered.bin`,
+      uploadId: upload.uploadId,
+    })
+  })
+
+  it('abort leaves no upload behind, and completing it afterwards is a problem saying so', async () => {
+    const key = `${ROOT}/big/aborted.bin`
+    const upload = await issue<MultipartUpload>({
+      mode: 'multipart',
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: 6 * MIB,
+    })
+    const inProgress = async () => {
+      const xml = await (
+        await store.fetch(`${s3.endpoint}/${s3.bucket}/?uploads&prefix=${encodeURIComponent(key)}`)
+      ).text()
+      return xml.includes(upload.uploadId)
+    }
+    expect(await inProgress()).toBe(true)
+    const abort = await call('/v1/uploads/multipart/abort', {
+      origin: 'e2e',
+      key,
+      uploadId: upload.uploadId,
+    })
+    expect(abort.status).toBe(204)
+    expect(await inProgress()).toBe(false)
+    const complete = await call('/v1/uploads/multipart/complete', {
+      origin: 'e2e',
+      key,
+      uploadId: upload.uploadId,
+      parts: [{ partNumber: 1, etag: '"abc"' }],
+    })
+    // S3 says NoSuchUpload (404); versitygw says InvalidPart (400). Either way a 4xx saying so.
+    expect([400, 404]).toContain(complete.status)
+    expect(complete.headers.get('content-type')).toBe('application/problem+json')
+    expect(((await complete.json()) as { detail: string }).detail).toMatch(
+      /refused by the store: (NoSuchUpload|InvalidPart)/,
+    )
+  })
+})
+
+describe('bad upload requests', () => {
+  const cases: Array<[string, Record<string, unknown>, number, string]> = [
+    ['missing contentType', { key: `${ROOT}/small/a.txt` }, 400, 'contentType'],
+    [
+      'size over the grant',
+      { key: `${ROOT}/small/a.txt`, contentType: 'text/plain', contentLength: MAX_BYTES + 1 },
+      400,
+      'contentLength',
+    ],
+    [
+      'PUT without a length where the grant limits size',
+      { key: `${ROOT}/small/a.txt`, contentType: 'text/plain' },
+      400,
+      'contentLength',
+    ],
+    [
+      'a type the grant does not allow',
+      { key: `${ROOT}/small/a.html`, contentType: 'text/html', contentLength: 5 },
+      400,
+      'contentType',
+    ],
+    ['key outside the prefix', { key: 'elsewhere/a.txt', contentType: 'text/plain' }, 403, 'key'],
+    [
+      'POST on an origin without POST',
+      { origin: 'r2like', mode: 'post', key: `${ROOT}/a.png`, contentType: 'image/png' },
+      400,
+      'mode',
+    ],
+    [
+      'multipart without a length',
+      { mode: 'multipart', key: `${ROOT}/big/x`, contentType: 'text/plain' },
+      400,
+      'contentLength',
+    ],
+    [
+      'a part size under 5 MiB',
+      {
+        mode: 'multipart',
+        key: `${ROOT}/big/x`,
+        contentType: 'text/plain',
+        contentLength: 9,
+        partSize: 1024,
+      },
+      400,
+      'partSize',
+    ],
+    [
+      'a malformed checksum',
+      { key: `${ROOT}/big/x`, contentType: 'text/plain', checksumSha256: 'abc' },
+      400,
+      'checksumSha256',
+    ],
+  ]
+  for (const [name, body, status, path] of cases) {
+    it(`${name} → ${status} naming ${path}`, async () => {
+      const response = await call('/v1/uploads', { origin: 'e2e', ...body })
+      expect(response.status).toBe(status)
+      expect(response.headers.get('content-type')).toBe('application/problem+json')
+      const problem = (await response.json()) as { errors: { path: string }[] }
+      expect(problem.errors.map((e) => e.path)).toContain(path)
+    })
+  }
+})
