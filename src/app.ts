@@ -90,14 +90,17 @@ export function createApp(options: AppOptions = {}) {
   )
   app.onError((error) => {
     if (error instanceof WaybillError) return problemResponse(error)
-    // Unexpected: log what happened (never request bodies or secrets), answer a plain 500.
+    // Unexpected: log where it happened, answer a plain 500. Not the message: a library's
+    // message may quote what it was given (a secret, a token), and the stack's first line is it.
     console.error(
       JSON.stringify({
         level: 'error',
         message: 'unhandled error',
         error: error.name,
-        detail: error.message,
-        stack: error.stack,
+        stack: (error.stack ?? '')
+          .split('\n')
+          .filter((line) => /^\s+at /.test(line))
+          .join('\n'),
       }),
     )
     return internalErrorResponse()

@@ -120,7 +120,7 @@ describe('GET /openapi.json', () => {
         Object.keys(operations).map(
           (method) =>
             `${method.toUpperCase()} ${path
-              .replace(/\{origin\}\/\{key\}/, ':origin/:key{.+}')
+              .replace(/\{origin\}\/\{key\}/, ':origin/:key{[\\s\\S]+}')
               .replace(/\{(\w+)\}/g, ':$1')}`,
         ),
       )

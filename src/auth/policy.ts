@@ -127,8 +127,11 @@ export function authorizeBatch(
 ): Authorized {
   const origin = config.origins.get(request.origin)
 
-  // Bad keys are bad input whoever asks, so this comes before any grant is consulted.
-  if (origin !== undefined && origin.keys === 'safe') {
+  const grants = origin === undefined ? [] : grantsFor(config, principal, origin, request.action)
+  if (origin === undefined || grants.length === 0) throw noGrant(request.action, request.origin)
+
+  // Only after the grant check: an origin's own rules must not tell strangers that it exists.
+  if (origin.keys === 'safe') {
     const unsafe: FieldError[] = []
     for (const { key, path } of request.keys) {
       const reason = unsafeKeyReason(key)
@@ -137,9 +140,6 @@ export function authorizeBatch(
     }
     if (unsafe.length > 0) throw invalid(unsafe)
   }
-
-  const grants = origin === undefined ? [] : grantsFor(config, principal, origin, request.action)
-  if (origin === undefined || grants.length === 0) throw noGrant(request.action, request.origin)
 
   // Per key, the most generous covering grant decides; the batch gets the least of those.
   const uncovered: FieldError[] = []
@@ -233,7 +233,15 @@ export function authorizeWildcard(
   field: string,
 ): { maxExpiresIn: number } {
   let maxExpiresIn = 0
-  for (const grant of config.grants) {
+  const wildcards = config.grants.filter(
+    (grant) =>
+      grant.origin === origin.name &&
+      grant.wildcard &&
+      grant.actions.has('read') &&
+      subjectMatches(grant.subject, principal),
+  )
+  if (wildcards.length === 0) throw noGrant('read', origin.name)
+  for (const grant of wildcards) {
     if (grant.origin !== origin.name || !grant.wildcard || !grant.actions.has('read')) continue
     if (!subjectMatches(grant.subject, principal)) continue
     const prefix = resolvePrefix(grant.prefix, principal.claims)
@@ -429,4 +437,27 @@ export function authorizeUpload(
     maxExpiresIn,
     maxContentLength,
   }
+}
+
+/**
+ * The origin, when the caller holds at least one grant on it (for `action`, or for any action
+ * when `anyAction`); otherwise the same 403 whether the origin exists or not. Checks that depend
+ * on the origin's configuration come after this.
+ */
+export function requireAnyGrant(
+  config: Config,
+  principal: Principal,
+  originName: string,
+  action: Action,
+  anyAction = false,
+): Origin {
+  const origin = config.origins.get(originName)
+  const actions: readonly Action[] = anyAction ? ['read', 'write', 'delete', 'list'] : [action]
+  if (
+    origin === undefined ||
+    actions.every((a) => grantsFor(config, principal, origin, a).length === 0)
+  ) {
+    throw noGrant(action, originName)
+  }
+  return origin
 }

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { unsafeKeyReason } from '../auth/key-safety'
-import { authorizeWildcard } from '../auth/policy'
+import { authorizeWildcard, requireAnyGrant } from '../auth/policy'
 import type { Clock } from '../clock'
 import type { CloudFrontCookieConfig } from '../config'
 import { activeKey } from '../config/keys'
@@ -9,7 +9,7 @@ import { MAX_COOKIE_PREFIX_BYTES } from '../constants'
 import { customPolicy, signCookies } from '../core/cloudfront/sign'
 import { checkExpiresIn } from '../core/s3/presign'
 import { encodeKeyPath, utf8Length } from '../core/sigv4/encoding'
-import { WaybillError, invalid, type FieldError } from '../errors'
+import { invalid, type FieldError } from '../errors'
 import { readJsonBody } from '../http/json-body'
 import type { AppEnv } from '../http/types'
 import { isRecord, rejectUnknownFields } from '../validation'
@@ -61,18 +61,15 @@ export function cookieRoutes(clock: Clock) {
 
     const config = c.get('config')
     Object.assign(c.get('log'), { origin: name, action: 'read', items: 1 })
-    const origin = config.origins.get(name as string)
-    if (origin !== undefined && origin.type !== 'cloudfront') {
+    // Grants first: an origin's type and key rules must not tell strangers that it exists.
+    const principal = c.get('principal')
+    const origin = requireAnyGrant(config, principal, name as string, 'read')
+    if (origin.type !== 'cloudfront') {
       throw invalid([{ path: 'origin', message: 'signed cookies need a CloudFront origin' }])
     }
-    if (origin?.keys === 'safe') {
+    if (origin.keys === 'safe') {
       const reason = unsafeKeyReason(prefix as string)
       if (reason !== undefined) throw invalid([{ path: 'prefix', message: reason }])
-    }
-    if (origin === undefined) {
-      throw new WaybillError('forbidden', `No grant lets this caller read on origin "${name}".`, {
-        errors: [{ path: 'origin', message: 'no grant to read on this origin' }],
-      })
     }
     const { maxExpiresIn } = authorizeWildcard(
       config,

@@ -14,9 +14,11 @@ const PREFIX = '/v1/redirect/'
  * The object key from the raw request path, decoded exactly once. Hono's own parameter decoding is
  * not used because the key must keep every byte the client percent-encoded (`%2F`, `%25`, `+`).
  */
-function keyFromPath(url: string, origin: string): string | FieldError {
-  const pathname = new URL(url).pathname
-  const raw = pathname.slice(PREFIX.length + origin.length + 1)
+function keyFromPath(pathname: string): string | FieldError {
+  // Everything after the origin segment as sent: the origin segment itself is checked raw (an
+  // encoded origin name is refused), so the cut cannot move.
+  const rest = pathname.slice(PREFIX.length)
+  const raw = rest.slice(rest.indexOf('/') + 1)
   let key: string
   try {
     key = decodeURIComponent(raw)
@@ -32,15 +34,23 @@ function keyFromPath(url: string, origin: string): string | FieldError {
  * privately, but never past the URL's own expiry less a margin for clock skew and transfer time.
  */
 export function redirectRoutes(clock: Clock) {
-  return new Hono<AppEnv>().get('/:origin/:key{.+}', async (c) => {
+  // [\s\S]: Hono matches the decoded path, and a key may hold line terminators (%0A, %E2%80%A8).
+  return new Hono<AppEnv>().get('/:origin/:key{[\\s\\S]+}', async (c) => {
     const config = c.get('config')
-    const originName = c.req.param('origin')
+    const requestUrl = new URL(c.req.url)
+    const rawOrigin = requestUrl.pathname.slice(PREFIX.length).split('/')[0]!
+    const originName = rawOrigin
     const errors: FieldError[] = []
-    if (!ORIGIN_NAME.test(originName)) {
+    if (!ORIGIN_NAME.test(rawOrigin)) {
       errors.push({ path: 'origin', message: 'must be an origin name (a-z, 0-9, "-", "_")' })
     }
-    const key = keyFromPath(c.req.url, originName)
+    const key = keyFromPath(requestUrl.pathname)
     if (typeof key !== 'string') errors.push(key)
+    for (const name of new Set(requestUrl.searchParams.keys())) {
+      if (name !== 'expiresIn') {
+        errors.push({ path: name, message: 'is not a known parameter (known: expiresIn)' })
+      }
+    }
 
     let expiresIn: number | undefined
     const expiresParam = c.req.query('expiresIn')

@@ -1,5 +1,11 @@
 import { Hono } from 'hono'
-import { actionFor, authorizeBatch, authorizeWildcard, signingWindowFor } from '../auth/policy'
+import {
+  actionFor,
+  authorizeBatch,
+  authorizeWildcard,
+  requireAnyGrant,
+  signingWindowFor,
+} from '../auth/policy'
 import { cacheControlUntil, etagOf } from '../http/cache'
 import { STREAM_CHUNK_ITEMS } from '../constants'
 import type { Origin } from '../config'
@@ -22,9 +28,12 @@ export function signRoutes(clock: Clock) {
     const action = actionFor(request.method)
     const log = c.get('log')
     Object.assign(log, { origin: request.origin, action, items: request.items.length })
-    // What the origin's type cannot do is bad input whoever asks: before any grant is consulted.
-    const configured = config.origins.get(request.origin)
-    if (configured !== undefined) checkOriginSupports(configured, request)
+    // A caller with some grant on the origin learns what its type cannot do; others get the same
+    // 403 as for an origin that does not exist.
+    checkOriginSupports(
+      requireAnyGrant(config, c.get('principal'), request.origin, action, true),
+      request,
+    )
     const suffix = request.field === 'keys' ? '' : '.key'
     const authorized = authorizeBatch(config, c.get('principal'), {
       origin: request.origin,

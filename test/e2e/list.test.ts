@@ -170,7 +170,7 @@ describe('GET /v1/list against versitygw', () => {
     })
     expect(items[0]!.etag).toMatch(/^"?[0-9a-f]{32}"?$/)
     expect(Number.isNaN(Date.parse(items[0]!.lastModified))).toBe(false)
-  })
+  }, 120_000)
 
   it('returns up to 10,000 entries in one call, across S3 pages', async () => {
     const page = await listing({ prefix: `${ROOT}/big/`, limit: '10000' })

@@ -87,4 +87,16 @@ describe('GET /v1/redirect/{origin}/{key}', () => {
     const date = new URL(response.headers.get('location')!).searchParams.get('X-Amz-Date')
     expect(date).toBe(NOW.toISOString().replace(/[-:]|\.\d{3}/g, ''))
   })
+
+  it('redirects keys with line separators (matched across them) and encodes them once', async () => {
+    const response = await redirect('/v1/redirect/photos/a%E2%80%A8b')
+    expect(response.status).toBe(302)
+    expect(new URL(response.headers.get('location')!).pathname).toBe('/a%E2%80%A8b')
+  })
+
+  it('refuses unknown query parameters, as bodies refuse unknown fields', async () => {
+    const response = await redirect('/v1/redirect/photos/a.jpg?expires=60')
+    expect(response.status).toBe(400)
+    expect((await problemOf(response)).errors?.[0]?.path).toBe('expires')
+  })
 })

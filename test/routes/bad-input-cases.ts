@@ -1,0 +1,878 @@
+// The bad-input matrix: one row per (route, bad input). Each row says what to send and which 4xx
+// problem must come back. A new route is a few rows: spread `jsonPostRoute(…)` or `getRoute(…)` for
+// the checks every route of that shape gets, then add the route's own field rows.
+//
+// The env these rows run against (bad-input.test.ts) has S3 origins `photos` and `docs` (safe key
+// policy), a CloudFront origin `cdn`, API keys `all` (every origin) and `photos-only`, an HS256 JWT
+// with the `wb_token` cookie, and Cloudflare Access. Rows marked `worker` also run through the real
+// Worker entry, whose env only has the `e2e` origins: they must not depend on the origin names above.
+
+import { MAX_BODY_BYTES, MAX_KEY_BYTES, MAX_TOKEN_BYTES } from '../../src/constants'
+
+export const KIB = 1024
+export const MIB = 1024 * KIB
+
+/** Who calls: the harness's all-origins key, the photos-only key, nobody, or these raw headers. */
+export type Caller = 'valid' | 'photos-only' | 'none' | { headers: Record<string, string> }
+
+export type RowBody =
+  | { json: unknown }
+  /** Raw text, or a factory for large bodies (built only when the row runs). */
+  | { text: string | (() => string) }
+  | { bytes: Uint8Array<ArrayBuffer> }
+  /** A chunked body with no Content-Length; a factory because a stream is read once. */
+  | { stream: () => ReadableStream<Uint8Array> }
+
+export interface BadInputCase {
+  name: string
+  method: string
+  path: string
+  /** Default 'valid'. */
+  caller?: Caller
+  /** Extra headers; `null` removes one (Content-Type defaults to JSON when there is a body). */
+  headers?: Record<string, string | null>
+  body?: RowBody
+  status: number
+  /** Must be one of the `errors[].path` of the problem. Required for 400, 403 on a field, 413, 415. */
+  errorPath?: string
+  /** A substring of the problem's `detail`. */
+  detail?: string
+  /** The `Allow` header a 405 must carry. */
+  allow?: string
+  /** Also run through the Worker's exported fetch with the pool's bindings. */
+  worker?: boolean
+  /**
+   * What waybill gets wrong here today. The row's exact expectation then runs as `it.fails` (and
+   * fails the suite once fixed, so the mark is removed); it must still be a 4xx problem.
+   */
+  knownBug?: string
+}
+
+const ALLOW_POST = 'POST'
+const ALLOW_GET = 'GET, HEAD'
+
+/** A body of `size` bytes that never ends early: spaces, then whatever the caller wants. */
+function padded(json: unknown, size: number): () => string {
+  return () => {
+    const text = JSON.stringify(json)
+    return text + ' '.repeat(size - text.length)
+  }
+}
+
+/** Spaces in 1 MiB chunks, `totalBytes` in all, with no Content-Length. */
+export function spaceStream(totalBytes: number): () => ReadableStream<Uint8Array> {
+  return () => {
+    let left = totalBytes
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (left <= 0) return controller.close()
+        const size = Math.min(MIB, left)
+        left -= size
+        controller.enqueue(new Uint8Array(size).fill(0x20))
+      },
+    })
+  }
+}
+
+const methodRows = (path: string, allow: string, methods: readonly string[]): BadInputCase[] =>
+  methods.map((method) => ({
+    name: `${method} ${path} is not allowed`,
+    method,
+    path,
+    caller: 'none',
+    status: 405,
+    allow,
+    detail: `answers ${allow} only`,
+    worker: method === methods[0],
+  }))
+
+/** Wrong credentials, on any authenticated route. 401 comes before any look at the body. */
+function authRows(method: string, path: string, body?: RowBody): BadInputCase[] {
+  const row = (name: string, caller: Caller, detail: string, worker = false): BadInputCase => ({
+    name: `${method} ${path}: ${name}`,
+    method,
+    path,
+    caller,
+    body,
+    status: 401,
+    detail,
+    worker,
+  })
+  const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } })
+  return [
+    row('no credentials', 'none', 'Authenticate with', true),
+    row('Basic instead of Bearer', { headers: { authorization: 'Basic YTpi' } }, 'Bearer', true),
+    row('"Bearer" without a token', { headers: { authorization: 'Bearer' } }, 'Bearer'),
+    row('"Bearer" with two tokens', { headers: { authorization: 'Bearer a b' } }, 'Bearer'),
+    row('an unknown API key', bearer('wb_not_a_configured_key_0000'), 'API key is not valid', true),
+    row('a malformed JWT', bearer('eyJhbGciOiJIUzI1NiJ9.e30.AAAA'), 'Authentication failed'),
+    row(
+      'a 64 KiB bearer token',
+      bearer('a'.repeat(64 * KIB)),
+      `longer than ${MAX_TOKEN_BYTES} bytes`,
+      true,
+    ),
+    row(
+      'a 64 KiB Authorization header that is not Bearer',
+      { headers: { authorization: `Basic ${'A'.repeat(64 * KIB)}` } },
+      'Bearer',
+      true,
+    ),
+    row(
+      'a malformed Cloudflare Access token',
+      { headers: { 'cf-access-jwt-assertion': 'not-a-token' } },
+      'Authentication failed',
+    ),
+    row(
+      'a 64 KiB Cloudflare Access token',
+      { headers: { 'cf-access-jwt-assertion': 'a'.repeat(64 * KIB) } },
+      `longer than ${MAX_TOKEN_BYTES} bytes`,
+    ),
+    row(
+      'a 64 KiB cookie header and nothing else',
+      { headers: { cookie: `junk=${'x'.repeat(64 * KIB)}` } },
+      'Authenticate with',
+    ),
+    row(
+      'many headers (1000) and no credentials',
+      { headers: manyHeaders(1000) },
+      'Authenticate with',
+      true,
+    ),
+  ]
+}
+
+function manyHeaders(count: number): Record<string, string> {
+  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`x-pad-${i}`, `value-${i}`]))
+}
+
+/**
+ * The rows every authenticated JSON `POST` route gets: body framing (type, size, syntax), unknown
+ * fields, wrong credentials, huge headers and wrong methods.
+ *
+ * @param valid a body the route accepts for the `valid` caller (or one failing only later).
+ * @param wrongMethods methods to try on the path; the first also runs through the Worker.
+ */
+export function jsonPostRoute(
+  path: string,
+  valid: Record<string, unknown>,
+  wrongMethods: readonly string[] = ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'],
+): BadInputCase[] {
+  const row = (name: string, rest: Omit<BadInputCase, 'name' | 'method' | 'path'>) => ({
+    name: `POST ${path}: ${name}`,
+    method: 'POST',
+    path,
+    ...rest,
+  })
+  const text = JSON.stringify(valid)
+  return [
+    row('malformed JSON', {
+      body: { text: text.slice(0, -3) },
+      status: 400,
+      errorPath: 'body',
+      worker: true,
+    }),
+    row('JSON with a trailing comma', {
+      body: { text: `${text.slice(0, -1)},}` },
+      status: 400,
+      errorPath: 'body',
+    }),
+    row('an empty body', { body: { text: '' }, status: 400, errorPath: 'body' }),
+    row('a whitespace body', { body: { text: ' \n\t ' }, status: 400, errorPath: 'body' }),
+    row('no body at all', {
+      headers: { 'content-type': 'application/json' },
+      status: 400,
+      errorPath: 'body',
+    }),
+    row('a JSON array', { body: { json: [valid] }, status: 400, errorPath: 'body' }),
+    row('a JSON string', { body: { json: 'photos' }, status: 400, errorPath: 'body' }),
+    row('JSON null', { body: { text: 'null' }, status: 400, errorPath: 'body' }),
+    row('a JSON number', { body: { text: '42' }, status: 400, errorPath: 'body' }),
+    row('invalid UTF-8', {
+      body: { bytes: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]) },
+      status: 400,
+      errorPath: 'body',
+    }),
+    row('UTF-16 sent as JSON', {
+      headers: { 'content-type': 'application/json; charset=utf-16' },
+      body: { bytes: utf16le(text) },
+      status: 400,
+      errorPath: 'body',
+    }),
+    row('an array nested 100,000 deep', {
+      body: { text: () => '['.repeat(100_000) + ']'.repeat(100_000) },
+      status: 400,
+      errorPath: 'body',
+    }),
+    row('no Content-Type', {
+      headers: { 'content-type': null },
+      body: { json: valid },
+      status: 415,
+      errorPath: 'Content-Type',
+      worker: true,
+    }),
+    row('Content-Type text/plain', {
+      headers: { 'content-type': 'text/plain' },
+      body: { json: valid },
+      status: 415,
+      errorPath: 'Content-Type',
+    }),
+    row('Content-Type form-urlencoded', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: { text: 'origin=photos&keys=a' },
+      status: 415,
+      errorPath: 'Content-Type',
+    }),
+    row('Content-Type application/jsonx', {
+      headers: { 'content-type': 'application/jsonx' },
+      body: { json: valid },
+      status: 415,
+      errorPath: 'Content-Type',
+    }),
+    row('Content-Type multipart/form-data', {
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      body: { text: '--x\r\n\r\n{}\r\n--x--' },
+      status: 415,
+      errorPath: 'Content-Type',
+    }),
+    row('a declared Content-Length over the limit (small real body)', {
+      headers: { 'content-length': String(MAX_BODY_BYTES + 1) },
+      body: { json: valid },
+      status: 413,
+      errorPath: 'body',
+      worker: true,
+    }),
+    row('a body one byte over the limit', {
+      body: { text: padded(valid, MAX_BODY_BYTES + 1) },
+      status: 413,
+      errorPath: 'body',
+    }),
+    row('a chunked body over the limit (no Content-Length)', {
+      body: { stream: spaceStream(MAX_BODY_BYTES + MIB) },
+      status: 413,
+      errorPath: 'body',
+      worker: true,
+    }),
+    // Exactly at the limit is read and parsed: the unknown field, not the size, is the problem.
+    row('a body of exactly the limit, with an unknown field', {
+      body: { text: padded({ ...valid, padding: true }, MAX_BODY_BYTES) },
+      status: 400,
+      errorPath: 'padding',
+    }),
+    row('an unknown top-level field', {
+      body: { json: { ...valid, bucket: 'x' } },
+      status: 400,
+      errorPath: 'bucket',
+      detail: 'not a known field',
+      worker: true,
+    }),
+    row('a misspelt field', {
+      body: { json: { ...valid, expiresIN: 60 } },
+      status: 400,
+      errorPath: 'expiresIN',
+    }),
+    row('"__proto__" as a field', {
+      body: { text: `{"__proto__":{"admin":true},${text.slice(1)}` },
+      status: 400,
+      errorPath: '__proto__',
+    }),
+    row('"constructor" as a field', {
+      body: { json: { ...valid, constructor: 1 } },
+      status: 400,
+      errorPath: 'constructor',
+    }),
+    row('a lone surrogate as a field name', {
+      body: { text: `{"\\ud800":1,${text.slice(1)}` },
+      status: 400,
+      errorPath: '\ud800',
+    }),
+    row('10,000 unknown fields', {
+      body: {
+        json: {
+          ...valid,
+          ...Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, i])),
+        },
+      },
+      status: 400,
+      errorPath: 'f0',
+      detail: 'and 9999 more',
+    }),
+    row('a 64 KiB Content-Type parameter with malformed JSON', {
+      headers: { 'content-type': `application/json; x=${'y'.repeat(64 * KIB)}` },
+      body: { text: '{' },
+      status: 400,
+      errorPath: 'body',
+    }),
+    row('1000 extra headers with malformed JSON', {
+      headers: manyHeaders(1000),
+      body: { text: '{' },
+      status: 400,
+      errorPath: 'body',
+    }),
+    row('a 64 KiB cf-ray header with malformed JSON', {
+      headers: { 'cf-ray': 'r'.repeat(64 * KIB) },
+      body: { text: '{' },
+      status: 400,
+      errorPath: 'body',
+    }),
+    ...authRows('POST', path, { json: valid }),
+    ...methodRows(path, ALLOW_POST, wrongMethods),
+  ]
+}
+
+/** The rows every authenticated `GET` route gets: wrong credentials and wrong methods. */
+export function getRoute(path: string): BadInputCase[] {
+  return [
+    ...authRows('GET', path),
+    ...methodRows(path, ALLOW_GET, ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']),
+  ]
+}
+
+function utf16le(text: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(text.length * 2)
+  for (let i = 0; i < text.length; i++) {
+    bytes[2 * i] = text.charCodeAt(i) & 0xff
+    bytes[2 * i + 1] = text.charCodeAt(i) >> 8
+  }
+  return bytes
+}
+
+// ---- POST /v1/sign ----------------------------------------------------------------------------
+
+const SIGN_VALID = { origin: 'photos', keys: ['a.jpg'] }
+/** 1025 bytes of UTF-8 in 513 characters. */
+const KEY_1025_BYTES = 'é'.repeat(512) + 'x'
+const KEY_1024_BYTES = 'é'.repeat(512)
+
+const sign = (
+  name: string,
+  body: unknown,
+  status: number,
+  errorPath: string,
+  extra: Partial<BadInputCase> = {},
+): BadInputCase => ({
+  name: `POST /v1/sign: ${name}`,
+  method: 'POST',
+  path: '/v1/sign',
+  body: typeof body === 'string' ? { text: body } : { json: body },
+  status,
+  errorPath,
+  ...extra,
+})
+
+const override = (value: unknown, extra: Record<string, unknown> = {}) => ({
+  origin: 'photos',
+  items: [{ key: 'a.pdf', response: { contentDisposition: value } }],
+  ...extra,
+})
+const DISPOSITION = 'items.0.response.contentDisposition'
+
+const SIGN_ROWS: BadInputCase[] = [
+  ...jsonPostRoute('/v1/sign', SIGN_VALID),
+  sign('missing origin', { keys: ['a'] }, 400, 'origin'),
+  sign('origin a number', { origin: 7, keys: ['a'] }, 400, 'origin'),
+  sign('origin null', { origin: null, keys: ['a'] }, 400, 'origin'),
+  sign('origin an object', { origin: { name: 'photos' }, keys: ['a'] }, 400, 'origin'),
+  sign('origin with a path', { origin: '../photos', keys: ['a'] }, 400, 'origin'),
+  sign('origin in upper case', { origin: 'Photos', keys: ['a'] }, 400, 'origin'),
+  sign('origin of 64 characters', { origin: 'o'.repeat(64), keys: ['a'] }, 400, 'origin'),
+  sign('origin a lone surrogate', '{"origin":"\\udc00","keys":["a"]}', 400, 'origin'),
+  sign('an unknown origin', { origin: 'nowhere', keys: ['a'] }, 403, 'origin', { worker: true }),
+  sign('an origin the caller has no grant on', { origin: 'docs', keys: ['a'] }, 403, 'origin', {
+    caller: 'photos-only',
+  }),
+  sign(
+    'an action the grant lacks',
+    { origin: 'photos', method: 'PUT', keys: ['a'] },
+    403,
+    'origin',
+    {
+      caller: 'photos-only',
+      detail: 'write on origin "photos"',
+    },
+  ),
+  sign('neither keys nor items', { origin: 'photos' }, 400, 'keys'),
+  sign(
+    'both keys and items',
+    { origin: 'photos', keys: ['a'], items: [{ key: 'a' }] },
+    400,
+    'items',
+  ),
+  sign('keys a string', { origin: 'photos', keys: 'a' }, 400, 'keys'),
+  sign('keys an object', { origin: 'photos', keys: { 0: 'a' } }, 400, 'keys'),
+  sign('keys null', { origin: 'photos', keys: null }, 400, 'keys'),
+  sign('items a string', { origin: 'photos', items: 'a' }, 400, 'items'),
+  sign('an empty keys batch', { origin: 'photos', keys: [] }, 400, 'keys', { worker: true }),
+  sign('an empty items batch', { origin: 'photos', items: [] }, 400, 'items'),
+  sign(
+    'a batch over WAYBILL_MAX_BATCH (51 > 50)',
+    { origin: 'photos', keys: Array(51).fill('a') },
+    400,
+    'keys',
+  ),
+  sign(
+    'a batch of 100,001 keys',
+    { origin: 'photos', keys: Array(100_001).fill('a') },
+    400,
+    'keys',
+    { detail: 'got 100001' },
+  ),
+  sign('a key that is a number', { origin: 'photos', keys: ['a', 5] }, 400, 'keys.1'),
+  sign('a key that is null', { origin: 'photos', keys: [null] }, 400, 'keys.0'),
+  sign('a key that is an array', { origin: 'photos', keys: [['a']] }, 400, 'keys.0'),
+  sign('an empty key', { origin: 'photos', keys: ['a', ''] }, 400, 'keys.1', { worker: true }),
+  sign(
+    `a key of ${MAX_KEY_BYTES + 1} bytes`,
+    { origin: 'photos', keys: [KEY_1025_BYTES] },
+    400,
+    'keys.0',
+  ),
+  sign(
+    `a key of ${MAX_KEY_BYTES} bytes next to one of ${MAX_KEY_BYTES + 1}`,
+    { origin: 'photos', keys: [KEY_1024_BYTES, KEY_1025_BYTES] },
+    400,
+    'keys.1',
+  ),
+  sign('a key of 1 MiB', { origin: 'photos', keys: ['k'.repeat(MIB)] }, 400, 'keys.0'),
+  sign('a lone high surrogate in a key', '{"origin":"photos","keys":["a\\ud800"]}', 400, 'keys.0', {
+    worker: true,
+  }),
+  sign('a lone low surrogate in a key', '{"origin":"photos","keys":["\\udfffb"]}', 400, 'keys.0'),
+  sign(
+    'reversed surrogates in a key',
+    '{"origin":"photos","keys":["\\udc00\\ud800"]}',
+    400,
+    'keys.0',
+  ),
+  sign(
+    'a lone surrogate in an item key',
+    '{"origin":"photos","items":[{"key":"\\ud800"}]}',
+    400,
+    'items.0.key',
+  ),
+  sign('a NUL in a key (safe origin)', { origin: 'photos', keys: ['a\u0000b'] }, 400, 'keys.0'),
+  sign(
+    'a dot segment in a key (safe origin)',
+    { origin: 'photos', keys: ['a/../b'] },
+    400,
+    'keys.0',
+  ),
+  sign('"//" in a key (safe origin)', { origin: 'photos', keys: ['a//b'] }, 400, 'keys.0'),
+  sign('a leading "/" in a key (safe origin)', { origin: 'photos', keys: ['/a'] }, 400, 'keys.0'),
+  sign('a backslash in a key (safe origin)', { origin: 'photos', keys: ['a\\b'] }, 400, 'keys.0'),
+  sign(
+    'every key of a full batch bad',
+    { origin: 'photos', keys: Array(50).fill('') },
+    400,
+    'keys.49',
+    {
+      detail: 'and 49 more',
+    },
+  ),
+  sign('an item that is a string', { origin: 'photos', items: ['a'] }, 400, 'items.0'),
+  sign('an item that is null', { origin: 'photos', items: [null] }, 400, 'items.0'),
+  sign('an item without key', { origin: 'photos', items: [{}] }, 400, 'items.0.key'),
+  sign(
+    'an unknown item field',
+    { origin: 'photos', items: [{ key: 'a', ttl: 1 }] },
+    400,
+    'items.0.ttl',
+  ),
+  sign('method POST', { origin: 'photos', method: 'POST', keys: ['a'] }, 400, 'method'),
+  sign('method in lower case', { origin: 'photos', method: 'get', keys: ['a'] }, 400, 'method'),
+  sign('method a number', { origin: 'photos', method: 1, keys: ['a'] }, 400, 'method'),
+  sign('method null', { origin: 'photos', method: null, keys: ['a'] }, 400, 'method'),
+  sign('expiresIn 0', { ...SIGN_VALID, expiresIn: 0 }, 400, 'expiresIn'),
+  sign('expiresIn -0', '{"origin":"photos","keys":["a"],"expiresIn":-0}', 400, 'expiresIn'),
+  sign('expiresIn negative', { ...SIGN_VALID, expiresIn: -5 }, 400, 'expiresIn'),
+  sign('expiresIn fractional', { ...SIGN_VALID, expiresIn: 1.5 }, 400, 'expiresIn'),
+  sign(
+    'expiresIn just above a whole number',
+    { ...SIGN_VALID, expiresIn: 60.000001 },
+    400,
+    'expiresIn',
+  ),
+  sign('expiresIn 604801 (over 7 days)', { ...SIGN_VALID, expiresIn: 604_801 }, 400, 'expiresIn'),
+  sign(
+    'expiresIn 1e309 (Infinity)',
+    '{"origin":"photos","keys":["a"],"expiresIn":1e309}',
+    400,
+    'expiresIn',
+  ),
+  sign('expiresIn 2^53', { ...SIGN_VALID, expiresIn: 2 ** 53 }, 400, 'expiresIn'),
+  sign('expiresIn a string', { ...SIGN_VALID, expiresIn: '60' }, 400, 'expiresIn', {
+    worker: true,
+  }),
+  sign('expiresIn true', { ...SIGN_VALID, expiresIn: true }, 400, 'expiresIn'),
+  sign('expiresIn null', { ...SIGN_VALID, expiresIn: null }, 400, 'expiresIn'),
+  sign('expiresIn an array', { ...SIGN_VALID, expiresIn: [60] }, 400, 'expiresIn'),
+  sign(
+    'expiresIn above the grant',
+    { origin: 'cdn', keys: ['public/a'], expiresIn: 7200 },
+    400,
+    'expiresIn',
+  ),
+  sign('CR/LF in contentDisposition', override('a\r\nSet-Cookie: x=1'), 400, DISPOSITION, {
+    worker: true,
+  }),
+  sign('a bare LF in contentDisposition', override('a\nb'), 400, DISPOSITION),
+  sign('a bare CR in contentDisposition', override('a\rb'), 400, DISPOSITION),
+  sign(
+    'quotes and CR/LF in contentDisposition',
+    override('attachment; filename="a\r\n".pdf'),
+    400,
+    DISPOSITION,
+  ),
+  sign(
+    'non-ASCII in contentDisposition',
+    override('attachment; filename="é.pdf"'),
+    400,
+    DISPOSITION,
+  ),
+  sign(
+    'an emoji in contentDisposition',
+    override('attachment; filename="😀.pdf"'),
+    400,
+    DISPOSITION,
+  ),
+  sign(
+    'a lone surrogate in contentDisposition',
+    '{"origin":"photos","items":[{"key":"a","response":{"contentDisposition":"\\ud800"}}]}',
+    400,
+    DISPOSITION,
+  ),
+  sign('a NUL in contentDisposition', override('a\u0000b'), 400, DISPOSITION),
+  sign('a tab in contentDisposition', override('a\tb'), 400, DISPOSITION),
+  sign('DEL in contentDisposition', override('a\u007fb'), 400, DISPOSITION),
+  sign('an empty contentDisposition', override(''), 400, DISPOSITION),
+  sign('a contentDisposition of 1025 characters', override('a'.repeat(1025)), 400, DISPOSITION),
+  sign('contentDisposition a number', override(1), 400, DISPOSITION),
+  sign('contentDisposition null', override(null), 400, DISPOSITION),
+  sign(
+    'CR/LF in contentType',
+    { origin: 'photos', items: [{ key: 'a', response: { contentType: 'text/html\r\nX: y' } }] },
+    400,
+    'items.0.response.contentType',
+  ),
+  sign(
+    'an unknown response override',
+    { origin: 'photos', items: [{ key: 'a', response: { contentMd5: 'x' } }] },
+    400,
+    'items.0.response.contentMd5',
+  ),
+  sign(
+    'response a string',
+    { origin: 'photos', items: [{ key: 'a', response: 'inline' }] },
+    400,
+    'items.0.response',
+  ),
+  sign(
+    'response overrides on PUT',
+    { origin: 'photos', method: 'PUT', items: [{ key: 'a', response: { contentType: 'x' } }] },
+    400,
+    'items.0.response',
+  ),
+  sign(
+    'versionId on PUT',
+    { origin: 'photos', method: 'PUT', items: [{ key: 'a', versionId: 'v' }] },
+    400,
+    'items.0.versionId',
+  ),
+  sign(
+    'an empty versionId',
+    { origin: 'photos', items: [{ key: 'a', versionId: '' }] },
+    400,
+    'items.0.versionId',
+  ),
+  sign(
+    'a versionId with a space',
+    { origin: 'photos', items: [{ key: 'a', versionId: 'v 1' }] },
+    400,
+    'items.0.versionId',
+  ),
+  sign(
+    'a non-ASCII versionId',
+    { origin: 'photos', items: [{ key: 'a', versionId: 'vé' }] },
+    400,
+    'items.0.versionId',
+  ),
+  sign(
+    'a versionId of 1025 characters',
+    { origin: 'photos', items: [{ key: 'a', versionId: 'v'.repeat(1025) }] },
+    400,
+    'items.0.versionId',
+  ),
+  sign(
+    'versionId a number',
+    { origin: 'photos', items: [{ key: 'a', versionId: 1 }] },
+    400,
+    'items.0.versionId',
+  ),
+  sign(
+    'policy "everything"',
+    { origin: 'cdn', keys: ['public/a'], policy: 'everything' },
+    400,
+    'policy',
+  ),
+  sign(
+    'a policy on an S3 origin',
+    { origin: 'photos', keys: ['a'], policy: 'canned' },
+    400,
+    'policy',
+  ),
+  sign(
+    'PUT on a CloudFront origin',
+    { origin: 'cdn', method: 'PUT', keys: ['public/a'] },
+    400,
+    'method',
+  ),
+  sign(
+    'overrides on a CloudFront origin',
+    { origin: 'cdn', items: [{ key: 'public/a', response: { contentType: 'a' } }] },
+    400,
+    'items.0',
+  ),
+  sign('a key outside every grant', { origin: 'cdn', keys: ['private/a'] }, 403, 'keys.0'),
+  sign(
+    'a wildcard without a wildcard grant',
+    { origin: 'cdn', keys: ['public/a', 'public/b'], policy: 'wildcard' },
+    403,
+    'policy',
+  ),
+]
+
+// ---- POST /v1/cookies -------------------------------------------------------------------------
+
+const COOKIES_VALID = { origin: 'cdn', prefix: 'users/alice/' }
+
+const cookies = (
+  name: string,
+  body: unknown,
+  status: number,
+  errorPath: string | undefined,
+  extra: Partial<BadInputCase> = {},
+): BadInputCase => ({
+  name: `POST /v1/cookies: ${name}`,
+  method: 'POST',
+  path: '/v1/cookies',
+  body: typeof body === 'string' ? { text: body } : { json: body },
+  status,
+  ...(errorPath === undefined ? {} : { errorPath }),
+  ...extra,
+})
+
+const COOKIE_ROWS: BadInputCase[] = [
+  ...jsonPostRoute('/v1/cookies', COOKIES_VALID),
+  cookies('an empty object', {}, 400, 'origin'),
+  cookies('origin a number', { origin: 1 }, 400, 'origin'),
+  cookies('origin in upper case', { origin: 'CDN' }, 400, 'origin'),
+  cookies('an unknown origin', { origin: 'nowhere' }, 403, 'origin', { worker: true }),
+  cookies('an S3 origin', { origin: 'photos', prefix: 'a/' }, 400, 'origin'),
+  // Which field the 403 names differs from the unknown-origin row: see the probing tests.
+  cookies('an origin the caller has no grant on', COOKIES_VALID, 403, undefined, {
+    caller: 'photos-only',
+  }),
+  cookies(
+    'a prefix outside the wildcard grant',
+    { origin: 'cdn', prefix: 'public/' },
+    403,
+    'prefix',
+  ),
+  cookies('an empty prefix (the whole origin)', { origin: 'cdn' }, 403, 'prefix'),
+  cookies('prefix a number', { origin: 'cdn', prefix: 5 }, 400, 'prefix'),
+  cookies('prefix null', { origin: 'cdn', prefix: null }, 400, 'prefix'),
+  cookies('a prefix of 1025 bytes', { origin: 'cdn', prefix: KEY_1025_BYTES }, 400, 'prefix'),
+  cookies(
+    'a lone surrogate in the prefix',
+    '{"origin":"cdn","prefix":"users/alice/\\ud800"}',
+    400,
+    'prefix',
+    { worker: true },
+  ),
+  cookies(
+    'a dot segment in the prefix',
+    { origin: 'cdn', prefix: 'users/alice/../bob/' },
+    400,
+    'prefix',
+  ),
+  cookies('a NUL in the prefix', { origin: 'cdn', prefix: 'users/alice/\u0000' }, 400, 'prefix'),
+  cookies('expiresIn 0', { ...COOKIES_VALID, expiresIn: 0 }, 400, 'expiresIn'),
+  cookies('expiresIn negative', { ...COOKIES_VALID, expiresIn: -1 }, 400, 'expiresIn'),
+  cookies('expiresIn fractional', { ...COOKIES_VALID, expiresIn: 0.5 }, 400, 'expiresIn'),
+  cookies('expiresIn 604801', { ...COOKIES_VALID, expiresIn: 604_801 }, 400, 'expiresIn'),
+  cookies('expiresIn a string', { ...COOKIES_VALID, expiresIn: '3600' }, 400, 'expiresIn'),
+  cookies('expiresIn null', { ...COOKIES_VALID, expiresIn: null }, 400, 'expiresIn'),
+  cookies('expiresIn above the grant', { ...COOKIES_VALID, expiresIn: 7200 }, 400, 'expiresIn'),
+]
+
+// ---- GET|HEAD /v1/redirect/{origin}/{key…} ------------------------------------------------------
+
+const redirect = (
+  name: string,
+  path: string,
+  status: number,
+  expected: Partial<BadInputCase> = {},
+): BadInputCase => ({
+  name: `GET ${path.length > 80 ? `${path.slice(0, 77)}…` : path}: ${name}`,
+  method: 'GET',
+  path,
+  status,
+  ...expected,
+})
+
+const REDIRECT_ROWS: BadInputCase[] = [
+  ...getRoute('/v1/redirect/photos/a.jpg'),
+  redirect('an unknown origin', '/v1/redirect/nowhere/a.jpg', 403, {
+    errorPath: 'origin',
+    worker: true,
+  }),
+  redirect('an unknown origin (HEAD)', '/v1/redirect/nowhere/a.jpg', 403, { method: 'HEAD' }),
+  redirect('an ungranted origin', '/v1/redirect/docs/a.jpg', 403, {
+    errorPath: 'origin',
+    caller: 'photos-only',
+  }),
+  redirect('a key outside every grant', '/v1/redirect/cdn/private/a.jpg', 403, {
+    errorPath: 'key',
+  }),
+  redirect('an origin in upper case', '/v1/redirect/Photos/a.jpg', 400, { errorPath: 'origin' }),
+  redirect('an origin of 64 characters', `/v1/redirect/${'o'.repeat(64)}/a.jpg`, 400, {
+    errorPath: 'origin',
+  }),
+  redirect('an origin with a percent-encoded slash', '/v1/redirect/pho%2Ftos/a.jpg', 400, {
+    errorPath: 'origin',
+  }),
+  redirect('no key', '/v1/redirect/photos/', 404, { detail: 'No such route' }),
+  redirect('no key and no slash', '/v1/redirect/photos', 404, { detail: 'No such route' }),
+  redirect(
+    `a key of ${MAX_KEY_BYTES + 1} bytes`,
+    `/v1/redirect/photos/${'x'.repeat(MAX_KEY_BYTES + 1)}`,
+    400,
+    { errorPath: 'key' },
+  ),
+  redirect('a key of 64 KiB', `/v1/redirect/photos/${'x'.repeat(64 * KIB)}`, 400, {
+    errorPath: 'key',
+  }),
+  redirect('a lone surrogate (as CESU bytes)', '/v1/redirect/photos/a%ED%A0%80', 400, {
+    errorPath: 'key',
+    worker: true,
+  }),
+  redirect('truncated percent-encoded UTF-8', '/v1/redirect/photos/a%E0%A4', 400, {
+    errorPath: 'key',
+  }),
+  redirect('a bare "%"', '/v1/redirect/photos/a%', 400, { errorPath: 'key' }),
+  redirect('"%zz"', '/v1/redirect/photos/a%zz', 400, { errorPath: 'key' }),
+  redirect('an encoded NUL (safe origin)', '/v1/redirect/photos/a%00b', 400, { errorPath: 'key' }),
+  redirect('an encoded tab (safe origin)', '/v1/redirect/photos/a%09b', 400, { errorPath: 'key' }),
+  redirect('an encoded CR/LF', '/v1/redirect/photos/a%0D%0Ab', 400, {
+    errorPath: 'key',
+  }),
+  redirect('an encoded LF', '/v1/redirect/photos/a%0Ab', 400, {
+    errorPath: 'key',
+  }),
+  redirect('"//" (safe origin)', '/v1/redirect/photos/a//b', 400, { errorPath: 'key' }),
+  // `%2e%2e` itself is a dot segment to the URL parser (the Worker sees /photos/b); `%252e%252e` is
+  // the key "a/%2e%2e/b", which a proxy may decode.
+  redirect(
+    'a double-encoded dot segment (safe origin)',
+    '/v1/redirect/photos/a/%252e%252e/b',
+    400,
+    {
+      errorPath: 'key',
+    },
+  ),
+  redirect('expiresIn=0', '/v1/redirect/photos/a.jpg?expiresIn=0', 400, {
+    errorPath: 'expiresIn',
+    worker: true,
+  }),
+  redirect('expiresIn=-5', '/v1/redirect/photos/a.jpg?expiresIn=-5', 400, {
+    errorPath: 'expiresIn',
+  }),
+  redirect('expiresIn=1.5', '/v1/redirect/photos/a.jpg?expiresIn=1.5', 400, {
+    errorPath: 'expiresIn',
+  }),
+  redirect('expiresIn=604801', '/v1/redirect/photos/a.jpg?expiresIn=604801', 400, {
+    errorPath: 'expiresIn',
+  }),
+  redirect('expiresIn=1e3', '/v1/redirect/photos/a.jpg?expiresIn=1e3', 400, {
+    errorPath: 'expiresIn',
+  }),
+  redirect('expiresIn=abc', '/v1/redirect/photos/a.jpg?expiresIn=abc', 400, {
+    errorPath: 'expiresIn',
+  }),
+  redirect('expiresIn empty', '/v1/redirect/photos/a.jpg?expiresIn=', 400, {
+    errorPath: 'expiresIn',
+  }),
+  redirect(
+    'expiresIn of 100 digits',
+    `/v1/redirect/photos/a.jpg?expiresIn=${'9'.repeat(100)}`,
+    400,
+    { errorPath: 'expiresIn' },
+  ),
+  redirect('expiresIn above the grant', '/v1/redirect/cdn/public/a.jpg?expiresIn=7200', 400, {
+    errorPath: 'expiresIn',
+  }),
+  redirect('expiresIn=0 (HEAD)', '/v1/redirect/photos/a.jpg?expiresIn=0', 400, { method: 'HEAD' }),
+  redirect('a malformed JWT cookie', '/v1/redirect/photos/a.jpg', 401, {
+    caller: { headers: { cookie: 'wb_token=not.a.jwt' } },
+    detail: 'Authentication failed',
+  }),
+  redirect('a JWT cookie with bad percent-encoding', '/v1/redirect/photos/a.jpg', 401, {
+    caller: { headers: { cookie: 'wb_token=%E0%A4%A' } },
+    detail: 'Authentication failed',
+  }),
+  redirect('a 64 KiB JWT cookie', '/v1/redirect/photos/a.jpg', 401, {
+    caller: { headers: { cookie: `wb_token=${'a'.repeat(64 * KIB)}` } },
+    detail: `longer than ${MAX_TOKEN_BYTES} bytes`,
+  }),
+  redirect('a malformed Access cookie', '/v1/redirect/photos/a.jpg', 401, {
+    caller: { headers: { cookie: 'CF_Authorization=x.y.z' } },
+    detail: 'Authentication failed',
+  }),
+]
+
+// ---- GET /healthz, GET /openapi.json, unknown paths --------------------------------------------
+
+const OTHER_ROWS: BadInputCase[] = [
+  ...methodRows('/healthz', ALLOW_GET, ['POST', 'PUT', 'DELETE', 'PATCH']),
+  ...methodRows('/openapi.json', ALLOW_GET, ['POST', 'PUT', 'DELETE']),
+  {
+    name: 'GET an unknown path',
+    method: 'GET',
+    path: '/v1/nope',
+    status: 404,
+    detail: 'No such route',
+    worker: true,
+  },
+  {
+    name: 'POST /v1/sign/ (trailing slash)',
+    method: 'POST',
+    path: '/v1/sign/',
+    body: { json: SIGN_VALID },
+    status: 404,
+    detail: 'No such route',
+  },
+  {
+    name: 'GET /v1 (no route)',
+    method: 'GET',
+    path: '/v1',
+    caller: 'none',
+    status: 404,
+    detail: 'No such route',
+  },
+  {
+    name: 'GET a 64 KiB unknown path',
+    method: 'GET',
+    path: `/${'p'.repeat(64 * KIB)}`,
+    caller: 'none',
+    status: 404,
+    detail: 'No such route',
+  },
+]
+
+/** Every row of the matrix. */
+export const BAD_INPUT_CASES: readonly BadInputCase[] = [
+  ...SIGN_ROWS,
+  ...COOKIE_ROWS,
+  ...REDIRECT_ROWS,
+  ...OTHER_ROWS,
+]
