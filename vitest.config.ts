@@ -1,5 +1,5 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 import { outbound } from './test/outbound.ts'
 import type { S3TestServer, TestApiKey } from './test/provided-context.ts'
 
@@ -56,6 +56,8 @@ export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
     include: ['test/**/*.test.ts'],
+    // Node-side browser tests have their own config (vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'test/browser/**'],
     testTimeout: 30_000,
   },
 })

@@ -102,7 +102,12 @@ export async function startVersitygw({
     dataDir,
   ]
   let stderr = ''
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+  // versitygw also reads VGW_* settings from the environment (a server-wide CORS origin among
+  // them); none may leak in from the caller's shell, so bucket CORS rules stay the only CORS.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('VGW_')),
+  )
+  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], env })
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-4000)
   })

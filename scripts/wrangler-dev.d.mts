@@ -1,0 +1,7 @@
+import type { ChildProcess } from 'node:child_process'
+
+export declare function spawnWranglerDev(options: {
+  port: number
+  envFile: string
+  quiet?: boolean
+}): ChildProcess

@@ -1,0 +1,156 @@
+// Runs in Node before the browser test: makes sure Chromium is there, starts versitygw with fresh
+// credentials and two buckets ("demo" with the browser-upload CORS rules for the page's origin,
+// "plain" with none), and `wrangler dev` on a free port whose "demo" origin points at that
+// versitygw, then hands the details to the test.
+
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ChildProcess } from 'node:child_process'
+import type { TestProject } from 'vitest/node'
+import { applyBucketCors } from '../../scripts/bucket-cors.mjs'
+import { ensureChromium } from '../../scripts/chromium.mjs'
+import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
+import { spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
+
+const WRANGLER_START_TIMEOUT_MS = 90_000
+const WRANGLER_STOP_TIMEOUT_MS = 5_000
+
+export interface BrowserDemoContext {
+  /** The Worker's origin, which is also the demo page's origin: http://127.0.0.1:<port>. */
+  baseUrl: string
+  apiKey: string
+  chromiumPath: string
+  s3: {
+    endpoint: string
+    region: string
+    accessKeyId: string
+    secretAccessKey: string
+    /** Has the browser-upload CORS rules for `baseUrl`; the Worker's "demo" origin. */
+    bucket: string
+    /** Has no CORS configuration until a test applies one. */
+    plainBucket: string
+  }
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    browserDemo: BrowserDemoContext
+  }
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const kill = setTimeout(() => child.kill('SIGKILL'), WRANGLER_STOP_TIMEOUT_MS)
+    child.once('exit', () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+async function waitForHealthz(url: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs
+  let last = 'no answer'
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(
+        `wrangler dev exited with code ${child.exitCode}; rerun with WAYBILL_TEST_VERBOSE=1 to see why`,
+      )
+    }
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) })
+      if (response.ok) return
+      last = `${response.status} ${await response.text()}`
+    } catch (error) {
+      last = (error as Error).message
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  throw new Error(`wrangler dev did not answer 200 on ${url} within ${timeoutMs} ms (${last})`)
+}
+
+export default async function setup(project: TestProject) {
+  const chromiumPath = ensureChromium()
+  const stops: Array<() => Promise<void> | void> = []
+  const teardown = async () => {
+    for (const stop of stops.reverse()) await stop()
+  }
+  try {
+    const tmp = mkdtempSync(join(tmpdir(), 'waybill-browser-'))
+    stops.push(() => rmSync(tmp, { recursive: true, force: true }))
+
+    const region = 'us-east-1'
+    const accessKeyId = `BROWSER${randomBytes(8).toString('hex').toUpperCase()}`
+    const secretAccessKey = randomBytes(30).toString('base64url')
+    const bucket = 'demo'
+    const plainBucket = 'plain'
+    const s3 = await startVersitygw({
+      dataDir: join(tmp, 's3'),
+      accessKeyId,
+      secretAccessKey,
+      region,
+      buckets: [bucket, plainBucket],
+    })
+    stops.push(s3.stop)
+
+    const port = await freePort()
+    const baseUrl = `http://127.0.0.1:${port}`
+    await applyBucketCors({
+      endpoint: s3.endpoint,
+      bucket,
+      region,
+      accessKeyId,
+      secretAccessKey,
+      allowedOrigins: [baseUrl],
+    })
+
+    const apiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
+    const sha256 = createHash('sha256').update(apiKey).digest('hex')
+    // wrangler dev lets --env-file values replace the `vars` of wrangler.jsonc, so this points the
+    // "demo" origin at this run's versitygw instead of the fixed 127.0.0.1:7070 of `npm start`.
+    const origins = {
+      demo: {
+        type: 's3',
+        bucket,
+        region,
+        endpoint: s3.endpoint,
+        style: 'path',
+        credentials: 'DEMO',
+      },
+    }
+    const envFile = join(tmp, 'worker.vars')
+    writeFileSync(
+      envFile,
+      [
+        `DEMO_ACCESS_KEY_ID=${accessKeyId}`,
+        `DEMO_SECRET_ACCESS_KEY=${secretAccessKey}`,
+        `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256, label: 'browser test' }])}'`,
+        `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    )
+    const wrangler = spawnWranglerDev({
+      port,
+      envFile,
+      quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
+    })
+    stops.push(() => stopChild(wrangler))
+    await waitForHealthz(`${baseUrl}/healthz`, wrangler, WRANGLER_START_TIMEOUT_MS)
+
+    project.provide('browserDemo', {
+      baseUrl,
+      apiKey,
+      chromiumPath,
+      s3: { endpoint: s3.endpoint, region, accessKeyId, secretAccessKey, bucket, plainBucket },
+    })
+  } catch (error) {
+    await teardown()
+    throw error
+  }
+  return teardown
+}
