@@ -5,6 +5,7 @@ import { activeKey } from './config/keys'
 import type { CloudFrontOrigin, Origin } from './config'
 import { CLOUDFRONT_SIGN_CHUNK } from './constants'
 import {
+  cannedPolicy,
   customPolicy,
   customPolicyParams,
   objectUrl,
@@ -13,6 +14,7 @@ import {
 } from './core/cloudfront/sign'
 import { encodeKeyPath } from './core/sigv4/encoding'
 import { prepareS3Presign, type PresignItem, type PresignMethod } from './core/s3/presign'
+import { sha256AsciiHex } from './core/sigv4/sha256'
 import { signingTime, type SigningTime } from './core/window'
 
 export type PolicyKind = 'canned' | 'wildcard'
@@ -23,7 +25,12 @@ export interface BatchSigner {
   /** The signing time (the start of the signing window when there is one). */
   readonly signedAt: Date
   signAll(items: readonly PresignItem[]): Promise<string[]>
+  /** What was signed for an item, for a caller chasing SignatureDoesNotMatch. Never key material. */
+  explain(item: PresignItem): SigningSteps
 }
+
+/** S3: the canonical request and string to sign. CloudFront: the policy signed. */
+export type SigningSteps = { canonicalRequest: string; stringToSign: string } | { policy: string }
 
 export interface BatchOptions {
   method: PresignMethod
@@ -72,6 +79,7 @@ function cloudFrontSigner(
     return {
       expiresAt,
       signedAt,
+      explain: () => ({ policy: customPolicy({ resource, dateLessThan: expires }) }),
       async signAll(items) {
         params ??= customPolicyParams(key, customPolicy({ resource, dateLessThan: expires }))
         const query = await params
@@ -82,6 +90,7 @@ function cloudFrontSigner(
   return {
     expiresAt,
     signedAt,
+    explain: (item) => ({ policy: cannedPolicy(objectUrl(origin.baseUrl, item.key), expires) }),
     signAll: (items) =>
       inChunks(items, CLOUDFRONT_SIGN_CHUNK, (item) =>
         signCannedUrl(key, objectUrl(origin.baseUrl, item.key), expires),
@@ -112,5 +121,12 @@ export function batchSigner(origin: Origin, options: BatchOptions): BatchSigner 
     expiresAt: presigner.expiresAt,
     signedAt: time.signedAt,
     signAll: (items) => presigner.presignAll(items),
+    explain(item) {
+      const canonicalRequest = presigner.canonicalRequest(item)
+      return {
+        canonicalRequest,
+        stringToSign: presigner.stringToSign(sha256AsciiHex(canonicalRequest)),
+      }
+    },
   }
 }

@@ -21,7 +21,7 @@ const GRANT_FIELDS = new Set([
   'maxContentLength',
   'wildcard',
 ])
-const ACTIONS: ReadonlySet<string> = new Set<Action>(['read', 'write', 'delete', 'list'])
+const ACTIONS: ReadonlySet<string> = new Set<Action>(['read', 'write', 'delete', 'list', 'debug'])
 const SUBJECT_KINDS = new Set(['apiKey', 'sub', 'role', 'email'])
 /** `{claim}` placeholders in a prefix. */
 export const PLACEHOLDER = /\{([A-Za-z0-9_:.-]{1,128})\}/g
@@ -119,7 +119,7 @@ export function parseGrants(
     if (!Array.isArray(def.actions) || def.actions.length === 0) {
       errors.push({
         path: `${path}.actions`,
-        message: 'must be a non-empty list of read, write, delete, list',
+        message: 'must be a non-empty list of read, write, delete, list, debug',
       })
     } else {
       def.actions.forEach((action: unknown, i) => {
@@ -127,7 +127,7 @@ export function parseGrants(
         else
           errors.push({
             path: `${path}.actions.${i}`,
-            message: 'must be read, write, delete or list',
+            message: 'must be read, write, delete, list or debug',
           })
       })
     }

@@ -89,7 +89,8 @@ export interface AccessConfig {
   readonly clockToleranceS: number
 }
 
-export type Action = 'read' | 'write' | 'delete' | 'list'
+/** `debug`: may see the canonical request and string to sign behind URLs (never a key). */
+export type Action = 'read' | 'write' | 'delete' | 'list' | 'debug'
 
 /** Who a grant is for. `any` is every authenticated caller (use with a `{sub}` prefix). */
 export type GrantSubject =

@@ -139,6 +139,12 @@ export const openApiDocument = {
           },
           keys: { type: 'array', minItems: 1, maxItems: DEFAULT_MAX_BATCH, items: key },
           signingWindow,
+          debug: {
+            type: 'boolean',
+            default: false,
+            description:
+              'Also return, per URL, what was signed: S3 canonicalRequest and stringToSign, or the CloudFront policy. Needs a grant with the "debug" action covering every key.',
+          },
           policy: {
             enum: ['canned', 'wildcard'],
             default: 'canned',
@@ -166,7 +172,19 @@ export const openApiDocument = {
       SignedUrl: {
         type: 'object',
         required: ['key', 'url'],
-        properties: { key: { type: 'string' }, url: { type: 'string', format: 'uri' } },
+        properties: {
+          key: { type: 'string' },
+          url: { type: 'string', format: 'uri' },
+          debug: {
+            type: 'object',
+            description: 'Only with "debug": true.',
+            properties: {
+              canonicalRequest: { type: 'string' },
+              stringToSign: { type: 'string' },
+              policy: { type: 'string' },
+            },
+          },
+        },
       },
       ListedItem: {
         type: 'object',

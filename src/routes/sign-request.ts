@@ -28,6 +28,8 @@ export interface SignRequest {
   policy: PolicyKind | undefined
   /** Seconds; undefined for the origin's own. */
   signingWindow: number | undefined
+  /** Also return what was signed per URL (needs a `debug` grant). */
+  debug: boolean
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE'])
@@ -39,6 +41,7 @@ const BODY_FIELDS = new Set([
   'items',
   'policy',
   'signingWindow',
+  'debug',
 ])
 const ITEM_FIELDS = new Set(['key', 'versionId', 'response'])
 const OVERRIDE_FIELDS: ReadonlySet<string> = new Set(RESPONSE_OVERRIDE_FIELDS)
@@ -201,6 +204,9 @@ export function parseSignRequest(body: unknown, limits: { maxBatch: number }): S
   }
 
   const signingWindow = parseSigningWindowField(body.signingWindow, errors)
+  if (body.debug !== undefined && typeof body.debug !== 'boolean') {
+    errors.push({ path: 'debug', message: 'must be true or false' })
+  }
 
   if (errors.length > 0) throw invalid(errors)
   return {
@@ -211,6 +217,7 @@ export function parseSignRequest(body: unknown, limits: { maxBatch: number }): S
     items,
     policy: policy as PolicyKind | undefined,
     signingWindow,
+    debug: body.debug === true,
   }
 }
 

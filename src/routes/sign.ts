@@ -45,6 +45,18 @@ export function signRoutes(clock: Clock) {
       expiresIn: request.expiresIn,
     })
     const { origin, expiresIn } = authorized
+    if (request.debug) {
+      // Deny by default here too: seeing what is signed is its own grant.
+      authorizeBatch(config, c.get('principal'), {
+        origin: request.origin,
+        action: 'debug',
+        keys: request.items.map((item, i) => ({
+          key: item.key,
+          path: `${request.field}.${i}${suffix}`,
+        })),
+        expiresIn: undefined,
+      })
+    }
     let wildcardPrefix: string | undefined
     if (request.policy === 'wildcard') {
       wildcardPrefix = commonKeyPrefix(request.items.map((item) => item.key))
@@ -62,7 +74,7 @@ export function signRoutes(clock: Clock) {
     const expiresAt = signer.expiresAt.toISOString()
 
     if (wantsNdjson(c.req.header('accept'))) {
-      return new Response(ndjsonStream(signer, request.items), {
+      return new Response(ndjsonStream(signer, request.items, request.debug), {
         headers: {
           'cache-control': 'no-store',
           'waybill-expires-at': expiresAt,
@@ -75,7 +87,9 @@ export function signRoutes(clock: Clock) {
     let body = `{"origin":${JSON.stringify(origin.name)},"method":"${request.method}","expiresAt":"${expiresAt}","urls":[`
     for (let i = 0; i < signed.length; i++) {
       if (i > 0) body += ','
-      body += `{"key":${JSON.stringify(request.items[i]!.key)},"url":${JSON.stringify(signed[i])}}`
+      const item = request.items[i]!
+      body += `{"key":${JSON.stringify(item.key)},"url":${JSON.stringify(signed[i])}`
+      body += request.debug ? `,"debug":${JSON.stringify(signer.explain(item))}}` : '}'
     }
     body += ']}'
     return c.body(body, 200, {
@@ -122,6 +136,7 @@ function wantsNdjson(accept: string | undefined): boolean {
 function ndjsonStream(
   signer: BatchSigner,
   items: readonly PresignItem[],
+  debug: boolean,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   let next = 0
@@ -132,7 +147,8 @@ function ndjsonStream(
       const urls = await signer.signAll(chunk)
       let text = ''
       for (let i = 0; i < chunk.length; i++) {
-        text += JSON.stringify({ key: chunk[i]!.key, url: urls[i] }) + '\n'
+        const line = { key: chunk[i]!.key, url: urls[i] }
+        text += JSON.stringify(debug ? { ...line, debug: signer.explain(chunk[i]!) } : line) + '\n'
       }
       controller.enqueue(encoder.encode(text))
       if (next >= items.length) controller.close()
