@@ -4,7 +4,7 @@
 // fails the run before anything is timed. Results go to bench/RESULTS.md and stdout.
 
 import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -40,9 +40,11 @@ async function measure(start) {
   }
 }
 
-/** gzip size of the deployable Worker, as `wrangler deploy --dry-run` bundles it. */
+/** Size and gzip size of the deployable Worker, as `wrangler deploy --dry-run` bundles it. */
 function bundleSize() {
   const outdir = join(ROOT, '.tmp', 'bench', 'dist')
+  // Emptied first: the .wasm modules are named by content hash, so old ones would linger.
+  rmSync(outdir, { recursive: true, force: true })
   execFileSync(
     process.execPath,
     [
@@ -54,8 +56,14 @@ function bundleSize() {
     ],
     { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, stdio: 'ignore' },
   )
-  const code = readFileSync(join(outdir, 'index.js'))
-  return { raw: code.length, gzip: gzipSync(code, { level: 9 }).length }
+  // The script and its WebAssembly modules, each uploaded (and compressed) as its own part.
+  const modules = readdirSync(outdir)
+    .filter((name) => name === 'index.js' || name.endsWith('.wasm'))
+    .map((name) => readFileSync(join(outdir, name)))
+  return {
+    raw: modules.reduce((sum, code) => sum + code.length, 0),
+    gzip: modules.reduce((sum, code) => sum + gzipSync(code, { level: 9 }).length, 0),
+  }
 }
 
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toFixed(2))

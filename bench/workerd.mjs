@@ -5,8 +5,8 @@
 import { build } from 'esbuild'
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare'
 import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { copyFileSync, mkdirSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -32,6 +32,28 @@ const nodeBuiltins = {
   },
 }
 
+// `.wasm` imports (src/core/sigv4/sha256.wasm). Workers cannot compile WebAssembly at run time, so
+// for workerd each file is copied beside the bundle and stays an import, which Miniflare loads as
+// a CompiledWasm module (as wrangler uploads it); for Node the bundle compiles the bytes on load.
+function wasmModules(platform, outdir, copied) {
+  return {
+    name: 'wasm-modules',
+    setup(build) {
+      build.onResolve({ filter: /\.wasm$/ }, (args) => {
+        const path = resolve(args.resolveDir, args.path)
+        if (platform === 'node') return { path, namespace: 'wasm-node' }
+        copyFileSync(path, join(outdir, basename(path)))
+        copied.push(join(outdir, basename(path)))
+        return { path: `./${basename(path)}`, external: true }
+      })
+      build.onLoad({ filter: /.*/, namespace: 'wasm-node' }, (args) => ({
+        contents: `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(args.path)}))`,
+        loader: 'js',
+      }))
+    },
+  }
+}
+
 function makeKeys() {
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
@@ -48,6 +70,7 @@ function makeKeys() {
 async function bundle(platform) {
   const outfile = join(ROOT, '.tmp', 'bench', `worker-${platform}.mjs`)
   mkdirSync(dirname(outfile), { recursive: true })
+  const wasm = []
   await build({
     entryPoints: [join(ROOT, 'bench', 'workerd', 'worker.ts')],
     bundle: true,
@@ -57,9 +80,10 @@ async function bundle(platform) {
       ? {
           conditions: ['workerd', 'worker', 'browser'],
           external: ['cloudflare:*'],
-          plugins: [nodeBuiltins],
+          plugins: [nodeBuiltins, wasmModules(platform, dirname(outfile), wasm)],
         }
       : {
+          plugins: [wasmModules(platform, dirname(outfile), wasm)],
           banner: {
             js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
           },
@@ -67,7 +91,7 @@ async function bundle(platform) {
     outfile,
     logLevel: 'error',
   })
-  return outfile
+  return { outfile, wasm }
 }
 
 function caller(dispatch) {
@@ -81,15 +105,18 @@ function caller(dispatch) {
 
 /** The benchmark Worker in workerd (Miniflare, the runtime wrangler dev uses). */
 export async function startBenchWorker() {
-  const outfile = await bundle('browser')
+  const { outfile, wasm } = await bundle('browser')
   const keys = makeKeys()
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       workers: [
         {
           name: 'bench',
-          modules: true,
-          scriptPath: outfile,
+          modulesRoot: dirname(outfile),
+          modules: [
+            { type: 'ESModule', path: outfile },
+            ...wasm.map((path) => ({ type: 'CompiledWasm', path })),
+          ],
           compatibilityDate: COMPATIBILITY_DATE,
           // The AWS SDK's CloudFront signer and aws-cloudfront-sign need node:crypto.
           compatibilityFlags: ['nodejs_compat'],
@@ -104,7 +131,7 @@ export async function startBenchWorker() {
 
 /** The same Worker's fetch handler called in-process in Node, for the Node columns. */
 export async function startNodeBench() {
-  const outfile = await bundle('node')
+  const { outfile } = await bundle('node')
   const keys = makeKeys()
   const worker = (await import(pathToFileURL(outfile).href)).default
   return {

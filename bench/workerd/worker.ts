@@ -22,7 +22,13 @@ import {
 } from '../../src/core/cloudfront/sign'
 import { resolveS3Endpoint } from '../../src/core/s3/endpoint'
 import { prepareS3Presign } from '../../src/core/s3/presign'
-import { HmacSha256, messageAscii, messageBytes, messageStart } from '../../src/core/sigv4/sha256'
+import {
+  HmacSha256,
+  messageAscii,
+  messageBytes,
+  messageStart,
+  sha256AsciiHex,
+} from '../../src/core/sigv4/sha256'
 
 interface Env {
   RSA_PEM: string
@@ -78,6 +84,21 @@ function cloudFrontKey(pem: string): Promise<CloudFrontKey> {
     cfKeys.set(pem, key)
   }
   return key
+}
+
+// The hashing breakdown's fixed parts, as the presigner builds them once per batch.
+const STRING_TO_SIGN_HEAD = `AWS4-HMAC-SHA256\n${AMZ_DATE}\n20261123/${REGION}/s3/aws4_request\n`
+const CANONICAL_TAIL = encoder.encode(
+  `\nX-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDBENCHMARK%2F20261123%2F${REGION}%2Fs3%2Faws4_request&X-Amz-Date=${AMZ_DATE}&X-Amz-Expires=${EXPIRES_S}&X-Amz-SignedHeaders=host\nhost:${HOST}\n\nhost\nUNSIGNED-PAYLOAD`,
+)
+// 503 bytes: with SHA-256's 9 bytes of padding, exactly 8 blocks.
+const EIGHT_BLOCKS = 'x'.repeat(8 * 64 - 9)
+
+function assembleCanonicalRequest(key: string): void {
+  messageStart()
+  messageAscii('GET\n/')
+  messageAscii(key)
+  messageBytes(CANONICAL_TAIL)
 }
 
 const smithyOptions = {
@@ -161,20 +182,28 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
   // Not a signer: only the hashing part of waybill's per-URL work (assemble a canonical request in
   // the hash buffer, SHA-256 it, HMAC the digest), for the breakdown of where a URL's time goes.
   async 'waybill-hashing-only'(n) {
-    const mac = new HmacSha256(new Uint8Array(32).fill(7)).withPrefix(
-      `AWS4-HMAC-SHA256\n${AMZ_DATE}\n20261123/${REGION}/s3/aws4_request\n`,
-    )
-    const tail = `\nX-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDBENCHMARK%2F20261123%2F${REGION}%2Fs3%2Faws4_request&X-Amz-Date=${AMZ_DATE}&X-Amz-Expires=${EXPIRES_S}&X-Amz-SignedHeaders=host\nhost:${HOST}\n\nhost\nUNSIGNED-PAYLOAD`
-    // As the presigner does: constant parts encoded once, copied per URL.
-    const tailBytes = encoder.encode(tail)
+    const mac = new HmacSha256(new Uint8Array(32).fill(7)).withPrefix(STRING_TO_SIGN_HEAD)
     const out: string[] = []
     for (const key of keys(n)) {
-      messageStart()
-      messageAscii('GET\n/')
-      messageAscii(key)
-      messageBytes(tailBytes)
+      assembleCanonicalRequest(key)
       out.push(mac.signMessageDigestHex())
     }
+    return out
+  },
+  // The JavaScript half of 'waybill-hashing-only': the canonical request is written into the
+  // WebAssembly hasher's memory but not hashed. The difference is the WebAssembly call.
+  async 'waybill-assembly-only'(n) {
+    const out: string[] = []
+    for (const key of keys(n)) {
+      assembleCanonicalRequest(key)
+      out.push(key)
+    }
+    return out
+  },
+  // One SHA-256 of an 8-block message per item: a SHA-256 compression costs an eighth of it.
+  async 'sha256-8-blocks'(n) {
+    const out: string[] = []
+    for (let i = 0; i < n; i++) out.push(sha256AsciiHex(EIGHT_BLOCKS))
     return out
   },
   // The floor for a Web Crypto signer: one SHA-256 and one HMAC per URL, key imported once.

@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest'
-import { HmacSha256, sha256AsciiHex } from '../../../src/core/sigv4/sha256'
+import {
+  HmacSha256,
+  messageAscii,
+  messageBytes,
+  messageSha256Hex,
+  messageStart,
+  sha256AsciiHex,
+} from '../../../src/core/sigv4/sha256'
 
 const toHex = (buffer: ArrayBuffer) =>
   [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('')
 
-async function webSha256(text: string): Promise<string> {
-  return toHex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))
+async function webSha256(text: string | Uint8Array<ArrayBuffer>): Promise<string> {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text
+  return toHex(await crypto.subtle.digest('SHA-256', bytes))
 }
 
-async function webHmac(key: Uint8Array, text: string): Promise<string> {
+async function webHmac(key: Uint8Array<ArrayBuffer>, text: string): Promise<string> {
   const imported = await crypto.subtle.importKey(
     'raw',
     key,
@@ -17,6 +25,11 @@ async function webHmac(key: Uint8Array, text: string): Promise<string> {
     ['sign'],
   )
   return toHex(await crypto.subtle.sign('HMAC', imported, new TextEncoder().encode(text)))
+}
+
+/** Deterministic bytes of a given length, all 256 values. */
+function bytesOf(length: number, seed: number): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from({ length }, (_, i) => (i * 131 + seed * 29 + (i >> 8)) & 0xff)
 }
 
 /** Deterministic printable ASCII of a given length. */
@@ -81,5 +94,120 @@ describe('HmacSha256', () => {
 
   it('refuses keys longer than a block (SigV4 keys are 32 bytes)', () => {
     expect(() => new HmacSha256(new Uint8Array(65))).toThrow(RangeError)
+  })
+})
+
+describe('the assembled message', () => {
+  it('hashes pieces of text and bytes like one Web Crypto digest, across block boundaries', async () => {
+    for (let length = 0; length <= 300; length += 1) {
+      // Three pieces: ASCII text, raw bytes (any value, as pre-encoded constants may be), text.
+      const head = ascii(length % 7, length)
+      const middle = bytesOf(Math.floor((length - head.length) / 2), length)
+      const tail = ascii(length - head.length - middle.length, length + 1)
+      messageStart()
+      messageAscii(head)
+      messageBytes(middle)
+      messageAscii(tail)
+      const whole = new Uint8Array([
+        ...new TextEncoder().encode(head),
+        ...middle,
+        ...new TextEncoder().encode(tail),
+      ])
+      expect(whole.length).toBe(length)
+      expect(messageSha256Hex(), `length ${length}`).toBe(await webSha256(whole))
+    }
+  })
+
+  it('grows for messages far larger than a URL, and stays correct for small ones after', async () => {
+    // The first two end exactly at, and one byte past, the module's initial 64 KiB of memory
+    // (messages start 512 bytes in and need 72 bytes of padding room).
+    for (const length of [65_536 - 512 - 72, 65_536 - 512 - 71, 70_000, 300_001]) {
+      const text = ascii(length, 3)
+      messageStart()
+      messageAscii(text.slice(0, 1000))
+      messageAscii(text.slice(1000))
+      expect(messageSha256Hex(), `length ${length}`).toBe(await webSha256(text))
+      const bytes = bytesOf(length, 4)
+      messageStart()
+      messageBytes(bytes)
+      expect(messageSha256Hex(), `bytes ${length}`).toBe(await webSha256(bytes))
+    }
+    expect(sha256AsciiHex('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    )
+  })
+
+  it('starts over at messageStart', async () => {
+    messageStart()
+    messageAscii('discarded')
+    messageStart()
+    messageAscii('abc')
+    expect(messageSha256Hex()).toBe(await webSha256('abc'))
+  })
+})
+
+describe('HmacSha256.signMessageDigestHex', () => {
+  /** SigV4's signature step done the long way: HMAC(key, prefix + hex(SHA-256(message))). */
+  async function reference(
+    key: Uint8Array<ArrayBuffer>,
+    prefix: string,
+    message: string,
+  ): Promise<string> {
+    return webHmac(key, prefix + (await webSha256(message)))
+  }
+
+  function sign(mac: HmacSha256, message: string): string {
+    messageStart()
+    messageAscii(message)
+    return mac.signMessageDigestHex()
+  }
+
+  it('equals HMAC of the hex digest for prefixes and messages across block boundaries', async () => {
+    const key = Uint8Array.from({ length: 32 }, (_, i) => (i * 53 + 1) & 0xff)
+    const mac = new HmacSha256(key)
+    // The prefix's partial last block (0 to 63 bytes) shares a block with the 64 hex characters.
+    for (const prefixLength of [0, 1, 9, 55, 63, 64, 65, 73, 119, 127, 128, 200]) {
+      const prefix = ascii(prefixLength, prefixLength)
+      const withPrefix = mac.withPrefix(prefix)
+      for (const messageLength of [0, 1, 55, 56, 63, 64, 119, 120, 250, 1000]) {
+        const message = ascii(messageLength, messageLength + 5)
+        expect(sign(withPrefix, message), `prefix ${prefixLength}, message ${messageLength}`).toBe(
+          await reference(key, prefix, message),
+        )
+      }
+    }
+  })
+
+  it('keeps keys apart when batches with different keys and prefixes interleave', async () => {
+    const keyA = new Uint8Array(32).fill(0xa5)
+    const keyB = Uint8Array.from({ length: 20 }, (_, i) => i)
+    const a = new HmacSha256(keyA).withPrefix('AWS4-HMAC-SHA256\n20261123T120000Z\nscope-a\n')
+    const b = new HmacSha256(keyB).withPrefix('x'.repeat(70))
+    const a2 = new HmacSha256(keyA).withPrefix('short\n')
+    const expected = {
+      a: await reference(keyA, 'AWS4-HMAC-SHA256\n20261123T120000Z\nscope-a\n', 'm'),
+      b: await reference(keyB, 'x'.repeat(70), 'm'),
+      a2: await reference(keyA, 'short\n', 'm'),
+    }
+    for (let round = 0; round < 3; round++) {
+      expect(sign(a, 'm')).toBe(expected.a)
+      expect(sign(b, 'm')).toBe(expected.b)
+      expect(sign(a2, 'm')).toBe(expected.a2)
+      expect(sign(a, 'm')).toBe(expected.a)
+      // Creating a key, or signing a plain message, between two signatures changes neither.
+      const c = new HmacSha256(new Uint8Array(64).fill(round))
+      expect(c.signAsciiHex('plain')).toBe(await webHmac(new Uint8Array(64).fill(round), 'plain'))
+      expect(sign(a, 'm')).toBe(expected.a)
+    }
+  })
+
+  it('signs correctly after the message memory grew', async () => {
+    const key = new Uint8Array(32).fill(9)
+    const mac = new HmacSha256(key).withPrefix('p\n')
+    const small = await reference(key, 'p\n', 'small')
+    expect(sign(mac, 'small')).toBe(small)
+    const large = ascii(200_000, 8)
+    expect(sign(mac, large)).toBe(await reference(key, 'p\n', large))
+    expect(sign(mac, 'small')).toBe(small)
   })
 })
