@@ -869,10 +869,243 @@ const OTHER_ROWS: BadInputCase[] = [
   },
 ]
 
+// GET /v1/list: every parameter is checked before the grant and before any S3 call.
+const LIST_ROWS: BadInputCase[] = [
+  ...getRoute('/v1/list/photos'),
+  ...(
+    [
+      ['limit=0', 'limit'],
+      ['limit=10001', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['limit=ten', 'limit'],
+      ['cursor=not-a-cursor', 'cursor'],
+      ['cursor=', 'cursor'],
+      ['delimiter=', 'delimiter'],
+      [`delimiter=${'x'.repeat(17)}`, 'delimiter'],
+      ['prefix=a/&prefix=a/', 'prefix.1'],
+      [`prefix=${'p'.repeat(MAX_KEY_BYTES + 1)}`, 'prefix.0'],
+      ['expiresIn=0', 'expiresIn'],
+      ['expiresIn=604801', 'expiresIn'],
+      ['signingWindow=86401', 'signingWindow'],
+      ['signingWindow=-1', 'signingWindow'],
+      ['colour=blue', 'colour'],
+    ] as const
+  ).map(([query, errorPath]) => ({
+    name: `GET /v1/list/photos?${query.slice(0, 40)}`,
+    method: 'GET',
+    path: `/v1/list/photos?${query}`,
+    status: 400,
+    errorPath,
+  })),
+  {
+    name: 'GET /v1/list/Bad_Origin!',
+    method: 'GET',
+    path: '/v1/list/Bad%20Origin',
+    status: 400,
+    errorPath: 'origin',
+  },
+  {
+    name: 'GET /v1/list on an origin without a list grant',
+    method: 'GET',
+    path: '/v1/list/photos?prefix=a/',
+    status: 403,
+    errorPath: 'origin',
+  },
+  {
+    name: 'GET /v1/list on an unknown origin',
+    method: 'GET',
+    path: '/v1/list/nowhere',
+    status: 403,
+    errorPath: 'origin',
+  },
+]
+
+const UPLOAD_VALID = { origin: 'photos', key: 'uploads/a.txt', contentType: 'text/plain' }
+const upload = (
+  name: string,
+  body: Record<string, unknown>,
+  status: number,
+  errorPath: string,
+) => ({
+  name: `POST /v1/uploads: ${name}`,
+  method: 'POST',
+  path: '/v1/uploads',
+  body: { json: body },
+  status,
+  errorPath,
+})
+
+const UPLOAD_ROWS: BadInputCase[] = [
+  ...jsonPostRoute('/v1/uploads', UPLOAD_VALID),
+  upload('missing contentType', { origin: 'photos', key: 'a' }, 400, 'contentType'),
+  upload(
+    'contentType not a media type',
+    { ...UPLOAD_VALID, contentType: 'png' },
+    400,
+    'contentType',
+  ),
+  upload(
+    'contentType with CR/LF',
+    { ...UPLOAD_VALID, contentType: 'text/plain\r\nx: y' },
+    400,
+    'contentType',
+  ),
+  upload('a type family for PUT', { ...UPLOAD_VALID, contentType: 'image/*' }, 400, 'contentType'),
+  upload('missing key', { origin: 'photos', contentType: 'text/plain' }, 400, 'key'),
+  upload('empty key', { ...UPLOAD_VALID, key: '' }, 400, 'key'),
+  upload('key over 1024 bytes', { ...UPLOAD_VALID, key: 'k'.repeat(1025) }, 400, 'key'),
+  upload('key and keyPrefix', { ...UPLOAD_VALID, mode: 'post', keyPrefix: 'u/' }, 400, 'keyPrefix'),
+  upload(
+    'keyPrefix for PUT',
+    { origin: 'photos', keyPrefix: 'u/', contentType: 'text/plain' },
+    400,
+    'keyPrefix',
+  ),
+  upload('unknown mode', { ...UPLOAD_VALID, mode: 'patch' }, 400, 'mode'),
+  upload('negative contentLength', { ...UPLOAD_VALID, contentLength: -1 }, 400, 'contentLength'),
+  upload('fractional contentLength', { ...UPLOAD_VALID, contentLength: 1.5 }, 400, 'contentLength'),
+  upload(
+    'PUT over 5 GiB',
+    { ...UPLOAD_VALID, contentLength: 5 * 1024 ** 3 + 1 },
+    400,
+    'contentLength',
+  ),
+  upload('string contentLength', { ...UPLOAD_VALID, contentLength: '10' }, 400, 'contentLength'),
+  upload(
+    'multipart without contentLength',
+    { ...UPLOAD_VALID, mode: 'multipart' },
+    400,
+    'contentLength',
+  ),
+  upload(
+    'partSize under 5 MiB',
+    { ...UPLOAD_VALID, mode: 'multipart', contentLength: 10, partSize: 1 },
+    400,
+    'partSize',
+  ),
+  upload('partSize for PUT', { ...UPLOAD_VALID, partSize: 5 * MIB }, 400, 'partSize'),
+  upload(
+    'checksum not base64 SHA-256',
+    { ...UPLOAD_VALID, checksumSha256: 'abc' },
+    400,
+    'checksumSha256',
+  ),
+  upload(
+    'checksum for POST',
+    {
+      ...UPLOAD_VALID,
+      mode: 'post',
+      checksumSha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+    },
+    400,
+    'checksumSha256',
+  ),
+  upload('ifNoneMatch not true', { ...UPLOAD_VALID, ifNoneMatch: 'yes' }, 400, 'ifNoneMatch'),
+  upload('metadata not an object', { ...UPLOAD_VALID, metadata: ['a'] }, 400, 'metadata'),
+  upload(
+    'metadata name with spaces',
+    { ...UPLOAD_VALID, metadata: { 'a b': 'x' } },
+    400,
+    'metadata.a b',
+  ),
+  upload(
+    'metadata value with non-ASCII',
+    { ...UPLOAD_VALID, metadata: { a: 'é' } },
+    400,
+    'metadata.a',
+  ),
+  upload(
+    'metadata over 2 KiB',
+    { ...UPLOAD_VALID, metadata: { a: 'x'.repeat(2100) } },
+    400,
+    'metadata',
+  ),
+  upload('expiresIn 0', { ...UPLOAD_VALID, expiresIn: 0 }, 400, 'expiresIn'),
+  upload(
+    'successActionStatus for PUT',
+    { ...UPLOAD_VALID, successActionStatus: 201 },
+    400,
+    'successActionStatus',
+  ),
+  upload('an unsafe key', { ...UPLOAD_VALID, key: 'a/../b' }, 400, 'key'),
+  upload('no write grant on the origin', { ...UPLOAD_VALID }, 403, 'origin'),
+  upload('an unknown origin', { ...UPLOAD_VALID, origin: 'nowhere' }, 403, 'origin'),
+  upload('a CloudFront origin', { ...UPLOAD_VALID, origin: 'cdn' }, 403, 'origin'),
+]
+// The "no write grant" row runs as the read-only caller.
+UPLOAD_ROWS[UPLOAD_ROWS.length - 3]!.caller = 'photos-only'
+
+const MULTIPART_REF = { origin: 'photos', key: 'uploads/big.bin', uploadId: 'upload-1' }
+const MULTIPART_ROWS: BadInputCase[] = [
+  ...jsonPostRoute('/v1/uploads/multipart/parts', {
+    ...MULTIPART_REF,
+    partNumbers: [1],
+    contentLength: 10 * MIB,
+    partSize: 5 * MIB,
+  }),
+  ...jsonPostRoute('/v1/uploads/multipart/complete', {
+    ...MULTIPART_REF,
+    parts: [{ partNumber: 1, etag: '"e"' }],
+  }),
+  ...jsonPostRoute('/v1/uploads/multipart/abort', MULTIPART_REF),
+  ...(
+    [
+      [
+        'parts',
+        { ...MULTIPART_REF, partNumbers: [], contentLength: 1, partSize: 5 * MIB },
+        'partNumbers',
+      ],
+      [
+        'parts',
+        { ...MULTIPART_REF, partNumbers: [3], contentLength: 10 * MIB, partSize: 5 * MIB },
+        'partNumbers.0',
+      ],
+      ['parts', { ...MULTIPART_REF, partNumbers: [1] }, 'contentLength'],
+      [
+        'parts',
+        { ...MULTIPART_REF, partNumbers: [1], contentLength: 60 * 1024 ** 3, partSize: 5 * MIB },
+        'partSize',
+      ],
+      ['complete', { ...MULTIPART_REF, parts: [] }, 'parts'],
+      [
+        'complete',
+        {
+          ...MULTIPART_REF,
+          parts: [
+            { partNumber: 2, etag: 'a' },
+            { partNumber: 1, etag: 'b' },
+          ],
+        },
+        'parts.1.partNumber',
+      ],
+      ['complete', { ...MULTIPART_REF, parts: [{ partNumber: 1 }] }, 'parts.0.etag'],
+      [
+        'complete',
+        { ...MULTIPART_REF, parts: [{ partNumber: 10001, etag: 'a' }] },
+        'parts.0.partNumber',
+      ],
+      ['abort', { origin: 'photos', key: 'a' }, 'uploadId'],
+      ['abort', { ...MULTIPART_REF, uploadId: 'bad id\n' }, 'uploadId'],
+      ['abort', { ...MULTIPART_REF, key: '' }, 'key'],
+    ] as const
+  ).map(([route, body, errorPath], i) => ({
+    name: `POST /v1/uploads/multipart/${route}: row ${i} names ${errorPath}`,
+    method: 'POST',
+    path: `/v1/uploads/multipart/${route}`,
+    body: { json: body },
+    status: 400,
+    errorPath,
+  })),
+]
+
 /** Every row of the matrix. */
 export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...SIGN_ROWS,
   ...COOKIE_ROWS,
   ...REDIRECT_ROWS,
+  ...LIST_ROWS,
+  ...UPLOAD_ROWS,
+  ...MULTIPART_ROWS,
   ...OTHER_ROWS,
 ]
