@@ -8,4 +8,6 @@ export declare function startVersitygw(options: {
   port?: number
   buckets?: string[]
   region?: string
+  /** Keep client connections open, as S3 does (default true). */
+  keepAlive?: boolean
 }): Promise<{ endpoint: string; port: number; stop: () => Promise<void> }>

@@ -82,6 +82,7 @@ export async function startVersitygw({
   port,
   buckets = [],
   region = 'us-east-1',
+  keepAlive = true,
 }) {
   const binary = ensureVersitygw()
   for (const bucket of buckets) mkdirSync(join(dataDir, bucket), { recursive: true })
@@ -98,6 +99,9 @@ export async function startVersitygw({
     '--virtual-domain',
     'localhost',
     '--quiet',
+    // S3 keeps connections open; versitygw answers `Connection: close` unless told otherwise, which
+    // would make every S3 call from the Worker open a new connection.
+    ...(keepAlive ? ['--keep-alive'] : []),
     'posix',
     dataDir,
   ]
