@@ -13,7 +13,6 @@ import {
 } from '../constants'
 import { checkExpiresIn } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
-import { mapConcurrent } from '../concurrency'
 import { invalid, type FieldError } from '../errors'
 import { cacheControlUntil, etagMatches, etagOf } from '../http/cache'
 import type { AppEnv } from '../http/types'
@@ -233,29 +232,29 @@ export function listRoutes(clock: Clock) {
     }
     Object.assign(c.get('log'), { origin: origin.name, action: 'list' })
 
-    // Waves of concurrent prefix listings, each asking for what is still missing.
+    // Up to S3_CONCURRENCY prefix listings at a time, a new one starting as soon as one ends, each
+    // asking for what is still missing; none starts once the limit is reached. Prefixes start in
+    // order, so every prefix before the cursor computed below has been listed.
     const first = request.cursor?.i ?? 0
-    const pending = request.prefixes.map((prefix, i) => ({ prefix, i })).slice(first)
     const results: Array<{ i: number; entries: Entry[]; done: boolean }> = []
     let count = 0
-    while (pending.length > 0 && count < request.limit) {
-      const wave = pending.splice(0, S3_CONCURRENCY)
-      const budget = request.limit - count
-      const listed = await mapConcurrent(wave, S3_CONCURRENCY, async ({ prefix, i }) => ({
-        i,
-        ...(await listPrefix(
+    let next = first
+    const worker = async (): Promise<void> => {
+      while (next < request.prefixes.length && count < request.limit) {
+        const i = next++
+        const listed = await listPrefix(
           bucket,
-          prefix,
+          request.prefixes[i]!,
           request.delimiter,
-          budget,
+          request.limit - count,
           i === first ? request.cursor?.a : undefined,
-        )),
-      }))
-      for (const result of listed) {
-        results.push(result)
-        count += result.entries.length
+        )
+        results.push({ i, ...listed })
+        count += listed.entries.length
       }
     }
+    await Promise.all(Array.from({ length: S3_CONCURRENCY }, worker))
+    results.sort((x, y) => x.i - y.i)
 
     // Take entries in order up to the limit; the cursor points just after the last one taken.
     const taken: Entry[] = []
