@@ -6,7 +6,7 @@ import { AwsClient } from 'aws4fetch'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/env'
-import { mapConcurrent } from '../../src/concurrency'
+import { mapConcurrent } from './concurrency'
 
 const s3 = inject('s3')
 const keys = inject('testKeys')

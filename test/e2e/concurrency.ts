@@ -1,3 +1,5 @@
+// Test helper: bounded concurrency for seeding and fetching many objects.
+
 /**
  * Maps `items` through `fn` with at most `limit` calls in flight, keeping input order. The first
  * failure rejects the whole map; calls already started are left to finish.
