@@ -1,7 +1,8 @@
 // Validation of the `POST /v1/sign` body into a typed request. Every problem is collected with its
 // path (`items.3.response.contentType`) so a client fixes a batch in one round trip.
 
-import { MAX_OVERRIDE_CHARS, MAX_SIGNING_WINDOW_S, MAX_VERSION_ID_CHARS } from '../constants'
+import { MAX_OVERRIDE_CHARS, MAX_VERSION_ID_CHARS } from '../constants'
+import { parseSigningWindow } from '../config/window'
 import {
   checkExpiresIn,
   checkHeaderValue,
@@ -160,13 +161,7 @@ export function parseSignRequest(body: unknown, limits: { maxBatch: number }): S
     }
   }
 
-  let expiresIn: number | undefined
-  if (body.expiresIn !== undefined) {
-    const problem =
-      typeof body.expiresIn === 'number' ? checkExpiresIn(body.expiresIn) : 'must be a number'
-    if (problem !== undefined) errors.push({ path: 'expiresIn', message: problem })
-    else expiresIn = body.expiresIn as number
-  }
+  const expiresIn = parseExpiresInField(body.expiresIn, errors)
 
   const items: PresignItem[] = []
   const { keys, items: rawItems } = body
@@ -228,17 +223,16 @@ export function parseSigningWindowField(
   path = 'signingWindow',
 ): number | undefined {
   if (value === undefined) return undefined
-  if (
-    typeof value !== 'number' ||
-    !Number.isInteger(value) ||
-    value < 0 ||
-    value > MAX_SIGNING_WINDOW_S
-  ) {
-    errors.push({
-      path,
-      message: `must be a whole number of seconds from 0 to ${MAX_SIGNING_WINDOW_S}`,
-    })
-    return undefined
-  }
-  return value
+  const before = errors.length
+  const window = parseSigningWindow(value, path, errors)
+  return errors.length > before ? undefined : window
+}
+
+/** A request's optional `expiresIn`, or undefined with the problem recorded. */
+export function parseExpiresInField(value: unknown, errors: FieldError[]): number | undefined {
+  if (value === undefined) return undefined
+  const problem = typeof value === 'number' ? checkExpiresIn(value) : 'must be a number'
+  if (problem === undefined) return value as number
+  errors.push({ path: 'expiresIn', message: problem })
+  return undefined
 }

@@ -9,7 +9,8 @@ import {
   MAX_UPLOAD_BYTES,
   MIN_PART_SIZE_BYTES,
 } from '../constants'
-import { checkExpiresIn, checkObjectKey } from '../core/s3/presign'
+import { checkObjectKey } from '../core/s3/presign'
+import { parseExpiresInField } from './sign-request'
 import { ORIGIN_NAME } from '../config/names'
 import { invalid, type FieldError } from '../errors'
 import { isRecord, rejectUnknownFields, typeName } from '../validation'
@@ -200,13 +201,7 @@ export function parseUploadRequest(raw: unknown): UploadRequest {
 
   const metadata = parseMetadata(body.metadata, errors)
 
-  let expiresIn: number | undefined
-  if (body.expiresIn !== undefined) {
-    const problem =
-      typeof body.expiresIn === 'number' ? checkExpiresIn(body.expiresIn) : 'must be a number'
-    if (problem !== undefined) errors.push({ path: 'expiresIn', message: problem })
-    else expiresIn = body.expiresIn as number
-  }
+  const expiresIn = parseExpiresInField(body.expiresIn, errors)
 
   const partSize = wholeNumber(
     body.partSize,
@@ -329,13 +324,7 @@ export function parsePartsRequest(raw: unknown): PartsRequest {
       } else partNumbers.push(n)
     })
   }
-  let expiresIn: number | undefined
-  if (body.expiresIn !== undefined) {
-    const problem =
-      typeof body.expiresIn === 'number' ? checkExpiresIn(body.expiresIn) : 'must be a number'
-    if (problem !== undefined) errors.push({ path: 'expiresIn', message: problem })
-    else expiresIn = body.expiresIn as number
-  }
+  const expiresIn = parseExpiresInField(body.expiresIn, errors)
   if (errors.length > 0) throw invalid(errors)
   return {
     origin: body.origin as string,
