@@ -130,7 +130,7 @@ async function main() {
     '',
     "## Where a URL's time goes (workerd, N = 10,000)",
     '',
-    `A URL costs ${fmt(split.full)} µs. Assembling a canonical request in the hash buffer and hashing it plus the HMAC (8 SHA-256 compressions) alone costs ${fmt(split.hashing)} µs (${((split.hashing / split.full) * 100).toFixed(0)}%); the rest is key validation and encoding, the item objects and the URL string. A CPU profile (node --cpu-prof) agrees: compress() is the top frame, then the buffer fill and garbage collection.`,
+    `A URL costs ${fmt(split.full)} µs. Assembling a canonical request in the hash buffer and hashing it plus the HMAC (8 SHA-256 compressions) alone costs ${fmt(split.hashing)} µs (${((split.hashing / split.full) * 100).toFixed(0)}%); the rest is key validation and encoding, the item objects and the URL string. The hashing runs in WebAssembly, four URLs side by side (SIMD); a lone URL takes the single-lane path (\`waybill-hashing-one-lane\` in bench/workerd/worker.ts).`,
     '',
     'Reproduce: `npm run bench` (about four minutes). The machine this ran on is a shared 2-core VM: medians move by ±20% between runs.',
     '',

@@ -9,7 +9,14 @@
 import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../../constants'
 import { WaybillError } from '../../errors'
 import { signingKey } from '../sigv4/crypto'
-import { messageAscii, messageBytes, messageStart, type HmacSha256 } from '../sigv4/sha256'
+import {
+  messageAscii,
+  messageBytes,
+  messageNext,
+  messageStart,
+  SIGN_LANES,
+  type HmacSha256,
+} from '../sigv4/sha256'
 import { encodeKeyPath, encodeRfc3986, isWellFormedKey, utf8Length } from '../sigv4/encoding'
 import { toAmzDate } from '../sigv4/time'
 import type { S3Endpoint } from './endpoint'
@@ -222,18 +229,44 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
   // once here, and the canonical request is assembled straight into the hasher's buffer.
   const queryHeadBytes = asciiBytes(canonicalQueryHead)
   const tailBytes = asciiBytes(canonicalTail)
-  const signOne = (item: PresignItem, signer: HmacSha256): string => {
-    const path = pathOf(item)
-    const extra = itemQuery(item)
-    messageStart()
+  const appendCanonicalRequest = (path: string, extra: string): void => {
     messageAscii(canonicalHead)
     messageAscii(path)
     messageBytes(queryHeadBytes)
     messageAscii(extra)
     messageBytes(tailBytes)
-    const signature = signer.signMessageDigestHex()
-    // Parameters in code point order, as a canonical query string is, with the signature in place.
-    return `${urlHead}${path}?${fixedQuery}&X-Amz-Signature=${signature}${signedHeadersParam}${extra}`
+  }
+  // Parameters in code point order, as a canonical query string is, with the signature in place.
+  const urlOf = (path: string, extra: string, signature: string): string =>
+    `${urlHead}${path}?${fixedQuery}&X-Amz-Signature=${signature}${signedHeadersParam}${extra}`
+
+  const signOne = (item: PresignItem, signer: HmacSha256): string => {
+    const path = pathOf(item)
+    const extra = itemQuery(item)
+    messageStart()
+    appendCanonicalRequest(path, extra)
+    return urlOf(path, extra, signer.signMessageDigestHex())
+  }
+
+  // A batch is signed SIGN_LANES URLs at a time, their canonical requests hashed side by side.
+  const paths: string[] = []
+  const extras: string[] = []
+  const signAll = (items: readonly PresignItem[], signer: HmacSha256): string[] => {
+    const urls: string[] = []
+    for (let from = 0; from < items.length; from += SIGN_LANES) {
+      const count = Math.min(SIGN_LANES, items.length - from)
+      messageStart()
+      for (let i = 0; i < count; i++) {
+        const item = items[from + i]!
+        const path = (paths[i] = pathOf(item))
+        const extra = (extras[i] = itemQuery(item))
+        if (i > 0) messageNext()
+        appendCanonicalRequest(path, extra)
+      }
+      const signatures = signer.signMessagesDigestHex()
+      for (let i = 0; i < count; i++) urls.push(urlOf(paths[i]!, extras[i]!, signatures[i]!))
+    }
+    return urls
   }
 
   return {
@@ -241,9 +274,6 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
     canonicalRequest,
     stringToSign,
     presign: async (item) => signOne(item, await macFor()),
-    presignAll: async (items) => {
-      const signer = await macFor()
-      return items.map((item) => signOne(item, signer))
-    },
+    presignAll: async (items) => signAll(items, await macFor()),
   }
 }

@@ -3,8 +3,10 @@ import {
   HmacSha256,
   messageAscii,
   messageBytes,
+  messageNext,
   messageSha256Hex,
   messageStart,
+  SIGN_LANES,
   sha256AsciiHex,
 } from '../../../src/core/sigv4/sha256'
 
@@ -120,8 +122,8 @@ describe('the assembled message', () => {
 
   it('grows for messages far larger than a URL, and stays correct for small ones after', async () => {
     // The first two end exactly at, and one byte past, the module's initial 64 KiB of memory
-    // (messages start 512 bytes in and need 72 bytes of padding room).
-    for (const length of [65_536 - 512 - 72, 65_536 - 512 - 71, 70_000, 300_001]) {
+    // (messages start 2304 bytes in and need 72 bytes of padding room).
+    for (const length of [65_536 - 2304 - 72, 65_536 - 2304 - 71, 70_000, 300_001]) {
       const text = ascii(length, 3)
       messageStart()
       messageAscii(text.slice(0, 1000))
@@ -209,5 +211,123 @@ describe('HmacSha256.signMessageDigestHex', () => {
     const large = ascii(200_000, 8)
     expect(sign(mac, large)).toBe(await reference(key, 'p\n', large))
     expect(sign(mac, 'small')).toBe(small)
+  })
+})
+
+describe('HmacSha256.signMessagesDigestHex (four SIMD lanes)', () => {
+  const key = Uint8Array.from({ length: 32 }, (_, i) => (i * 71 + 3) & 0xff)
+  const prefix = 'AWS4-HMAC-SHA256\n20261123T120000Z\n20261123/eu-west-1/s3/aws4_request\n'
+  const mac = new HmacSha256(key).withPrefix(prefix)
+
+  async function reference(message: string): Promise<string> {
+    return webHmac(key, prefix + (await webSha256(message)))
+  }
+
+  function signOne(message: string): string {
+    messageStart()
+    messageAscii(message)
+    return mac.signMessageDigestHex()
+  }
+
+  /** Signs up to SIGN_LANES messages as one group; longer lists in consecutive groups. */
+  function signGroups(messages: readonly string[]): string[] {
+    const out: string[] = []
+    for (let from = 0; from < messages.length; from += SIGN_LANES) {
+      messageStart()
+      messages.slice(from, from + SIGN_LANES).forEach((message, i) => {
+        if (i > 0) messageNext()
+        // In two pieces, text and bytes, as the presigner assembles them.
+        messageAscii(message.slice(0, 5))
+        messageBytes(Uint8Array.from(message.slice(5), (c) => c.charCodeAt(0)))
+      })
+      out.push(...mac.signMessagesDigestHex())
+    }
+    return out
+  }
+
+  it('equals the single-message path and Web Crypto for batches of 1 to 9 of different lengths', async () => {
+    for (let size = 1; size <= 9; size++) {
+      // Lengths spread over 0 to 5 blocks so the lanes finish after different block counts.
+      const messages = Array.from({ length: size }, (_, i) =>
+        ascii((i * 83 + size * 29) % 330, i + size),
+      )
+      const signatures = signGroups(messages)
+      expect(signatures).toHaveLength(size)
+      for (let i = 0; i < size; i++) {
+        const expected = await reference(messages[i]!)
+        expect(signatures[i], `batch ${size}, item ${i}`).toBe(expected)
+        expect(signOne(messages[i]!)).toBe(expected)
+      }
+      // A message's signature does not depend on its lane or neighbours.
+      expect(signGroups([...messages].reverse())).toEqual([...signatures].reverse())
+    }
+  })
+
+  it('pads each lane right at block boundaries (55, 56, 63, 64, 119, 120 bytes and more)', async () => {
+    const lengths = [0, 1, 54, 55, 56, 57, 63, 64, 65, 118, 119, 120, 127, 128, 129, 183, 184, 200]
+    for (let shift = 0; shift < SIGN_LANES; shift++) {
+      // Each length in every lane, beside lengths that need more and fewer blocks.
+      const rotated = [...lengths.slice(shift), ...lengths.slice(0, shift)]
+      const messages = rotated.map((length) => ascii(length, length * 3 + shift))
+      const signatures = signGroups(messages)
+      for (let i = 0; i < messages.length; i++) {
+        expect(signatures[i], `length ${rotated[i]}, lane ${i % SIGN_LANES}`).toBe(
+          await reference(messages[i]!),
+        )
+      }
+    }
+  })
+
+  it('signs with prefixes whose tails put the hex digest across a block boundary', async () => {
+    for (const prefixLength of [0, 1, 54, 55, 63, 64, 70, 127]) {
+      const prefixed = new HmacSha256(key).withPrefix(ascii(prefixLength, 9))
+      const messages = ['a', ascii(100, 1), ascii(64, 2)]
+      messageStart()
+      messages.forEach((message, i) => {
+        if (i > 0) messageNext()
+        messageAscii(message)
+      })
+      const signatures = prefixed.signMessagesDigestHex()
+      for (let i = 0; i < messages.length; i++) {
+        expect(signatures[i], `prefix ${prefixLength}, item ${i}`).toBe(
+          await webHmac(key, ascii(prefixLength, 9) + (await webSha256(messages[i]!))),
+        )
+      }
+    }
+  })
+
+  it('switches keys between groups and single signatures', async () => {
+    const other = new HmacSha256(new Uint8Array(20).fill(0x0b)).withPrefix('other\n')
+    const messages = ['one', 'two', 'three']
+    const expected = await Promise.all(messages.map((message) => reference(message)))
+    for (let round = 0; round < 2; round++) {
+      expect(signGroups(messages)).toEqual(expected)
+      messageStart()
+      messageAscii('one')
+      messageNext()
+      messageAscii('two')
+      expect(other.signMessagesDigestHex()).toEqual([
+        await webHmac(new Uint8Array(20).fill(0x0b), 'other\n' + (await webSha256('one'))),
+        await webHmac(new Uint8Array(20).fill(0x0b), 'other\n' + (await webSha256('two'))),
+      ])
+      expect(signOne('three')).toBe(expected[2])
+    }
+  })
+
+  it('grows memory for large messages in any lane', async () => {
+    const messages = ['small', ascii(70_000, 5), 'x', ascii(140_000, 6)]
+    expect(signGroups(messages)).toEqual(
+      await Promise.all(messages.map((message) => reference(message))),
+    )
+    expect(signGroups(['after', 'growth'])).toEqual([
+      await reference('after'),
+      await reference('growth'),
+    ])
+  })
+
+  it('refuses more than SIGN_LANES messages in a group', () => {
+    messageStart()
+    for (let i = 1; i < SIGN_LANES; i++) messageNext()
+    expect(() => messageNext()).toThrow(RangeError)
   })
 })
