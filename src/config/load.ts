@@ -80,6 +80,10 @@ export function parseConfig(env: Env): ConfigResult {
     errors,
   )
   const defaultExpiresIn = parseDefaultExpires(env, errors)
+  const requestLog = env.WAYBILL_REQUEST_LOG ?? 'all'
+  if (requestLog !== 'all' && requestLog !== 'errors') {
+    errors.push({ path: 'WAYBILL_REQUEST_LOG', message: 'must be "all" (the default) or "errors"' })
+  }
   if (errors.length > 0) return Object.freeze({ ok: false, errors: Object.freeze(errors) })
   const config: Config = Object.freeze({
     origins,
@@ -90,6 +94,7 @@ export function parseConfig(env: Env): ConfigResult {
     cors,
     maxBatch,
     defaultExpiresIn,
+    requestLog: requestLog as Config['requestLog'],
   })
   return Object.freeze({ ok: true, config })
 }

@@ -131,6 +131,8 @@ export interface Config {
   readonly cors?: CorsConfig | undefined
   readonly maxBatch: number
   readonly defaultExpiresIn: number
+  /** Which requests get a log line: every one, or those answered with 400 and above. */
+  readonly requestLog: 'all' | 'errors'
 }
 
 export type ConfigResult =

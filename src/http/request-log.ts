@@ -16,27 +16,40 @@ export function requestLog() {
       await next()
     } finally {
       const status = c.res.status
-      console.log(
-        JSON.stringify({
-          level: status >= 500 ? 'error' : 'info',
-          message: 'request',
-          requestId,
-          method: c.req.method,
-          route: c.req.routePath,
-          ...fields,
-          status,
-          outcome:
-            status < 400
-              ? 'ok'
-              : status === 401 || status === 403
-                ? 'denied'
-                : status < 500
-                  ? 'invalid'
-                  : 'error',
-          durationMs: Math.round((performance.now() - started) * 10) / 10,
-        }),
-      )
+      // Set once the configuration is known good; until then every request is logged.
+      const quiet = c.get('config')?.requestLog === 'errors' && status < 400
+      if (!quiet) logRequest(c.req.method, c.req.routePath, requestId, fields, status, started)
       c.res.headers.set('waybill-request-id', requestId)
     }
   })
+}
+
+function logRequest(
+  method: string,
+  route: string,
+  requestId: string,
+  fields: LogFields,
+  status: number,
+  started: number,
+): void {
+  console.log(
+    JSON.stringify({
+      level: status >= 500 ? 'error' : 'info',
+      message: 'request',
+      requestId,
+      method,
+      route,
+      ...fields,
+      status,
+      outcome:
+        status < 400
+          ? 'ok'
+          : status === 401 || status === 403
+            ? 'denied'
+            : status < 500
+              ? 'invalid'
+              : 'error',
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+    }),
+  )
 }

@@ -19,6 +19,29 @@ beforeEach(() => {
 afterEach(() => vi.restoreAllMocks())
 
 describe('request log', () => {
+  it('with WAYBILL_REQUEST_LOG=errors, logs only answers of 400 and above', async () => {
+    const app = createApp({ clock: () => NOW })
+    const env = await testEnv({ WAYBILL_REQUEST_LOG: 'errors' })
+    const post = (body: unknown) =>
+      app.request(
+        '/v1/sign',
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ALL_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        },
+        env,
+      )
+    expect((await post({ origin: 'photos', keys: ['a'] })).status).toBe(200)
+    expect(lines).toHaveLength(0)
+    expect((await post({ origin: 'photos', keys: [''] })).status).toBe(400)
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toMatchObject({ message: 'request', status: 400 })
+    const bad = await app.request('/healthz', {}, await testEnv({ WAYBILL_REQUEST_LOG: 'some' }))
+    expect(bad.status).toBe(503)
+    expect(await bad.text()).toContain('WAYBILL_REQUEST_LOG')
+  })
+
   it('writes one JSON line per request with who, what and how it went', async () => {
     const app = createApp({ clock: () => NOW })
     const env = await testEnv()
