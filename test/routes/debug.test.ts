@@ -1,30 +1,14 @@
 // The debug view: what was signed, per URL, for callers with a `debug` grant. Never key material.
 
 import { describe, expect, it } from 'vitest'
+import { hmacSha256, sha256Hex, toHex } from '../fixtures/web-crypto'
 import { NOW, PHOTOS_KEY, SECRET, postSign, problemOf, testEnv } from './helpers'
-
-async function hmac(key: ArrayBuffer | Uint8Array, data: string): Promise<ArrayBuffer> {
-  const imported = await crypto.subtle.importKey(
-    'raw',
-    key,
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  )
-  return crypto.subtle.sign('HMAC', imported, new TextEncoder().encode(data))
-}
 
 async function signatureOf(stringToSign: string): Promise<string> {
   let key: ArrayBuffer = new TextEncoder().encode(`AWS4${SECRET}`).buffer as ArrayBuffer
   for (const part of ['20261123', 'eu-west-1', 's3', 'aws4_request'])
-    key = await hmac(new Uint8Array(key), part)
-  const signature = await hmac(new Uint8Array(key), stringToSign)
-  return [...new Uint8Array(signature)].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
+    key = await hmacSha256(new Uint8Array(key), part)
+  return toHex(await hmacSha256(new Uint8Array(key), stringToSign))
 }
 
 const debugEnv = () =>

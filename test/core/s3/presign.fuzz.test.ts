@@ -35,6 +35,7 @@ import {
   utf8Bytes,
   visibleAscii,
 } from '../../fuzz-arbitraries'
+import { escapeUri, OVERRIDE_QUERY, SHA256_HEADER } from '../../fixtures/smithy-presign'
 
 /** Single URLs compared with the reference. */
 const SINGLE_RUNS = 10_000
@@ -49,24 +50,6 @@ const ORACLE_RUNS = 5_000
 // path again; UNSIGNED-PAYLOAD travels in a header that is neither signed nor hoisted). Unlike the
 // grid test, the host is worked out here from the generated parts, not by resolveS3Endpoint, so
 // the endpoint resolution is under test too.
-
-const SHA256_HEADER = 'x-amz-content-sha256'
-
-function escapeUri(value: string): string {
-  return encodeURIComponent(value).replace(
-    /[!'()*]/g,
-    (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
-  )
-}
-
-const OVERRIDE_QUERY: Record<keyof ResponseOverrides, string> = {
-  cacheControl: 'response-cache-control',
-  contentDisposition: 'response-content-disposition',
-  contentEncoding: 'response-content-encoding',
-  contentLanguage: 'response-content-language',
-  contentType: 'response-content-type',
-  expires: 'response-expires',
-}
 
 interface EndpointParts {
   protocol: 'http:' | 'https:'

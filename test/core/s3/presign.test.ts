@@ -14,11 +14,8 @@ import {
 import { WaybillError } from '../../../src/errors'
 import { AWS_EXAMPLE } from '../../fixtures/aws-presign-example'
 import { HARD_KEYS } from '../../fixtures/keys'
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
+import { escapeUri, OVERRIDE_QUERY, SHA256_HEADER } from '../../fixtures/smithy-presign'
+import { sha256Hex } from '../../fixtures/web-crypto'
 
 describe('the AWS documentation example', () => {
   const presigner = prepareS3Presign({
@@ -56,23 +53,6 @@ describe('the AWS documentation example', () => {
 // The reference: @smithy/signature-v4, configured as @aws-sdk/s3-request-presigner configures it
 // (S3 keys are escaped by the caller, so the signer must not escape the path again; the payload is
 // UNSIGNED-PAYLOAD through a header that is neither signed nor hoisted into the query).
-const SHA256_HEADER = 'x-amz-content-sha256'
-
-function escapeUri(value: string): string {
-  return encodeURIComponent(value).replace(
-    /[!'()*]/g,
-    (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
-  )
-}
-
-const OVERRIDE_QUERY: Record<keyof ResponseOverrides, string> = {
-  cacheControl: 'response-cache-control',
-  contentDisposition: 'response-content-disposition',
-  contentEncoding: 'response-content-encoding',
-  contentLanguage: 'response-content-language',
-  contentType: 'response-content-type',
-  expires: 'response-expires',
-}
 
 interface Case {
   region: string
