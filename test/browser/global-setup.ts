@@ -130,6 +130,9 @@ export default async function setup(project: TestProject) {
         `DEMO_SECRET_ACCESS_KEY=${secretAccessKey}`,
         `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256, label: 'browser test' }])}'`,
         `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
+        // A page load sends several requests at once; wrangler dev 4.124 can drop its proxy
+        // connection when each of them logs (cloudflare/workers-sdk#15451), so log failures only.
+        `WAYBILL_REQUEST_LOG=errors`,
         '',
       ].join('\n'),
       { mode: 0o600 },
