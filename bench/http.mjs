@@ -34,7 +34,12 @@ export async function measureHttp() {
       '',
     ].join('\n'),
   )
-  const wrangler = spawnWranglerDev({ port, envFile, quiet: true })
+  const wrangler = spawnWranglerDev({
+    port,
+    envFile,
+    quiet: true,
+    inspectorPort: await freePort(),
+  })
   const base = `http://127.0.0.1:${port}`
   try {
     for (let i = 0; ; i++) {

@@ -202,7 +202,12 @@ async function startWorker({ endpoint, accessKeyId, secretAccessKey, apiKey, dir
   )
   const port = await freePort()
   // Quiet: at thousands of requests a second, the per-request log lines would swamp the terminal.
-  const wrangler = spawnWranglerDev({ port, envFile, quiet: true })
+  const wrangler = spawnWranglerDev({
+    port,
+    envFile,
+    quiet: true,
+    inspectorPort: await freePort(),
+  })
   cleanups.push(() => stopWrangler(wrangler))
   const base = `http://127.0.0.1:${port}`
   const deadline = Date.now() + WORKER_START_TIMEOUT_MS

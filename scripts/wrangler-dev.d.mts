@@ -4,4 +4,5 @@ export declare function spawnWranglerDev(options: {
   port: number
   envFile: string
   quiet?: boolean
+  inspectorPort?: number
 }): ChildProcess

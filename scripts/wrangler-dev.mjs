@@ -7,8 +7,13 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-/** @returns {import('node:child_process').ChildProcess} */
-export function spawnWranglerDev({ port, envFile, quiet = false }) {
+/**
+ * `inspectorPort`: wrangler's DevTools port (9229 by default); give a free one when another
+ * `wrangler dev` (npm start, say) may be running, or this one fails to start.
+ *
+ * @returns {import('node:child_process').ChildProcess}
+ */
+export function spawnWranglerDev({ port, envFile, quiet = false, inspectorPort }) {
   const args = [
     join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
     'dev',
@@ -19,6 +24,7 @@ export function spawnWranglerDev({ port, envFile, quiet = false }) {
     '--env-file',
     envFile,
     '--show-interactive-dev-session=false',
+    ...(inspectorPort === undefined ? [] : ['--inspector-port', String(inspectorPort)]),
     ...(quiet ? ['--log-level', 'error'] : []),
   ]
   return spawn(process.execPath, args, {

@@ -140,6 +140,8 @@ export default async function setup(project: TestProject) {
     const wrangler = spawnWranglerDev({
       port,
       envFile,
+      // npm start may hold wrangler's default inspector port.
+      inspectorPort: await freePort(),
       quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
     })
     stops.push(() => stopChild(wrangler))
