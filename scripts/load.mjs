@@ -1,7 +1,8 @@
 // `npm run load`: a bounded load and soak test on loopback, not part of CI. Starts versitygw (fresh
 // data and credentials) and `wrangler dev`, checks that every request kind in the mix works end to
 // end, drives a short baseline and then the mix with autocannon, checks again, and records
-// throughput, latency, failures and workerd's resident memory. Prints a report and writes it to
+// throughput, latency, failures, workerd's resident memory and the Worker's JS heap after a forced
+// garbage collection (through wrangler's DevTools port). Prints a report and writes it to
 // bench/LOAD.md; exits non-zero if any response was unexpected, any request failed, wrangler dev
 // died, or the hard timeout hit. Child processes and temporary files never outlive it.
 //
@@ -41,6 +42,11 @@ const IDLE_MS = 10_000
 const MEMORY_SAMPLE_MS = 1_000
 const TREND_POINTS = 7
 const CHILD_STOP_TIMEOUT_MS = 5_000
+// One JS heap measurement through the DevTools port: connect, collect garbage, read the usage.
+const HEAP_MEASURE_TIMEOUT_MS = 15_000
+// workerd runs the collection the inspector asks for only when the isolate is next entered, so the
+// Worker is sent a /healthz this often until the collection is reported done.
+const GC_NUDGE_MS = 250
 const SIGN_BATCH = 100
 const UPLOAD_BYTES = 1024
 const BUCKET = 'demo'
@@ -69,7 +75,12 @@ const { values: flags } = parseArgs({
 const durationS = positiveInteger('--duration', flags.duration)
 const connections = positiveInteger('--connections', flags.connections)
 const baselineS = Math.min(BASELINE_MAX_S, durationS)
-const hardTimeoutS = durationS + baselineS + HARD_TIMEOUT_MARGIN_S
+const HEAP_MEASUREMENTS = 3
+const hardTimeoutS =
+  durationS +
+  baselineS +
+  HARD_TIMEOUT_MARGIN_S +
+  (HEAP_MEASUREMENTS * HEAP_MEASURE_TIMEOUT_MS) / 1000
 
 function positiveInteger(name, value) {
   if (!/^[1-9]\d{0,5}$/.test(value)) {
@@ -201,13 +212,9 @@ async function startWorker({ endpoint, accessKeyId, secretAccessKey, apiKey, dir
     { mode: 0o600 },
   )
   const port = await freePort()
+  const inspectorPort = await freePort()
   // Quiet: at thousands of requests a second, the per-request log lines would swamp the terminal.
-  const wrangler = spawnWranglerDev({
-    port,
-    envFile,
-    quiet: true,
-    inspectorPort: await freePort(),
-  })
+  const wrangler = spawnWranglerDev({ port, envFile, quiet: true, inspectorPort })
   cleanups.push(() => stopWrangler(wrangler))
   const base = `http://127.0.0.1:${port}`
   const deadline = Date.now() + WORKER_START_TIMEOUT_MS
@@ -230,7 +237,7 @@ async function startWorker({ endpoint, accessKeyId, secretAccessKey, apiKey, dir
           'is usually cloudflare/workers-sdk#15451, try fewer --connections'
         activeRun?.stop()
       })
-      return { base, port, wrangler }
+      return { base, port, inspectorPort, wrangler }
     }
     // Any other answer (503 lists what is wrong with the configuration) will not fix itself.
     if (response) throw new Error(`/healthz answered ${response.status}: ${await response.text()}`)
@@ -256,6 +263,69 @@ async function stopWrangler(wrangler) {
     try {
       if (stillRunning(pid)) process.kill(pid, 'SIGKILL')
     } catch {} // it exited in between
+  }
+}
+
+/**
+ * The Worker isolate's JS heap (`Runtime.getHeapUsage`, bytes) right after a full garbage
+ * collection, read over the Chrome DevTools Protocol from wrangler dev's inspector port. Unlike
+ * workerd's RSS, which also holds the runtime's and the allocator's memory, this grows only if
+ * JavaScript objects stay reachable. A fresh connection each time, closed before returning.
+ */
+async function jsHeapAfterGc(inspectorPort, base) {
+  const signal = AbortSignal.timeout(HEAP_MEASURE_TIMEOUT_MS)
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`, { signal })).json()
+  const url = targets[0]?.webSocketDebuggerUrl
+  if (url === undefined) throw new Error('the DevTools port lists no Worker')
+  // wrangler's inspector proxy refuses a connection without an Origin it allows (loopback does).
+  const socket = new WebSocket(url, { headers: { origin: 'http://127.0.0.1' } })
+  const replies = new Map()
+  let nextId = 0
+  const failed = new Promise((_, reject) => {
+    const fail = (why) => () => reject(new Error(`DevTools connection ${why}`))
+    socket.addEventListener('error', fail('failed'))
+    socket.addEventListener('close', fail('closed'))
+    signal.addEventListener('abort', fail(`timed out after ${HEAP_MEASURE_TIMEOUT_MS} ms`))
+  })
+  failed.catch(() => {}) // only ever awaited inside a race
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(event.data)
+    replies.get(message.id)?.(message)
+  })
+  const send = (method) => {
+    const id = ++nextId
+    const reply = new Promise((resolve, reject) =>
+      replies.set(id, (message) =>
+        message.error
+          ? reject(new Error(`${method}: ${JSON.stringify(message.error)}`))
+          : resolve(message.result),
+      ),
+    )
+    socket.send(JSON.stringify({ id, method }))
+    return Promise.race([reply, failed])
+  }
+  let nudger
+  try {
+    await Promise.race([new Promise((resolve) => socket.addEventListener('open', resolve)), failed])
+    const collected = send('HeapProfiler.collectGarbage')
+    nudger = setInterval(
+      () => void fetch(`${base}/healthz`, { signal }).catch(() => {}),
+      GC_NUDGE_MS,
+    )
+    await collected
+    clearInterval(nudger)
+    const usage = await send('Runtime.getHeapUsage')
+    return {
+      used: usage.usedSize,
+      total: usage.totalSize,
+      // workerd's own garbage-collected heap, and what V8 counts for ArrayBuffers and external
+      // strings (the WebAssembly module's memory was not seen in it: 0 after every collection).
+      embedder: usage.embedderHeapUsedSize ?? NaN,
+      backing: usage.backingStorageSize ?? NaN,
+    }
+  } finally {
+    clearInterval(nudger)
+    socket.close()
   }
 }
 
@@ -446,6 +516,7 @@ const describe = (error) =>
 const int = (v) => Math.round(v).toLocaleString('en-US')
 const ms = (v) => (Number.isNaN(v) ? '–' : v >= 10 ? v.toFixed(0) : v.toFixed(1))
 const mib = (v) => v.toFixed(0)
+const heapMib = (v) => (Number.isNaN(v) ? '–' : (v / 2 ** 20).toFixed(2))
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0]
 
 /** `count` values spread evenly over `values`, first and last included. */
@@ -461,7 +532,7 @@ function evenSteps(values, count) {
 /** Responses whose status is wrong for their kind, over all kinds of a run. */
 const unexpected = (stats) => [...stats.values()].reduce((sum, s) => sum + s.bad, 0)
 
-function report({ mix, baseline, kinds, leftOut, memory, load, after }) {
+function report({ mix, baseline, kinds, leftOut, memory, heap, load, after }) {
   const { result, stats } = mix
   const seconds = result.duration
   const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx']
@@ -517,6 +588,20 @@ function report({ mix, baseline, kinds, leftOut, memory, load, after }) {
         `before / peak / after / after ${IDLE_MS / 1000} s idle | ${mib(memory.before[role])} / ` +
         `${mib(memory.peak[role])} / ${mib(memory.after[role])} / ${mib(memory.idle[role])} MiB |`,
     ),
+    // V8's own figures for the Worker's isolate: what JavaScript keeps reachable, without the
+    // runtime's and the allocator's memory that RSS also counts.
+    ...[
+      ['used', 'JS heap used after GC, Worker isolate'],
+      ['total', 'JS heap size after GC, Worker isolate'],
+      ['embedder', 'embedder (workerd) heap used after GC'],
+      ['backing', 'ArrayBuffer and external string storage after GC'],
+    ].map(
+      ([field, label]) =>
+        `| ${label}: before / after / after ${IDLE_MS / 1000} s idle | ` +
+        (heap.error === undefined
+          ? `${['before', 'after', 'idle'].map((when) => heapMib(heap[when][field])).join(' / ')} MiB |`
+          : `not measured: ${heap.error} |`),
+    ),
     '',
     '| kind | request | responses | statuses | p50 ms | p99 ms | max ms |',
     '|---|---|---:|---|---:|---:|---:|',
@@ -530,6 +615,12 @@ function report({ mix, baseline, kinds, leftOut, memory, load, after }) {
         `${ms(percentile(sorted, 0.5))} | ${ms(percentile(sorted, 0.99))} | ${ms(sorted.at(-1) ?? NaN)} |`
       )
     }),
+    '',
+    "JS heap: through wrangler dev's DevTools port, `HeapProfiler.collectGarbage` and then " +
+      "`Runtime.getHeapUsage` on the Worker's isolate, before the baseline, right after the mix " +
+      `and after the ${IDLE_MS / 1000} s idle. The collection after the mix comes before the idle ` +
+      'RSS sample. The reading right after the mix can still hold requests that were in flight ' +
+      'when autocannon stopped; the one after the idle is the one to compare with before.',
     '',
     'Before the run, one request of each kind was checked end to end against versitygw: ' +
       kinds.map((kind) => `${kind.name}, ${kind.checked}`).join('; ') +
@@ -555,7 +646,7 @@ async function main() {
   cleanups.push(() => s3.stop())
   await seed(s3.endpoint, accessKeyId, secretAccessKey)
   const worker = { endpoint: s3.endpoint, accessKeyId, secretAccessKey, apiKey, dir }
-  const { base, port, wrangler } = await startWorker(worker)
+  const { base, port, inspectorPort, wrangler } = await startWorker(worker)
 
   const counter = { next: 0 }
   const allKinds = requestKinds(base, apiKey)
@@ -574,6 +665,19 @@ async function main() {
   if (memory.before.worker === 0 || memory.before.proxy === 0) {
     throw new Error('could not find the two workerd processes under wrangler dev')
   }
+  // If the DevTools port fails, the run goes on and the report says why the heap is missing.
+  const heap = {}
+  const measureHeap = async (when) => {
+    if (heap.error !== undefined) return
+    try {
+      heap[when] = await jsHeapAfterGc(inspectorPort, base)
+      console.error(`load: JS heap used after GC (${when}): ${heapMib(heap[when].used)} MiB`)
+    } catch (error) {
+      heap.error = `${when}: ${describe(error)}`
+      console.error(`load: JS heap not measured, ${heap.error}`)
+    }
+  }
+  await measureHeap('before')
   const load = { before: loadAverage() }
   const sampler = setInterval(sampleMemory, MEMORY_SAMPLE_MS)
   console.error(`load: baseline, GET /healthz for ${baselineS} s…`)
@@ -583,8 +687,10 @@ async function main() {
   clearInterval(sampler)
   memory.after = sampleMemory()
   load.after = loadAverage()
+  await measureHeap('after')
   await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
   memory.idle = sampleMemory()
+  await measureHeap('idle')
 
   // The Worker must still sign working URLs after the load; a failure here still gets a report.
   const after = await checkKinds(base, kinds, counter).then(
@@ -592,10 +698,13 @@ async function main() {
     (error) => `**failed**: ${describe(error)}`,
   )
 
-  const markdown = await format(report({ mix, baseline, kinds, leftOut, memory, load, after }), {
-    ...(await resolveConfig(REPORT)),
-    parser: 'markdown',
-  })
+  const markdown = await format(
+    report({ mix, baseline, kinds, leftOut, memory, heap, load, after }),
+    {
+      ...(await resolveConfig(REPORT)),
+      parser: 'markdown',
+    },
+  )
   writeFileSync(REPORT, markdown)
   console.log(markdown)
   // Every non-2xx/3xx status is also a wrong status for its kind; both are checked all the same.
