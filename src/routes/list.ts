@@ -10,6 +10,7 @@ import {
   MAX_LIST_PREFIXES,
   S3_CONCURRENCY,
   S3_LIST_PAGE_MAX,
+  STREAM_CHUNK_ITEMS,
 } from '../constants'
 import { checkExpiresIn } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
@@ -284,36 +285,59 @@ export function listRoutes(clock: Clock) {
       objects.map((object) => object.key),
       request.expiresIn,
     )
-    const readable = objects.filter((_, i) => reads.readable[i])
-    let urls: string[] = []
-    let expiresAt: Date | undefined
-    if (readable.length > 0) {
-      const signer = batchSigner(origin, {
-        method: 'GET',
-        expiresIn: reads.expiresIn,
-        now,
-        ...signingWindowFor(
-          { origin, expiresIn: reads.expiresIn, maxExpiresIn: reads.maxExpiresIn },
-          request.signingWindow,
-        ),
-      })
-      urls = await signer.signAll(readable.map((object) => ({ key: object.key })))
-      expiresAt = signer.expiresAt
-    }
-    const urlOf = new Map(readable.map((object, i) => [object, urls[i]!]))
-    const items = objects.map((object) => ({ ...object, url: urlOf.get(object) }))
+    const signer = reads.readable.includes(true)
+      ? batchSigner(origin, {
+          method: 'GET',
+          expiresIn: reads.expiresIn,
+          now,
+          ...signingWindowFor(
+            { origin, expiresIn: reads.expiresIn, maxExpiresIn: reads.maxExpiresIn },
+            request.signingWindow,
+          ),
+        })
+      : undefined
+    const expiresAt = signer?.expiresAt
     const nextCursor = cursor === undefined ? null : encodeCursor(cursor)
     const headers: Record<string, string> = {
       'cache-control': expiresAt === undefined ? 'no-store' : cacheControlUntil(expiresAt, now),
     }
     if (expiresAt !== undefined) headers['waybill-expires-at'] = expiresAt.toISOString()
 
-    if ((c.req.header('accept') ?? '').toLowerCase().includes(NDJSON)) {
-      let text = ''
-      for (const item of items) text += JSON.stringify(item) + '\n'
-      text += JSON.stringify({ prefixes: commonPrefixes, cursor: nextCursor }) + '\n'
-      return c.body(text, 200, { ...headers, 'content-type': `${NDJSON}; charset=utf-8` })
+    // Objects with their URLs (where the caller may read), signed `from` to `to`.
+    const signItems = async (from: number, to: number) => {
+      const slice = objects.slice(from, to)
+      const readable = slice.filter((_, i) => reads.readable[from + i])
+      const urls =
+        signer === undefined ? [] : await signer.signAll(readable.map((o) => ({ key: o.key })))
+      const urlOf = new Map(readable.map((object, i) => [object, urls[i]!]))
+      return slice.map((object) => ({ ...object, url: urlOf.get(object) }))
     }
+
+    if ((c.req.header('accept') ?? '').toLowerCase().includes(NDJSON)) {
+      // As /v1/sign streams: signed one chunk per pull, then a last line with prefixes and cursor.
+      const encoder = new TextEncoder()
+      let next = 0
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          let text = ''
+          if (next < objects.length) {
+            const to = Math.min(next + STREAM_CHUNK_ITEMS, objects.length)
+            for (const item of await signItems(next, to)) text += JSON.stringify(item) + '\n'
+            next = to
+          } else {
+            text = JSON.stringify({ prefixes: commonPrefixes, cursor: nextCursor }) + '\n'
+            controller.enqueue(encoder.encode(text))
+            controller.close()
+            return
+          }
+          controller.enqueue(encoder.encode(text))
+        },
+      })
+      return new Response(stream, {
+        headers: { ...headers, 'content-type': `${NDJSON}; charset=utf-8` },
+      })
+    }
+    const items = await signItems(0, objects.length)
     const body = JSON.stringify({
       origin: origin.name,
       items,

@@ -279,6 +279,20 @@ describe('GET /v1/list against versitygw', () => {
     expect(lines[2]).toEqual({ prefixes: expect.any(Array), cursor: null })
   })
 
+  it(`streams ${BIG} items as NDJSON in signed chunks, the same as the JSON answer`, async () => {
+    const query = { prefix: `${ROOT}/big/`, limit: '10000' }
+    const response = await list(query, { headers: { accept: 'application/x-ndjson' } })
+    expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
+    const lines = (await response.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(lines).toHaveLength(BIG + 1)
+    expect(lines.at(-1)).toEqual({ prefixes: [], cursor: null })
+    const json = await listing(query)
+    expect(lines.slice(0, -1)).toEqual(json.items)
+  })
+
   it('answers bad queries with problems naming the parameter', async () => {
     const cases: Array<[Record<string, string | string[]>, string]> = [
       [{ limit: '0' }, 'limit'],
