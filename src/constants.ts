@@ -31,6 +31,8 @@ export const MAX_VERSION_ID_CHARS = 1024
 
 /** Bearer tokens longer than this are refused before any parsing. */
 export const MAX_TOKEN_BYTES = 8192
+/** Longest token `sub` accepted: it becomes the caller's id in logs and `{sub}` prefixes. */
+export const MAX_SUBJECT_CHARS = 256
 /** Leeway for `exp` and `nbf` when an auth config gives none. */
 export const DEFAULT_CLOCK_TOLERANCE_S = 60
 
@@ -52,7 +54,7 @@ export const DEFAULT_CORS_MAX_AGE_S = 600
 export const S3_TIMEOUT_MS = 10_000
 export const S3_RETRIES = 2
 export const S3_CONCURRENCY = 6
-/** ListObjectsV2 returns at most this many entries per page. */
+/** ListObjectsV2 and ListParts return at most this many entries per page. */
 export const S3_LIST_PAGE_MAX = 1000
 /** Entries one `GET /v1/list` may return, across pages and prefixes. */
 export const MAX_LIST_LIMIT = 10_000
@@ -68,6 +70,13 @@ export const MAX_PARTS = 10_000
 export const MAX_METADATA_BYTES = 2048
 /** Part URLs signed with CreateMultipartUpload's answer; more come from /v1/uploads/multipart/parts. */
 export const FIRST_PART_URLS = 100
+
+/**
+ * RSA signatures one request may cost (`WAYBILL_MAX_RSA_SIGNATURES`): each is ~0.75 ms of CPU with a
+ * 2048-bit key, so the default stays near 0.2 s. Wildcard policies and ECDSA keys are the way past it.
+ */
+export const DEFAULT_MAX_RSA_SIGNATURES = 250
+export const MAX_RSA_SIGNATURES_CEILING = 100_000
 
 /** CloudFront canned signatures computed concurrently per step (one RSA operation each). */
 export const CLOUDFRONT_SIGN_CHUNK = 256

@@ -20,6 +20,8 @@ export interface Env {
   WAYBILL_MAX_BATCH?: unknown
   /** `expiresIn` used when a request gives none (default 900). */
   WAYBILL_DEFAULT_EXPIRES_S?: unknown
+  /** Most RSA signatures (canned CloudFront URLs) one request may cost (default 250). */
+  WAYBILL_MAX_RSA_SIGNATURES?: unknown
   /** `all` (default): a log line per request; `errors`: only for answers of 400 and above. */
   WAYBILL_REQUEST_LOG?: unknown
   /** Optional Workers Rate Limiting binding, keyed per principal. */

@@ -1,30 +1,35 @@
-// Between the routes and the pure cores: turns an authorized request for an origin into URLs,
-// whatever the origin's type. Everything per batch is prepared once here.
+// Between the routes and the pure cores: turns a permit into what it permits, whatever the origin's
+// type. Every function here takes a `Permit` from `authorize` and signs exactly its items, patterns,
+// lifetime and upload limits, so nothing reaches a signature without passing every grant field.
+// Everything per batch is prepared once here.
 
+import { isPermit, type Permit } from './auth/policy'
 import { activeKey } from './config/keys'
-import type { CloudFrontOrigin, Origin } from './config'
-import { CLOUDFRONT_SIGN_CHUNK } from './constants'
+import type { CloudFrontOrigin, S3Origin } from './config'
+import { CLOUDFRONT_SIGN_CHUNK, MAX_PUT_BYTES } from './constants'
 import {
   cannedPolicy,
   customPolicy,
   customPolicyParams,
   objectUrl,
   signCannedUrl,
+  signCookies,
   withParams,
+  type SignedCookies,
 } from './core/cloudfront/sign'
 import { encodeKeyPath } from './core/sigv4/encoding'
+import { signPostPolicy, type PostPolicy } from './core/s3/post-policy'
 import { prepareS3Presign, type PresignItem, type PresignMethod } from './core/s3/presign'
 import { sha256AsciiHex } from './core/sigv4/sha256'
 import { signingTime, type SigningTime } from './core/window'
 
-export type PolicyKind = 'canned' | 'wildcard'
-
-/** Signs the items of one batch, in input order. */
+/** Signs the items of one permit, in order. */
 export interface BatchSigner {
   readonly expiresAt: Date
   /** The signing time (the start of the signing window when there is one). */
   readonly signedAt: Date
-  signAll(items: readonly PresignItem[]): Promise<string[]>
+  /** URLs for the permit's items `from` to `to` (default: all of them). */
+  sign(from?: number, to?: number): Promise<string[]>
   /** What was signed for an item, for a caller chasing SignatureDoesNotMatch. Never key material. */
   explain(item: PresignItem): SigningSteps
 }
@@ -32,23 +37,28 @@ export interface BatchSigner {
 /** S3: the canonical request and string to sign. CloudFront: the policy signed. */
 export type SigningSteps = { canonicalRequest: string; stringToSign: string } | { policy: string }
 
-export interface BatchOptions {
-  method: PresignMethod
-  /** The least life every URL must have from `now`. */
-  expiresIn: number
-  now: Date
-  /** Signing window in seconds (0: sign at `now`); shortened so no URL outlives `maxLifetime`. */
-  window?: number | undefined
-  maxLifetime?: number | undefined
-  /** Headers the URL's user must send (S3 uploads). */
-  headers?: Readonly<Record<string, string>> | undefined
-  /** CloudFront only: `wildcard` signs one custom policy for `<base><wildcardPrefix>*`. */
-  policy?: PolicyKind | undefined
-  wildcardPrefix?: string | undefined
+const ACTION_OF: Readonly<Record<PresignMethod, Permit['action']>> = {
+  GET: 'read',
+  HEAD: 'read',
+  PUT: 'write',
+  DELETE: 'delete',
 }
 
-function epochSeconds(now: Date): number {
-  return Math.floor(now.getTime() / 1000)
+/** Refuses anything but a permit `authorize` made for this action: a bug, never a caller's fault. */
+function checked(permit: Permit, action: Permit['action']): Permit {
+  if (!isPermit(permit) || permit.action !== action) {
+    throw new Error(`signing needs a permit to ${action}`)
+  }
+  return permit
+}
+
+function s3Origin(permit: Permit): S3Origin {
+  if (permit.origin.type !== 's3') throw new Error('this artifact needs an S3 origin')
+  return permit.origin
+}
+
+function epochSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000)
 }
 
 /** Runs `fn` over `items` concurrently, `size` at a time, keeping order. */
@@ -66,24 +76,28 @@ async function inChunks<T, R>(
 
 function cloudFrontSigner(
   origin: CloudFrontOrigin,
-  options: BatchOptions,
+  permit: Permit,
   time: SigningTime,
 ): BatchSigner {
   const key = activeKey(origin)
   const expires = epochSeconds(time.expiresAt)
   const { expiresAt, signedAt } = time
-  if (options.policy === 'wildcard') {
-    const resource = `${origin.baseUrl}${encodeKeyPath(options.wildcardPrefix ?? '')}*`
+  const { items } = permit
+  const wildcard = permit.under[0]
+  if (wildcard !== undefined) {
+    const resource = `${origin.baseUrl}${encodeKeyPath(wildcard)}*`
     // One signature for the whole batch, made on first use.
     let params: Promise<string> | undefined
     return {
       expiresAt,
       signedAt,
       explain: () => ({ policy: customPolicy({ resource, dateLessThan: expires }) }),
-      async signAll(items) {
+      async sign(from = 0, to = items.length) {
         params ??= customPolicyParams(key, customPolicy({ resource, dateLessThan: expires }))
         const query = await params
-        return items.map((item) => withParams(objectUrl(origin.baseUrl, item.key), query))
+        return items
+          .slice(from, to)
+          .map((item) => withParams(objectUrl(origin.baseUrl, item.key), query))
       },
     }
   }
@@ -91,23 +105,29 @@ function cloudFrontSigner(
     expiresAt,
     signedAt,
     explain: (item) => ({ policy: cannedPolicy(objectUrl(origin.baseUrl, item.key), expires) }),
-    signAll: (items) =>
-      inChunks(items, CLOUDFRONT_SIGN_CHUNK, (item) =>
+    sign: (from = 0, to = items.length) =>
+      inChunks(items.slice(from, to), CLOUDFRONT_SIGN_CHUNK, (item) =>
         signCannedUrl(key, objectUrl(origin.baseUrl, item.key), expires),
       ),
   }
 }
 
 /**
- * A signer for one authorized batch on `origin`.
+ * A signer for the URLs a permit allows: presigned S3 URLs for `method`, or CloudFront URLs (one
+ * wildcard policy when the permit reaches a pattern, canned policies otherwise).
  *
  * @example
- * const signer = batchSigner(origin, { method: 'GET', expiresIn: 900, now: new Date() })
- * const urls = await signer.signAll([{ key: 'a.jpg' }])
+ * const signer = batchSigner(permit, { method: 'GET', now: new Date() })
+ * const urls = await signer.sign()
  */
-export function batchSigner(origin: Origin, options: BatchOptions): BatchSigner {
-  const time = signingTime(options.now, options.expiresIn, options.window ?? 0, options.maxLifetime)
-  if (origin.type === 'cloudfront') return cloudFrontSigner(origin, options, time)
+export function batchSigner(
+  permit: Permit,
+  options: { method: PresignMethod; now: Date },
+): BatchSigner {
+  const { origin, items } = checked(permit, ACTION_OF[options.method])
+  const time = signingTime(options.now, permit.expiresIn, permit.window, permit.maxLifetime)
+  if (origin.type === 'cloudfront') return cloudFrontSigner(origin, permit, time)
+  if (permit.under.length > 0) throw new Error('S3 URLs name exact keys only')
   const presigner = prepareS3Presign({
     endpoint: origin.endpoint,
     region: origin.region,
@@ -115,12 +135,12 @@ export function batchSigner(origin: Origin, options: BatchOptions): BatchSigner 
     method: options.method,
     expiresIn: time.lifetime,
     now: time.signedAt,
-    headers: options.headers,
   })
   return {
     expiresAt: presigner.expiresAt,
     signedAt: time.signedAt,
-    signAll: (items) => presigner.presignAll(items),
+    sign: (from = 0, to = items.length) =>
+      presigner.presignAll(from === 0 && to === items.length ? items : items.slice(from, to)),
     explain(item) {
       const canonicalRequest = presigner.canonicalRequest(item)
       return {
@@ -129,4 +149,165 @@ export function batchSigner(origin: Origin, options: BatchOptions): BatchSigner 
       }
     },
   }
+}
+
+/** What a PUT upload also signs, none of which widens what the permit allows. */
+export interface PutExtras {
+  checksumSha256?: string | undefined
+  ifNoneMatch?: boolean | undefined
+  metadata?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * A PUT URL for the permit's one key that signs the permit's content type and exact length (when
+ * it has one), so a body of another type or size fails at the store. `headers` is what to send.
+ */
+export async function putUploadUrl(
+  permit: Permit,
+  extras: PutExtras,
+  now: Date,
+): Promise<{ url: string; headers: Record<string, string>; expiresAt: Date }> {
+  const origin = s3Origin(checked(permit, 'write'))
+  const { content } = permit
+  const headers: Record<string, string> = {}
+  if (content?.type !== undefined) headers['content-type'] = content.type.value
+  if (content?.length !== undefined && 'exact' in content.length) {
+    headers['content-length'] = String(content.length.exact)
+  }
+  if (extras.checksumSha256 !== undefined) headers['x-amz-checksum-sha256'] = extras.checksumSha256
+  if (extras.ifNoneMatch === true) headers['if-none-match'] = '*'
+  for (const [name, value] of Object.entries(extras.metadata ?? {})) {
+    headers[`x-amz-meta-${name}`] = value
+  }
+  const presigner = prepareS3Presign({
+    endpoint: origin.endpoint,
+    region: origin.region,
+    credentials: origin.credentials,
+    method: 'PUT',
+    expiresIn: permit.expiresIn,
+    now,
+    headers,
+  })
+  const [url] = await presigner.presignAll(permit.items)
+  return { url: url!, headers, expiresAt: presigner.expiresAt }
+}
+
+/**
+ * A POST policy for the permit's key (or its one key pattern, as `starts-with`), its content type
+ * (or type family) and its length: exact, or up to the permit's limit.
+ */
+export function postUploadPolicy(
+  permit: Permit,
+  extras: {
+    metadata?: Readonly<Record<string, string>> | undefined
+    successActionStatus?: 200 | 201 | 204 | undefined
+  },
+  now: Date,
+): Promise<PostPolicy> {
+  const origin = s3Origin(checked(permit, 'write'))
+  const { content } = permit
+  const type = content?.type
+  if (type === undefined) throw new Error('a POST policy needs a signed content type')
+  const pattern = permit.under[0]
+  const length = content?.length
+  const exact = length !== undefined && 'exact' in length ? length.exact : undefined
+  return signPostPolicy({
+    endpoint: origin.endpoint,
+    bucket: origin.bucket,
+    region: origin.region,
+    credentials: origin.credentials,
+    now,
+    expiresIn: permit.expiresIn,
+    key: pattern !== undefined ? { startsWith: pattern } : { eq: permit.items[0]!.key },
+    // A family `image/*` is signed as starts-with "image/".
+    contentType: type.family ? { startsWith: type.value.slice(0, -1) } : { eq: type.value },
+    contentLength: { min: exact ?? 0, max: permit.maxContentLength ?? MAX_PUT_BYTES },
+    metadata: extras.metadata,
+    successActionStatus: extras.successActionStatus,
+  })
+}
+
+/** How a multipart upload is cut: every part `partSize` bytes but the last. */
+export interface PartPlan {
+  uploadId: string
+  partSize: number
+}
+
+/** The number of parts a plan makes of `contentLength` bytes. */
+export function partCountOf(contentLength: number, partSize: number): number {
+  return Math.max(1, Math.ceil(contentLength / partSize))
+}
+
+/** The exact size of part `n` (1-based) of `contentLength` bytes cut into `partSize` parts. */
+export function partSizeOf(contentLength: number, partSize: number, n: number): number {
+  const count = partCountOf(contentLength, partSize)
+  return n < count ? partSize : contentLength - partSize * (count - 1)
+}
+
+/**
+ * UploadPart URLs for the permit's key, each pinning its part's exact size as cut from the permit's
+ * exact length, so the parts can only add up to what was authorized.
+ */
+export async function partUploadUrls(
+  permit: Permit,
+  plan: PartPlan,
+  partNumbers: readonly number[],
+  now: Date,
+): Promise<{ parts: { partNumber: number; url: string }[]; expiresAt: Date }> {
+  const origin = s3Origin(checked(permit, 'write'))
+  const length = permit.content?.length
+  if (length === undefined || !('exact' in length)) {
+    throw new Error('part URLs need an exact upload length')
+  }
+  const key = permit.items[0]!.key
+  const sizeOf = (n: number) => partSizeOf(length.exact, plan.partSize, n)
+  // One presigner per distinct size: every full part, and the last one.
+  const bySize = new Map<number, number[]>()
+  for (const n of partNumbers) bySize.set(sizeOf(n), [...(bySize.get(sizeOf(n)) ?? []), n])
+  const urls = new Map<number, string>()
+  let expiresAt = now
+  for (const [size, numbers] of bySize) {
+    const presigner = prepareS3Presign({
+      endpoint: origin.endpoint,
+      region: origin.region,
+      credentials: origin.credentials,
+      method: 'PUT',
+      expiresIn: permit.expiresIn,
+      now,
+      headers: { 'content-length': String(size) },
+    })
+    const signed = await presigner.presignAll(
+      numbers.map((partNumber) => ({ key, partNumber, uploadId: plan.uploadId })),
+    )
+    numbers.forEach((n, i) => urls.set(n, signed[i]!))
+    expiresAt = presigner.expiresAt
+  }
+  return {
+    parts: partNumbers.map((partNumber) => ({ partNumber, url: urls.get(partNumber)! })),
+    expiresAt,
+  }
+}
+
+/** CloudFront signed cookies for the permit's one key pattern. */
+export async function cloudFrontCookies(
+  permit: Permit,
+  now: Date,
+): Promise<{
+  origin: CloudFrontOrigin
+  resource: string
+  expiresAt: Date
+  cookies: SignedCookies
+}> {
+  const { origin } = checked(permit, 'read')
+  const pattern = permit.under[0]
+  if (origin.type !== 'cloudfront' || pattern === undefined) {
+    throw new Error('cookies need a CloudFront origin and a key pattern')
+  }
+  const expires = epochSeconds(now) + permit.expiresIn
+  const resource = `${origin.baseUrl}${encodeKeyPath(pattern)}*`
+  const cookies = await signCookies(
+    activeKey(origin),
+    customPolicy({ resource, dateLessThan: expires }),
+  )
+  return { origin, resource, expiresAt: new Date(expires * 1000), cookies }
 }

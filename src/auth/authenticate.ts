@@ -63,7 +63,7 @@ async function fromBearer(
         : 'API keys are not enabled; send a JWT.',
     )
   }
-  return { kind: 'api-key', id: key.id, claims: { sub: key.id }, roles: new Set() }
+  return { kind: 'api-key', id: key.id, claims: {}, roles: new Set() }
 }
 
 /**

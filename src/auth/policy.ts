@@ -1,13 +1,17 @@
-// What a principal may sign: grants by origin, key prefix and action. Pure: no I/O, no clock.
-// Deny by default: a request is allowed only when every key is covered by a grant of the caller.
+// What a principal may sign. Every artifact waybill signs is first described by what it lets its
+// holder do (a `Reach`: the action, the exact keys or key patterns it reaches, for how long, and
+// which upload limits the signature itself enforces). `authorize` compares that description with
+// every field of the caller's grants and answers a `Permit`, the only thing the signers accept
+// (src/signing.ts). A grant limit counts only when the signature enforces it: a limit the holder
+// could simply not send is no limit. Pure: no I/O, no clock. Deny by default.
 
 import type { Action, Config, Grant, GrantSubject, Origin } from '../config'
 import { PLACEHOLDER } from '../config/grants'
 import { MAX_EXPIRES_S } from '../constants'
-import type { PresignMethod } from '../core/s3/presign'
+import type { PresignItem, PresignMethod } from '../core/s3/presign'
 import { WaybillError, invalid, type FieldError } from '../errors'
 import { unsafeKeyReason } from './key-safety'
-import type { Principal } from './principal'
+import { placeholderValue, type Principal } from './principal'
 
 const MAX_LISTED = 100
 const UNSAFE_CLAIM = /[/\\\x00-\x1f\x7f-\x9f]|\.\./
@@ -40,21 +44,22 @@ export function subjectMatches(subject: GrantSubject, principal: Principal): boo
 }
 
 /**
- * Fills `{claim}` placeholders from the verified claims. Undefined when a value is missing or would
- * change the prefix's shape (`/`, `..`, backslash, control characters): then the grant does not apply.
+ * Fills `{claim}` placeholders for the caller (`{apiKey}` for an API key, token claims otherwise).
+ * Undefined when a value is missing, not a string or number, or would change the prefix's shape
+ * (`/`, `..`, backslash, control characters): then the grant does not apply.
  *
  * @example
- * resolvePrefix('users/{sub}/', { sub: 'alice' }) // 'users/alice/'
- * resolvePrefix('users/{sub}/', { sub: '../bob' }) // undefined
+ * resolvePrefix('users/{sub}/', alice) // 'users/alice/'
+ * resolvePrefix('users/{sub}/', apiKeyNamedAlice) // undefined: {sub} is a token claim
  */
-export function resolvePrefix(
-  template: string,
-  claims: Readonly<Record<string, unknown>>,
-): string | undefined {
+export function resolvePrefix(template: string, principal: Principal): string | undefined {
   let ok = true
   const prefix = template.replace(PLACEHOLDER, (_, name: string) => {
-    const value = claims[name]
-    const text = typeof value === 'string' || typeof value === 'number' ? String(value) : ''
+    const value = placeholderValue(principal, name)
+    const text =
+      typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
+        ? String(value)
+        : ''
     if (text === '' || text === '.' || UNSAFE_CLAIM.test(text) || !text.isWellFormed()) ok = false
     return text
   })
@@ -68,26 +73,116 @@ export function prefixCovers(prefix: string, key: string): boolean {
   return key === prefix || key.startsWith(prefix + '/')
 }
 
-interface ResolvedGrant {
-  grant: Grant
-  prefix: string
+/** True when every key starting with `keyPrefix` is covered by the grant prefix `prefix`. */
+export function prefixCoversAll(prefix: string, keyPrefix: string): boolean {
+  if (prefix === '') return true
+  return keyPrefix.startsWith(prefix.endsWith('/') ? prefix : prefix + '/')
 }
 
-/** The caller's grants for `action` on `origin`, with their prefixes filled in. */
-function grantsFor(
-  config: Config,
-  principal: Principal,
-  origin: Origin,
-  action: Action,
-): ResolvedGrant[] {
-  const grants: ResolvedGrant[] = []
-  for (const grant of config.grants) {
-    if (grant.origin !== origin.name || !grant.actions.has(action)) continue
-    if (!subjectMatches(grant.subject, principal)) continue
-    const prefix = resolvePrefix(grant.prefix, principal.claims)
-    if (prefix !== undefined) grants.push({ grant, prefix })
-  }
-  return grants
+/** A media type's essence, `type/subtype` in lower case, without parameters. */
+function essence(contentType: string): string {
+  return contentType.split(';')[0]!.trim().toLowerCase()
+}
+
+/** True when a grant's content type patterns admit `contentType` (a whole family needs `x/*`). */
+export function contentTypeAllowed(
+  patterns: readonly string[] | undefined,
+  contentType: string,
+): boolean {
+  if (patterns === undefined) return true
+  const media = essence(contentType)
+  const family = media.slice(0, media.indexOf('/'))
+  return patterns.some(
+    (pattern) => pattern === media || (pattern.endsWith('/*') && pattern === `${family}/*`),
+  )
+}
+
+// What a browser renders as a document that runs script, or runs as script, when an object is
+// served with it: HTML, XML of any kind (XHTML and SVG carry script), JavaScript, and the types a
+// browser sniffs instead of trusting. https://mimesniff.spec.whatwg.org/#javascript-mime-type
+const ACTIVE_TYPE =
+  /^(?:text\/html|text\/xml|text\/xsl|application\/xml|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]*\+xml|(?:text|application)\/(?:x-)?(?:javascript|ecmascript)|text\/(?:jscript|livescript)|multipart\/x-mixed-replace|unknown\/unknown|application\/unknown|\*\/\*)$/
+
+/** True when serving an object as `contentType` would let it run script on the bucket's origin. */
+export function isActiveContent(contentType: string): boolean {
+  return ACTIVE_TYPE.test(essence(contentType))
+}
+
+/**
+ * May a `response.contentType` override set `contentType` under this grant: a type it names, or
+ * with no list, any type that is not active content. Active types must be named exactly.
+ */
+function overrideAllowed(grant: Grant, contentType: string): boolean {
+  const listed = grant.responseContentTypes
+  if (isActiveContent(contentType)) return listed?.includes(essence(contentType)) ?? false
+  return listed === undefined || contentTypeAllowed(listed, contentType)
+}
+
+/** Upload limits a signature enforces itself: a signed Content-Type, a signed length. */
+export interface ContentReach {
+  /** The signed Content-Type (`family` for a POST policy's `starts-with "image/"`); absent: unsigned. */
+  type?: { value: string; family: boolean; path: string } | undefined
+  /**
+   * The signed length: exactly `exact` bytes, or at most `atMost` (`'grant'`: the caller's own
+   * largest, resolved into the permit). Absent: unsigned, the holder may send any size.
+   */
+  length?: { exact: number } | { atMost: number | 'grant' } | undefined
+  /** The request field that sets the length, to name when it is missing or too large. */
+  lengthPath?: string | undefined
+}
+
+/** What a signed artifact lets its holder do, before it is signed. */
+export interface Reach {
+  origin: string
+  action: Action
+  /** The objects the artifact names, by exact key. */
+  items?: readonly PresignItem[] | undefined
+  /** The field naming item `i`'s key (`keys.3`, `items.3.key`); its object is `itemBase(i)`. */
+  itemPath?: ((i: number) => string) | undefined
+  itemBase?: ((i: number) => string) | undefined
+  /** Key patterns it reaches: every key starting with `prefix` (wildcards, starts-with, listings). */
+  under?: readonly { prefix: string; path: string }[] | undefined
+  /** Entries it carries, against the grants' `maxBatch` (default: the items, at their field). */
+  count?: { n: number; path: string } | undefined
+  /** Requested lifetime and signing window; undefined: the defaults, capped by the grants. */
+  expiresIn?: number | undefined
+  signingWindow?: number | undefined
+  /** For `write`: the upload limits the signature enforces. Absent: none. */
+  content?: ContentReach | undefined
+  /** Leave out the items no grant covers instead of refusing (listings: keys without a URL). */
+  partial?: boolean | undefined
+  /** What the origin's type cannot do; checked once the caller is known to hold a grant there. */
+  fits?: ((origin: Origin) => readonly FieldError[]) | undefined
+}
+
+declare const PERMIT: unique symbol
+
+/** The answer of `authorize`: exactly what may be signed, and nothing else. */
+export interface Permit {
+  readonly [PERMIT]: true
+  readonly origin: Origin
+  readonly action: Action
+  /** The objects to sign (only the covered ones for a partial reach), in request order. */
+  readonly items: readonly PresignItem[]
+  /** The key patterns the artifact reaches. */
+  readonly under: readonly string[]
+  /** The least life every URL has from the request time, and the signing window to use. */
+  readonly expiresIn: number
+  readonly window: number
+  /** The longest any URL may live (the grants' `maxExpiresIn`): the window shrinks to fit. */
+  readonly maxLifetime: number
+  readonly content: ContentReach | undefined
+  /** The largest body the signature admits, `'grant'` resolved; undefined: unsigned or unlimited. */
+  readonly maxContentLength: number | undefined
+  /** Entries one more artifact of this kind may carry for this caller (listings size pages by it). */
+  readonly maxCount: number
+}
+
+const issued = new WeakSet<object>()
+
+/** True for a permit `authorize` made; the signers refuse anything else. */
+export function isPermit(value: unknown): value is Permit {
+  return typeof value === 'object' && value !== null && issued.has(value)
 }
 
 function noGrant(action: Action, originName: string): WaybillError {
@@ -99,365 +194,342 @@ function noGrant(action: Action, originName: string): WaybillError {
   )
 }
 
-export interface BatchRequest {
-  origin: string
-  action: Action
-  /** Each key with the request path to blame (`keys.3`, `items.3.key`). */
-  keys: ReadonlyArray<{ key: string; path: string }>
-  /** The requested lifetime, or undefined to use the default (capped by the grants). */
-  expiresIn: number | undefined
+interface ResolvedGrant {
+  grant: Grant
+  prefix: string
 }
 
-export interface Authorized {
-  origin: Origin
-  expiresIn: number
-  /** The longest life the caller's grants allow for these keys. */
-  maxExpiresIn: number
+/** The caller's grants on `origin` that apply (their prefix templates fill), prefixes filled. */
+function applicable(config: Config, principal: Principal, origin: Origin): ResolvedGrant[] {
+  const grants: ResolvedGrant[] = []
+  for (const grant of config.grants) {
+    if (grant.origin !== origin.name || !subjectMatches(grant.subject, principal)) continue
+    const prefix = resolvePrefix(grant.prefix, principal)
+    if (prefix !== undefined) grants.push({ grant, prefix })
+  }
+  return grants
 }
 
 /**
- * Authorizes a whole batch, all or nothing. 403 lists every key no grant covers; 400 for keys the
- * origin's key policy refuses, an `expiresIn` above what the grants allow, or a batch above their
- * `maxBatch`.
+ * The origin, when some grant of the caller applies there; otherwise the 403 an unknown origin
+ * gets. Whatever depends on the origin (its rules, what waybill sealed for it) comes after this.
  */
-export function authorizeBatch(
+export function grantedOrigin(
   config: Config,
   principal: Principal,
-  request: BatchRequest,
-): Authorized {
-  const origin = config.origins.get(request.origin)
+  name: string,
+  action: Action,
+): Origin {
+  const origin = config.origins.get(name)
+  if (origin === undefined || applicable(config, principal, origin).length === 0) {
+    throw noGrant(action, name)
+  }
+  return origin
+}
 
-  const grants = origin === undefined ? [] : grantsFor(config, principal, origin, request.action)
-  if (origin === undefined || grants.length === 0) throw noGrant(request.action, request.origin)
+/** A target's verdict: refused (why, and how loudly) or the most its grants allow. */
+type Verdict =
+  | { ok: false; status: 400 | 403; error: FieldError }
+  | { ok: true; expiry: number; batch: number; maxLength: number | undefined }
 
-  // Only after the grant check: an origin's own rules must not tell strangers that it exists.
+const largest = (grants: readonly ResolvedGrant[], pick: (grant: Grant) => number) =>
+  grants.reduce((max, { grant }) => Math.max(max, pick(grant)), 0)
+
+/** The most a length limit admits under `grants`: undefined when one of them has none. */
+function lengthLimit(grants: readonly ResolvedGrant[]): number | undefined {
+  if (grants.some(({ grant }) => grant.maxContentLength === undefined)) return undefined
+  return largest(grants, (grant) => grant.maxContentLength!)
+}
+
+/** Filters `grants` down to those whose upload limits this signature enforces. */
+function judgeContent(
+  grants: readonly ResolvedGrant[],
+  content: ContentReach | undefined,
+  path: string,
+): readonly ResolvedGrant[] | Verdict {
+  const type = content?.type
+  const typed = grants.filter(
+    ({ grant }) =>
+      grant.contentTypes === undefined ||
+      (type !== undefined && contentTypeAllowed(grant.contentTypes, type.value)),
+  )
+  if (typed.length === 0) {
+    if (type === undefined) {
+      return {
+        ok: false,
+        status: 403,
+        error: {
+          path,
+          message:
+            'a grant to write covers it, but limits the content type, which this URL does not sign; use POST /v1/uploads',
+        },
+      }
+    }
+    const allowed = [...new Set(grants.flatMap(({ grant }) => grant.contentTypes ?? []))]
+    return {
+      ok: false,
+      status: 400,
+      error: { path: type.path, message: `must be one of ${allowed.join(', ')} for this caller` },
+    }
+  }
+  const length = content?.length
+  const most = length === undefined ? undefined : 'exact' in length ? length.exact : length.atMost
+  const sized = typed.filter(
+    ({ grant }) =>
+      grant.maxContentLength === undefined ||
+      most === 'grant' ||
+      (most !== undefined && most <= grant.maxContentLength),
+  )
+  if (sized.length > 0) return sized
+  const limit = lengthLimit(typed)!
+  const lengthPath = content?.lengthPath
+  if (lengthPath === undefined) {
+    return {
+      ok: false,
+      status: 403,
+      error: {
+        path,
+        message: `a grant to write covers it, but limits the size to ${limit} bytes, which this URL does not sign; use POST /v1/uploads`,
+      },
+    }
+  }
+  const message =
+    most === undefined
+      ? `is required: this caller's uploads are limited to ${limit} bytes, and only a signed length enforces that`
+      : `must be at most ${limit} bytes for this caller`
+  return { ok: false, status: 400, error: { path: lengthPath, message } }
+}
+
+/**
+ * Compares what an artifact would let its holder do with every field of the caller's grants, and
+ * answers the permit to sign it, all or nothing (a `partial` reach leaves uncovered items out).
+ *
+ * In order: 403 naming `origin` unless the caller holds some grant on the origin (unknown origins
+ * answer the same); 400 for what the origin cannot do (`fits`) and for keys its key policy refuses;
+ * 403 listing each key or pattern no grant covers with all its limits enforced by the signature;
+ * 400 naming the field a grant limits (content type, length, response type, batch size, RSA
+ * signatures, `expiresIn`, `signingWindow`).
+ *
+ * @example
+ * const permit = authorize(config, principal, { origin: 'photos', action: 'read', items: [{ key: 'a.jpg' }] })
+ * const urls = await batchSigner(permit, { method: 'GET', now }).sign()
+ */
+export function authorize(config: Config, principal: Principal, reach: Reach): Permit {
+  const { action } = reach
+  const origin = grantedOrigin(config, principal, reach.origin, action)
+
+  // Only now: an origin's own rules must not tell strangers that it exists.
+  const unfit = reach.fits?.(origin) ?? []
+  if (unfit.length > 0) throw invalid(unfit)
+
+  const items = reach.items ?? []
+  const under = reach.under ?? []
+  const itemPath = reach.itemPath ?? ((i: number) => `keys.${i}`)
+  const partial = reach.partial === true
+  let safe: boolean[] | undefined
   if (origin.keys === 'safe') {
     const unsafe: FieldError[] = []
-    for (const { key, path } of request.keys) {
-      const reason = unsafeKeyReason(key)
+    for (const { prefix, path } of under) {
+      const reason = prefix === '' ? undefined : unsafeKeyReason(prefix)
       if (reason !== undefined) unsafe.push({ path, message: reason })
-      if (unsafe.length >= MAX_LISTED) break
+    }
+    if (partial) safe = items.map((item) => unsafeKeyReason(item.key) === undefined)
+    else {
+      for (let i = 0; i < items.length && unsafe.length < MAX_LISTED; i++) {
+        const reason = unsafeKeyReason(items[i]!.key)
+        if (reason !== undefined) unsafe.push({ path: itemPath(i), message: reason })
+      }
     }
     if (unsafe.length > 0) throw invalid(unsafe)
   }
 
-  // Per key, the most generous covering grant decides; the batch gets the least of those.
-  const uncovered: FieldError[] = []
-  let uncoveredCount = 0
+  const grants = applicable(config, principal, origin).filter(({ grant }) =>
+    grant.actions.has(action),
+  )
+  if (grants.length === 0 && !partial) throw noGrant(action, origin.name)
+
+  const judge = (
+    covering: readonly ResolvedGrant[],
+    path: string,
+    pattern: boolean,
+    item: PresignItem | undefined,
+    itemIndex: number,
+  ): Verdict => {
+    let allowed = covering
+    if (allowed.length === 0) {
+      const message = pattern
+        ? `is not wholly covered by a grant to ${action}`
+        : `is not covered by a grant to ${action}`
+      return { ok: false, status: 403, error: { path, message } }
+    }
+    if (pattern && action === 'read') {
+      // A wildcard reaches keys nobody listed: only grants that say so may sign one.
+      allowed = allowed.filter(({ grant }) => grant.wildcard)
+      if (allowed.length === 0) {
+        return {
+          ok: false,
+          status: 403,
+          error: { path, message: 'no wildcard grant covers this prefix' },
+        }
+      }
+    }
+    if (action === 'write') {
+      const judged = judgeContent(allowed, reach.content, path)
+      if (!Array.isArray(judged)) return judged as Verdict
+      allowed = judged as readonly ResolvedGrant[]
+    }
+    const override = item?.response?.contentType
+    if (override !== undefined) {
+      allowed = allowed.filter(({ grant }) => overrideAllowed(grant, override))
+      if (allowed.length === 0) {
+        const base = reach.itemBase?.(itemIndex) ?? path
+        return {
+          ok: false,
+          status: 400,
+          error: {
+            path: `${base}.response.contentType`,
+            message: isActiveContent(override)
+              ? `must not be ${essence(override)} for this caller: a browser would run the object as a page on the bucket's origin`
+              : 'is not a type this caller may set',
+          },
+        }
+      }
+    }
+    return {
+      ok: true,
+      expiry: largest(allowed, (grant) => grant.maxExpiresIn),
+      batch: largest(allowed, (grant) => grant.maxBatch),
+      maxLength: lengthLimit(allowed),
+    }
+  }
+
+  // Each target's most generous grant decides for it; the artifact gets the least of those.
+  const refused: FieldError[] = []
+  const invalidFields: FieldError[] = []
+  let refusedCount = 0
   let allowedExpiry = Infinity
   let allowedBatch = Infinity
-  for (const { key, path } of request.keys) {
-    let expiry = 0
-    let batch = 0
-    for (const { grant, prefix } of grants) {
-      if (!prefixCovers(prefix, key)) continue
-      expiry = Math.max(expiry, grant.maxExpiresIn)
-      batch = Math.max(batch, grant.maxBatch)
-    }
-    if (expiry === 0) {
-      uncoveredCount++
-      if (uncovered.length < MAX_LISTED) {
-        uncovered.push({ path, message: `is not covered by a grant to ${request.action}` })
-      }
-    } else {
-      allowedExpiry = Math.min(allowedExpiry, expiry)
-      allowedBatch = Math.min(allowedBatch, batch)
+  let maxLength: number | undefined
+  let lengthBound = false
+  const take = (verdict: Verdict & { ok: true }) => {
+    allowedExpiry = Math.min(allowedExpiry, verdict.expiry)
+    allowedBatch = Math.min(allowedBatch, verdict.batch)
+    if (verdict.maxLength !== undefined) {
+      maxLength = Math.min(maxLength ?? Infinity, verdict.maxLength)
+      lengthBound = true
     }
   }
-  if (uncovered.length > 0) {
+  const refuse = (verdict: Verdict & { ok: false }) => {
+    if (verdict.status === 403) {
+      refusedCount++
+      if (refused.length < MAX_LISTED) refused.push(verdict.error)
+    } else if (invalidFields.length < MAX_LISTED) invalidFields.push(verdict.error)
+  }
+  for (const { prefix: pattern, path } of under) {
+    const covering = grants.filter(({ prefix }) => prefixCoversAll(prefix, pattern))
+    const verdict = judge(covering, path, true, undefined, -1)
+    if (verdict.ok) take(verdict)
+    else refuse(verdict)
+  }
+  const kept: PresignItem[] = []
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    if (safe !== undefined && !safe[i]) continue
+    // Without a pattern the item's own key is what the signature reaches; with one, the pattern
+    // already decided and the items only name where URLs point (each must lie inside it).
+    if (under.length > 0) {
+      if (!under.some(({ prefix }) => item.key.startsWith(prefix))) {
+        throw new Error('an item lies outside the pattern it is signed under')
+      }
+      kept.push(item)
+      continue
+    }
+    const covering = grants.filter(({ prefix }) => prefixCovers(prefix, item.key))
+    const verdict = judge(covering, itemPath(i), false, item, i)
+    if (verdict.ok) {
+      take(verdict)
+      kept.push(item)
+    } else if (!partial) refuse(verdict)
+  }
+  if (refused.length > 0) {
     throw new WaybillError(
       'forbidden',
-      `${uncoveredCount} key${uncoveredCount === 1 ? ' is' : 's are'} not covered by this caller's grants; nothing was signed.`,
-      { errors: uncovered },
+      `${refusedCount} ${refusedCount === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants; nothing was signed.`,
+      { errors: refused },
     )
   }
+  if (invalidFields.length > 0) throw invalid(invalidFields)
 
-  if (request.keys.length > allowedBatch) {
-    const path = request.keys[0]!.path.split('.')[0]!
+  // A partial reach that covers nothing signs nothing: no limit below applies to it.
+  const nothing = partial && kept.length === 0 && under.length === 0
+  if (nothing) allowedExpiry = largest(grants, (grant) => grant.maxExpiresIn) || MAX_EXPIRES_S
+
+  const rsa =
+    origin.type === 'cloudfront' && origin.signingKeys[0]!.parsed.kind === 'rsa'
+      ? config.maxRsaSignatures
+      : Infinity
+  // Canned CloudFront URLs cost one RSA signature each; a listing signs one per entry it returns.
+  const signs = action === 'list' || (action === 'read' && under.length === 0)
+  const maxCount = Math.min(allowedBatch, signs ? rsa : Infinity)
+  const count = reach.count ?? {
+    n: kept.length,
+    path: items.length > 0 ? itemPath(0).split('.')[0]! : 'keys',
+  }
+  if (!nothing && count.n > allowedBatch) {
     throw invalid([
-      { path, message: `must contain at most ${allowedBatch} entries for this caller` },
+      { path: count.path, message: `must contain at most ${allowedBatch} entries for this caller` },
     ])
   }
-  if (request.expiresIn !== undefined && request.expiresIn > allowedExpiry) {
+  if (!nothing && count.n > maxCount) {
+    throw invalid([
+      {
+        path: count.path,
+        message: `must contain at most ${maxCount} entries: each canned URL costs an RSA signature (WAYBILL_MAX_RSA_SIGNATURES); use "policy": "wildcard" for one signature in all, or an ECDSA key`,
+      },
+    ])
+  }
+  if (!nothing && reach.expiresIn !== undefined && reach.expiresIn > allowedExpiry) {
     throw invalid([
       { path: 'expiresIn', message: `must be at most ${allowedExpiry} for this caller` },
     ])
   }
-  return {
+  const expiresIn = reach.expiresIn ?? Math.min(config.defaultExpiresIn, allowedExpiry)
+  let window = origin.signingWindow
+  if (reach.signingWindow !== undefined) {
+    // A URL lives up to expiresIn + window, which must stay within the grant.
+    const limit = Math.min(allowedExpiry, MAX_EXPIRES_S) - expiresIn
+    if (!nothing && reach.signingWindow > limit) {
+      throw invalid([
+        {
+          path: 'signingWindow',
+          message: `must be at most ${limit} for this caller with expiresIn ${expiresIn} (a URL lives up to expiresIn + signingWindow seconds)`,
+        },
+      ])
+    }
+    window = reach.signingWindow
+  }
+  const length = reach.content?.length
+  const permit = {
     origin,
-    expiresIn: request.expiresIn ?? Math.min(config.defaultExpiresIn, allowedExpiry),
-    maxExpiresIn: allowedExpiry,
-  }
-}
-
-/**
- * The signing window of an authorized request: the caller's own `signingWindow`, which must keep
- * every URL within the grant (a URL lives up to expiresIn + window), or else the origin's, shortened
- * by the signer to fit the grant.
- */
-export function signingWindowFor(
-  authorized: Authorized,
-  requested: number | undefined,
-  field = 'signingWindow',
-): { window: number; maxLifetime: number } {
-  const { origin, expiresIn, maxExpiresIn } = authorized
-  if (requested === undefined) return { window: origin.signingWindow, maxLifetime: maxExpiresIn }
-  const limit = Math.min(maxExpiresIn, MAX_EXPIRES_S) - expiresIn
-  if (requested > limit) {
-    throw invalid([
-      {
-        path: field,
-        message: `must be at most ${limit} for this caller with expiresIn ${expiresIn} (a URL lives up to expiresIn + signingWindow seconds)`,
-      },
-    ])
-  }
-  return { window: requested, maxLifetime: maxExpiresIn }
-}
-
-/** True when every key starting with `keyPrefix` is covered by the grant prefix `prefix`. */
-export function prefixCoversAll(prefix: string, keyPrefix: string): boolean {
-  if (prefix === '') return true
-  return keyPrefix.startsWith(prefix.endsWith('/') ? prefix : prefix + '/')
-}
-
-/**
- * Authorizes a wildcard grant of read access to everything under `keyPrefix` (a CloudFront custom
- * policy for a batch, or signed cookies). Needs a read grant with `"wildcard": true` whose prefix
- * contains all of it: a wildcard reaches keys nobody listed.
- */
-export function authorizeWildcard(
-  config: Config,
-  principal: Principal,
-  origin: Origin,
-  keyPrefix: string,
-  field: string,
-): { maxExpiresIn: number } {
-  let maxExpiresIn = 0
-  const wildcards = config.grants.filter(
-    (grant) =>
-      grant.origin === origin.name &&
-      grant.wildcard &&
-      grant.actions.has('read') &&
-      subjectMatches(grant.subject, principal),
-  )
-  if (wildcards.length === 0) throw noGrant('read', origin.name)
-  for (const grant of wildcards) {
-    if (grant.origin !== origin.name || !grant.wildcard || !grant.actions.has('read')) continue
-    if (!subjectMatches(grant.subject, principal)) continue
-    const prefix = resolvePrefix(grant.prefix, principal.claims)
-    if (prefix !== undefined && prefixCoversAll(prefix, keyPrefix)) {
-      maxExpiresIn = Math.max(maxExpiresIn, grant.maxExpiresIn)
-    }
-  }
-  if (maxExpiresIn > 0) return { maxExpiresIn }
-  throw new WaybillError(
-    'forbidden',
-    `No grant lets this caller read everything under "${keyPrefix}" with one wildcard policy.`,
-    { errors: [{ path: field, message: 'no wildcard grant covers this prefix' }] },
-  )
-}
-
-export interface AuthorizedList {
-  origin: Origin
-  /** Most entries one listing may return for this caller. */
-  maxBatch: number
-}
-
-/**
- * Authorizes listing everything under each of `prefixes`: a `list` grant must contain the whole of
- * each (`users/al` lists nothing of `users/alice/`, and `users/alice` would reach `users/alice2/`).
- */
-export function authorizeList(
-  config: Config,
-  principal: Principal,
-  originName: string,
-  prefixes: readonly string[],
-): AuthorizedList {
-  const origin = config.origins.get(originName)
-  const grants = origin === undefined ? [] : grantsFor(config, principal, origin, 'list')
-  if (origin === undefined || grants.length === 0) throw noGrant('list', originName)
-  const uncovered: FieldError[] = []
-  let maxBatch = Infinity
-  prefixes.forEach((keyPrefix, i) => {
-    let batch = 0
-    for (const { grant, prefix } of grants) {
-      if (prefixCoversAll(prefix, keyPrefix)) batch = Math.max(batch, grant.maxBatch)
-    }
-    if (batch === 0) {
-      uncovered.push({ path: `prefix.${i}`, message: 'is not wholly covered by a grant to list' })
-    }
-    maxBatch = Math.min(maxBatch, batch)
-  })
-  if (uncovered.length > 0) {
-    throw new WaybillError('forbidden', "A prefix is not covered by this caller's list grants.", {
-      errors: uncovered,
-    })
-  }
-  return { origin, maxBatch }
-}
-
-export interface AuthorizedReads {
-  /** Per key: may the caller get a URL for it. */
-  readable: boolean[]
-  expiresIn: number
-  maxExpiresIn: number
-}
-
-/**
- * Which of `keys` the caller may read, for a listing: keys without a covering `read` grant (or
- * that the origin's key policy refuses) are listed without a URL rather than failing the request.
- */
-export function authorizeReads(
-  config: Config,
-  principal: Principal,
-  origin: Origin,
-  keys: readonly string[],
-  expiresIn: number | undefined,
-): AuthorizedReads {
-  const grants = grantsFor(config, principal, origin, 'read')
-  let allowedExpiry = Infinity
-  const readable = keys.map((key) => {
-    if (origin.keys === 'safe' && unsafeKeyReason(key) !== undefined) return false
-    let expiry = 0
-    for (const { grant, prefix } of grants) {
-      if (prefixCovers(prefix, key)) expiry = Math.max(expiry, grant.maxExpiresIn)
-    }
-    if (expiry > 0) allowedExpiry = Math.min(allowedExpiry, expiry)
-    return expiry > 0
-  })
-  if (allowedExpiry === Infinity) {
-    allowedExpiry = grants.reduce((max, { grant }) => Math.max(max, grant.maxExpiresIn), 0)
-  }
-  if (expiresIn !== undefined && expiresIn > allowedExpiry && readable.includes(true)) {
-    throw invalid([
-      { path: 'expiresIn', message: `must be at most ${allowedExpiry} for this caller` },
-    ])
-  }
-  return {
-    readable,
-    expiresIn: expiresIn ?? Math.min(config.defaultExpiresIn, allowedExpiry || Infinity),
-    maxExpiresIn: allowedExpiry,
-  }
-}
-
-export interface UploadRequestScope {
-  origin: string
-  /** The key, or for a POST policy with `keyPrefix` the prefix every key will start with. */
-  key: string
-  keyIsPrefix: boolean
-  /**
-   * A media type (`image/png; charset=…`) or, for POST policies, a family (`image/*`); undefined
-   * for the multipart follow-ups, whose type was checked when the upload began.
-   */
-  contentType: string | undefined
-  contentLength: number | undefined
-  expiresIn: number | undefined
-}
-
-export interface AuthorizedUpload extends Authorized {
-  /** The largest object the caller may upload here, if the grant limits it. */
-  maxContentLength: number | undefined
-}
-
-/** True when a grant's content type patterns admit `contentType` (a whole family needs `x/*`). */
-export function contentTypeAllowed(
-  patterns: readonly string[] | undefined,
-  contentType: string,
-): boolean {
-  if (patterns === undefined) return true
-  const media = contentType.split(';')[0]!.trim().toLowerCase()
-  const family = media.slice(0, media.indexOf('/'))
-  return patterns.some(
-    (pattern) => pattern === media || (pattern.endsWith('/*') && pattern === `${family}/*`),
-  )
-}
-
-/**
- * Authorizes an upload: a `write` grant covering the key (or the whole key prefix) that admits the
- * content type and size. 403 when no grant covers the key; 400 naming `contentType`,
- * `contentLength` or `expiresIn` when the covering grants refuse the value.
- */
-export function authorizeUpload(
-  config: Config,
-  principal: Principal,
-  request: UploadRequestScope,
-): AuthorizedUpload {
-  const origin = config.origins.get(request.origin)
-  const path = request.keyIsPrefix ? 'keyPrefix' : 'key'
-  if (origin !== undefined && origin.keys === 'safe') {
-    const reason = unsafeKeyReason(request.key)
-    if (reason !== undefined) throw invalid([{ path, message: reason }])
-  }
-  const grants = origin === undefined ? [] : grantsFor(config, principal, origin, 'write')
-  if (origin === undefined || grants.length === 0) throw noGrant('write', request.origin)
-  const covering = grants.filter(({ prefix }) =>
-    request.keyIsPrefix ? prefixCoversAll(prefix, request.key) : prefixCovers(prefix, request.key),
-  )
-  if (covering.length === 0) {
-    throw new WaybillError('forbidden', 'The key is not covered by a grant to write.', {
-      errors: [{ path, message: 'is not covered by a grant to write' }],
-    })
-  }
-  const { contentType } = request
-  const typed =
-    contentType === undefined
-      ? covering
-      : covering.filter(({ grant }) => contentTypeAllowed(grant.contentTypes, contentType))
-  if (typed.length === 0) {
-    const allowed = [...new Set(covering.flatMap(({ grant }) => grant.contentTypes ?? []))]
-    throw invalid([
-      { path: 'contentType', message: `must be one of ${allowed.join(', ')} for this caller` },
-    ])
-  }
-  // The most generous grant that admits the type decides the size and lifetime limits.
-  const maxContentLength = typed.some(({ grant }) => grant.maxContentLength === undefined)
-    ? undefined
-    : Math.max(...typed.map(({ grant }) => grant.maxContentLength!))
-  if (
-    maxContentLength !== undefined &&
-    request.contentLength !== undefined &&
-    request.contentLength > maxContentLength
-  ) {
-    throw invalid([
-      {
-        path: 'contentLength',
-        message: `must be at most ${maxContentLength} bytes for this caller`,
-      },
-    ])
-  }
-  const maxExpiresIn = Math.max(...typed.map(({ grant }) => grant.maxExpiresIn))
-  if (request.expiresIn !== undefined && request.expiresIn > maxExpiresIn) {
-    throw invalid([
-      { path: 'expiresIn', message: `must be at most ${maxExpiresIn} for this caller` },
-    ])
-  }
-  return {
-    origin,
-    expiresIn: request.expiresIn ?? Math.min(config.defaultExpiresIn, maxExpiresIn),
-    maxExpiresIn,
-    maxContentLength,
-  }
-}
-
-/**
- * The origin, when the caller holds at least one grant on it (for `action`, or for any action
- * when `anyAction`); otherwise the same 403 whether the origin exists or not. Checks that depend
- * on the origin's configuration come after this.
- */
-export function requireAnyGrant(
-  config: Config,
-  principal: Principal,
-  originName: string,
-  action: Action,
-  anyAction = false,
-): Origin {
-  const origin = config.origins.get(originName)
-  const actions: readonly Action[] = anyAction ? ['read', 'write', 'delete', 'list'] : [action]
-  if (
-    origin === undefined ||
-    actions.every((a) => grantsFor(config, principal, origin, a).length === 0)
-  ) {
-    throw noGrant(action, originName)
-  }
-  return origin
+    action,
+    items: kept,
+    under: under.map(({ prefix }) => prefix),
+    expiresIn,
+    window,
+    maxLifetime: allowedExpiry,
+    content: reach.content,
+    maxContentLength:
+      length === undefined
+        ? undefined
+        : 'exact' in length
+          ? length.exact
+          : length.atMost === 'grant'
+            ? lengthBound
+              ? maxLength
+              : undefined
+            : length.atMost,
+    maxCount,
+  } as Omit<Permit, typeof PERMIT> as Permit
+  issued.add(permit)
+  return Object.freeze(permit)
 }

@@ -4,8 +4,21 @@ export interface Principal {
   readonly kind: 'api-key' | 'jwt' | 'access'
   /** The API key id, or the token's `sub`. Safe to log. */
   readonly id: string
-  /** Claims usable in grant subjects and `{claim}` prefix templates (`sub` always). */
+  /**
+   * A verified token's claims, for `{claim}` prefix templates; empty for an API key, whose id fills
+   * `{apiKey}` only, so a key id can never stand in for a token's `sub` (see `placeholderValue`).
+   */
   readonly claims: Readonly<Record<string, unknown>>
   readonly roles: ReadonlySet<string>
+  /** A verified address only: a JWT's `email` counts when `email_verified` is true. */
   readonly email?: string | undefined
+}
+
+/**
+ * The value a `{name}` placeholder takes for `principal`: `{apiKey}` is an API key's id and nothing
+ * else; every other name is a verified token's claim, never filled for an API key.
+ */
+export function placeholderValue(principal: Principal, name: string): unknown {
+  if (name === 'apiKey') return principal.kind === 'api-key' ? principal.id : undefined
+  return principal.kind === 'api-key' ? undefined : principal.claims[name]
 }

@@ -11,6 +11,7 @@ import {
   type JWSHeaderParameters,
 } from 'jose'
 import type { AccessConfig, JwtConfig } from '../config'
+import { MAX_SUBJECT_CHARS } from '../constants'
 import { WaybillError } from '../errors'
 import type { RemoteJwksCache } from './jwks'
 import type { Principal } from './principal'
@@ -55,6 +56,28 @@ async function verify(
 function stringClaim(payload: JWTPayload, name: string): string | undefined {
   const value = payload[name]
   return typeof value === 'string' ? value : undefined
+}
+
+/** The caller's id from `sub`: a token whose `sub` is not a usable string is refused outright. */
+function subjectOf(payload: JWTPayload, allowEmpty = false): string {
+  const sub: unknown = payload.sub
+  if (
+    typeof sub !== 'string' ||
+    sub.length > MAX_SUBJECT_CHARS ||
+    (sub === '' && !allowEmpty) ||
+    !sub.isWellFormed()
+  ) {
+    throw invalidToken(
+      `the token's "sub" claim must be a string of 1 to ${MAX_SUBJECT_CHARS} characters`,
+    )
+  }
+  return sub
+}
+
+/** `email` counts only when the issuer says it verified it (`email_verified`: true, or "true"). */
+function verifiedEmail(payload: JWTPayload): string | undefined {
+  const verified: unknown = payload.email_verified
+  return verified === true || verified === 'true' ? stringClaim(payload, 'email') : undefined
 }
 
 function rolesOf(payload: JWTPayload, claim: string): Set<string> {
@@ -102,10 +125,10 @@ export async function verifyJwt(
   })
   return {
     kind: 'jwt',
-    id: payload.sub!,
+    id: subjectOf(payload),
     claims: payload,
     roles: rolesOf(payload, config.rolesClaim),
-    email: stringClaim(payload, 'email'),
+    email: verifiedEmail(payload),
   }
 }
 
@@ -125,8 +148,9 @@ export async function verifyAccess(
     currentDate: now,
     requiredClaims: ['exp', 'sub'],
   })
+  // Access has verified the identity behind `email` itself; its tokens carry no `email_verified`.
   const email = stringClaim(payload, 'email')
   // Service tokens carry an empty `sub` and name themselves in `common_name`.
-  const id = payload.sub || stringClaim(payload, 'common_name') || 'service-token'
+  const id = subjectOf(payload, true) || stringClaim(payload, 'common_name') || 'service-token'
   return { kind: 'access', id, claims: payload, roles: new Set(), email }
 }

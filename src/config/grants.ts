@@ -2,7 +2,8 @@
 //
 //   [{ "to": "apiKey:web" | "sub:<sub>" | "role:<role>" | "email:<email>" | "*",
 //      "origin": "photos", "prefix": "users/{sub}/", "actions": ["read", "write", "delete", "list"],
-//      "maxExpiresIn"?: 3600, "maxBatch"?: 1000, "contentTypes"?: ["image/*"], "maxContentLength"?: 10485760 }]
+//      "maxExpiresIn"?: 3600, "maxBatch"?: 1000, "contentTypes"?: ["image/*"], "maxContentLength"?: 10485760,
+//      "responseContentTypes"?: ["application/pdf"], "wildcard"?: false }]
 
 import { MAX_BATCH_CEILING, MAX_EXPIRES_S } from '../constants'
 import { checkExpiresIn } from '../core/s3/presign'
@@ -19,6 +20,7 @@ const GRANT_FIELDS = new Set([
   'maxBatch',
   'contentTypes',
   'maxContentLength',
+  'responseContentTypes',
   'wildcard',
 ])
 const ACTIONS: ReadonlySet<string> = new Set<Action>(['read', 'write', 'delete', 'list', 'debug'])
@@ -63,6 +65,27 @@ function prefixProblem(prefix: string): string | undefined {
   }
   if (segments.at(-1) === '.' || segments.at(-1) === '..') return 'must not end in "." or ".."'
   return undefined
+}
+
+/** Why a template's placeholders can never be filled for the grant's subject, or undefined. */
+function placeholderProblem(prefix: string, subject: GrantSubject | undefined): string | undefined {
+  const names = [...prefix.matchAll(PLACEHOLDER)].map((match) => match[1]!)
+  if (subject?.kind === 'apiKey' && names.some((name) => name !== 'apiKey')) {
+    return 'an API key fills only {apiKey}; token claims such as {sub} are never filled for it'
+  }
+  if ((subject?.kind === 'sub' || subject?.kind === 'email') && names.includes('apiKey')) {
+    return '{apiKey} is filled only for API keys, never for this token-based subject'
+  }
+  return undefined
+}
+
+/**
+ * A prefix grant means something only where keys cannot be rewritten into other keys: on an origin
+ * with `keys: "any"`, `public/../private/x` is signed under `public/` and fetched as `private/x`.
+ */
+function keyPolicyProblem(prefix: string, origin: Origin | undefined): string | undefined {
+  if (prefix === '' || origin?.keys !== 'any') return undefined
+  return 'must be empty on an origin with keys "any" (a key such as "public/../x" escapes any prefix); use keys "safe" on the origin for prefix grants'
 }
 
 function positiveInteger(
@@ -111,7 +134,13 @@ export function parseGrants(
         message: 'must be a string of at most 1024 characters',
       })
     } else {
-      const problem = prefixProblem(prefix)
+      const problem =
+        prefixProblem(prefix) ??
+        placeholderProblem(prefix, subject) ??
+        keyPolicyProblem(
+          prefix,
+          typeof def.origin === 'string' ? origins?.get(def.origin) : undefined,
+        )
       if (problem !== undefined) errors.push({ path: `${path}.prefix`, message: problem })
     }
 
@@ -163,6 +192,19 @@ export function parseGrants(
       `${path}.maxContentLength`,
       errors,
     )
+    let responseContentTypes: string[] | undefined
+    if (def.responseContentTypes !== undefined) {
+      if (
+        !Array.isArray(def.responseContentTypes) ||
+        !def.responseContentTypes.every((t) => typeof t === 'string' && CONTENT_TYPE.test(t))
+      ) {
+        errors.push({
+          path: `${path}.responseContentTypes`,
+          message:
+            'must be a list of lower-case media types such as "application/pdf" or "image/*" ([] allows none)',
+        })
+      } else responseContentTypes = def.responseContentTypes as string[]
+    }
     const wildcard = def.wildcard ?? false
     if (typeof wildcard !== 'boolean') {
       errors.push({ path: `${path}.wildcard`, message: 'must be true or false' })
@@ -178,6 +220,7 @@ export function parseGrants(
         maxBatch,
         contentTypes: contentTypes && Object.freeze(contentTypes),
         maxContentLength,
+        responseContentTypes: responseContentTypes && Object.freeze(responseContentTypes),
         wildcard: wildcard as boolean,
       }),
     )

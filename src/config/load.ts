@@ -2,7 +2,13 @@
 // Every problem is collected, not just the first, and each names the variable and the field. Secret
 // values are never echoed: a message may say a secret is missing or malformed, never what it holds.
 
-import { DEFAULT_EXPIRES_S, DEFAULT_MAX_BATCH, MAX_BATCH_CEILING } from '../constants'
+import {
+  DEFAULT_EXPIRES_S,
+  DEFAULT_MAX_BATCH,
+  DEFAULT_MAX_RSA_SIGNATURES,
+  MAX_BATCH_CEILING,
+  MAX_RSA_SIGNATURES_CEILING,
+} from '../constants'
 import { resolveS3Endpoint, type AddressingStyle } from '../core/s3/endpoint'
 import { checkExpiresIn } from '../core/s3/presign'
 import type { Env } from '../env'
@@ -80,6 +86,14 @@ export function parseConfig(env: Env): ConfigResult {
     errors,
   )
   const defaultExpiresIn = parseDefaultExpires(env, errors)
+  const maxRsaSignatures = parseInteger(
+    env,
+    'WAYBILL_MAX_RSA_SIGNATURES',
+    DEFAULT_MAX_RSA_SIGNATURES,
+    1,
+    MAX_RSA_SIGNATURES_CEILING,
+    errors,
+  )
   const requestLog = env.WAYBILL_REQUEST_LOG ?? 'all'
   if (requestLog !== 'all' && requestLog !== 'errors') {
     errors.push({ path: 'WAYBILL_REQUEST_LOG', message: 'must be "all" (the default) or "errors"' })
@@ -94,6 +108,7 @@ export function parseConfig(env: Env): ConfigResult {
     cors,
     maxBatch,
     defaultExpiresIn,
+    maxRsaSignatures,
     requestLog: requestLog as Config['requestLog'],
   })
   return Object.freeze({ ok: true, config })

@@ -112,6 +112,11 @@ export interface Grant {
   readonly contentTypes?: readonly string[] | undefined
   /** For `write`: largest object in bytes, or undefined for S3's own limit. */
   readonly maxContentLength?: number | undefined
+  /**
+   * For `read`: the types a `response.contentType` override may set (`image/*` style, active types
+   * such as `text/html` only when named exactly); undefined for any type that is not active content.
+   */
+  readonly responseContentTypes?: readonly string[] | undefined
   /** For CloudFront: may the caller get wildcard policies and cookies under the prefix. */
   readonly wildcard: boolean
 }
@@ -131,6 +136,8 @@ export interface Config {
   readonly cors?: CorsConfig | undefined
   readonly maxBatch: number
   readonly defaultExpiresIn: number
+  /** RSA signatures (canned CloudFront URLs) one request may cost. */
+  readonly maxRsaSignatures: number
   /** Which requests get a log line: every one, or those answered with 400 and above. */
   readonly requestLog: 'all' | 'errors'
 }

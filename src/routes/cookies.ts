@@ -1,17 +1,15 @@
 import { Hono } from 'hono'
-import { unsafeKeyReason } from '../auth/key-safety'
-import { authorizeWildcard, requireAnyGrant } from '../auth/policy'
+import { authorize } from '../auth/policy'
 import type { Clock } from '../clock'
 import type { CloudFrontCookieConfig } from '../config'
-import { activeKey } from '../config/keys'
 import { ORIGIN_NAME } from '../config/names'
 import { MAX_COOKIE_PREFIX_BYTES } from '../constants'
-import { customPolicy, signCookies } from '../core/cloudfront/sign'
 import { checkExpiresIn } from '../core/s3/presign'
-import { encodeKeyPath, utf8Length } from '../core/sigv4/encoding'
+import { utf8Length } from '../core/sigv4/encoding'
 import { invalid, type FieldError } from '../errors'
 import { readJsonBody } from '../http/json-body'
 import type { AppEnv } from '../http/types'
+import { cloudFrontCookies } from '../signing'
 import { isRecord, rejectUnknownFields } from '../validation'
 
 const FIELDS = new Set(['origin', 'prefix', 'expiresIn'])
@@ -61,45 +59,33 @@ export function cookieRoutes(clock: Clock) {
 
     const config = c.get('config')
     Object.assign(c.get('log'), { origin: name, action: 'read', items: 1 })
-    // Grants first: an origin's type and key rules must not tell strangers that it exists.
-    const principal = c.get('principal')
-    const origin = requireAnyGrant(config, principal, name as string, 'read')
-    if (origin.type !== 'cloudfront') {
-      throw invalid([{ path: 'origin', message: 'signed cookies need a CloudFront origin' }])
-    }
-    if (origin.keys === 'safe') {
-      const reason = unsafeKeyReason(prefix as string)
-      if (reason !== undefined) throw invalid([{ path: 'prefix', message: reason }])
-    }
-    const { maxExpiresIn } = authorizeWildcard(
-      config,
-      c.get('principal'),
-      origin,
-      prefix as string,
-      'prefix',
-    )
-    if (expiresIn !== undefined && (expiresIn as number) > maxExpiresIn) {
-      throw invalid([
-        { path: 'expiresIn', message: `must be at most ${maxExpiresIn} for this caller` },
-      ])
-    }
-    const lifetime =
-      (expiresIn as number | undefined) ?? Math.min(config.defaultExpiresIn, maxExpiresIn)
-
-    const expires = Math.floor(clock().getTime() / 1000) + lifetime
-    const resource = `${origin.baseUrl}${encodeKeyPath(prefix as string)}*`
-    const cookies = await signCookies(
-      activeKey(origin),
-      customPolicy({ resource, dateLessThan: expires }),
-    )
+    const permit = authorize(config, c.get('principal'), {
+      origin: name as string,
+      action: 'read',
+      under: [{ prefix: prefix as string, path: 'prefix' }],
+      expiresIn: expiresIn as number | undefined,
+      fits: (origin) =>
+        origin.type === 'cloudfront'
+          ? []
+          : [{ path: 'origin', message: 'signed cookies need a CloudFront origin' }],
+    })
+    const { origin, resource, expiresAt, cookies } = await cloudFrontCookies(permit, clock())
+    const lifetime = permit.expiresIn
     const headers = new Headers({ 'cache-control': 'no-store' })
     for (const [cookieName, value] of Object.entries(cookies)) {
       headers.append('set-cookie', setCookie(cookieName, value, lifetime, origin.cookie))
     }
     headers.set('content-type', 'application/json')
-    const expiresAt = new Date(expires * 1000).toISOString()
-    return new Response(JSON.stringify({ origin: origin.name, resource, expiresAt, cookies }), {
-      headers,
-    })
+    return new Response(
+      JSON.stringify({
+        origin: origin.name,
+        resource,
+        expiresAt: expiresAt.toISOString(),
+        cookies,
+      }),
+      {
+        headers,
+      },
+    )
   })
 }

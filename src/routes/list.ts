@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
-import { authorizeList, authorizeReads, signingWindowFor } from '../auth/policy'
+import { authorize } from '../auth/policy'
+import { seal, unseal } from '../auth/seal'
 import type { Clock } from '../clock'
 import type { Config, Origin, S3Origin } from '../config'
 import { ORIGIN_NAME } from '../config/names'
@@ -22,6 +23,7 @@ import { batchSigner } from '../signing'
 import { parseSigningWindowField } from './sign-request'
 
 const NDJSON = 'application/x-ndjson'
+const NOT_A_CURSOR = 'is not a cursor from a previous page of this listing'
 /** Sorts after every character of a key: resuming after a common prefix skips all it rolls up. */
 const AFTER_ALL = '\u{10FFFF}'
 
@@ -29,8 +31,8 @@ interface ListRequest {
   origin: string
   prefixes: string[]
   delimiter: string | undefined
-  limit: number
-  cursor: Cursor | undefined
+  limit: number | undefined
+  cursor: string | undefined
   expiresIn: number | undefined
   signingWindow: number | undefined
 }
@@ -39,8 +41,6 @@ interface ListRequest {
 interface Cursor {
   i: number
   a: string
-  /** Fingerprint of the prefixes and delimiter the cursor belongs to. */
-  f: string
 }
 
 type Entry = { object: ListedObject } | { prefix: string }
@@ -59,31 +59,37 @@ function compareKeys(a: string, b: string): number {
   return a.length - b.length
 }
 
-async function fingerprint(prefixes: readonly string[], delimiter: string | undefined) {
-  const data = new TextEncoder().encode(JSON.stringify([prefixes, delimiter ?? null]))
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', data))
-  return [...digest.slice(0, 6)].map((b) => b.toString(16).padStart(2, '0')).join('')
+const CURSOR_PURPOSE = 'list-cursor'
+// A sealed cursor (src/auth/seal.ts): base64url payload, a dot, a 22-character tag.
+const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,4096}\.[A-Za-z0-9_-]{22}$/
+
+/** What a cursor belongs to: the listing's origin, prefixes and delimiter. */
+const cursorBinding = (request: ListRequest) =>
+  JSON.stringify([request.origin, request.prefixes, request.delimiter ?? null])
+
+function encodeCursor(bucket: S3Origin, request: ListRequest, cursor: Cursor): Promise<string> {
+  return seal(bucket, CURSOR_PURPOSE, JSON.stringify(cursor), cursorBinding(request))
 }
 
-function encodeCursor(cursor: Cursor): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(cursor))
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '')
-}
-
-function decodeCursor(text: string): Cursor | undefined {
+/** The cursor, when waybill sealed it for this very listing and every field is what it wrote. */
+async function decodeCursor(
+  bucket: S3Origin,
+  request: ListRequest,
+  text: string,
+): Promise<Cursor | undefined> {
+  const payload = await unseal(bucket, CURSOR_PURPOSE, text, cursorBinding(request))
+  if (payload === undefined) return undefined
   try {
-    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'))
-    const value: unknown = JSON.parse(
-      new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(
-        Uint8Array.from(binary, (c) => c.charCodeAt(0)),
-      ),
-    )
-    const { i, a, f } = value as Record<string, unknown>
-    if (Number.isInteger(i) && typeof a === 'string' && typeof f === 'string') {
-      return { i: i as number, a, f }
+    const { i, a } = JSON.parse(payload) as Record<string, unknown>
+    if (
+      Number.isInteger(i) &&
+      (i as number) >= 0 &&
+      (i as number) < request.prefixes.length &&
+      typeof a === 'string' &&
+      isWellFormedKey(a) &&
+      utf8Length(a) <= MAX_KEY_BYTES + 4
+    ) {
+      return { i: i as number, a }
     }
   } catch {
     // Falls through to "not a cursor".
@@ -135,7 +141,7 @@ function parseListRequest(url: URL, origin: string): ListRequest {
     }
     return value
   }
-  const limit = wholeNumber('limit', 1, MAX_LIST_LIMIT) ?? DEFAULT_LIST_LIMIT
+  const limit = wholeNumber('limit', 1, MAX_LIST_LIMIT)
   let expiresIn: number | undefined
   const rawExpires = query.get('expiresIn')
   if (rawExpires !== null) {
@@ -149,34 +155,19 @@ function parseListRequest(url: URL, origin: string): ListRequest {
     rawWindow === null
       ? undefined
       : parseSigningWindowField(/^\d{1,7}$/.test(rawWindow) ? Number(rawWindow) : rawWindow, errors)
-  let cursor: Cursor | undefined
-  const rawCursor = query.get('cursor')
-  if (rawCursor !== null) {
-    cursor = decodeCursor(rawCursor)
-    if (cursor === undefined || cursor.i < 0 || cursor.i >= prefixes.length) {
-      errors.push({
-        path: 'cursor',
-        message: 'is not a cursor from a previous page of this listing',
-      })
-    }
+  const cursor = query.get('cursor') ?? undefined
+  if (cursor !== undefined && !CURSOR_SHAPE.test(cursor)) {
+    errors.push({ path: 'cursor', message: NOT_A_CURSOR })
   }
   if (errors.length > 0) throw invalid(errors)
   return { origin, prefixes, delimiter, limit, cursor, expiresIn, signingWindow }
 }
 
 /** The S3 origin a listing reads: the origin itself, or the bucket behind a CloudFront origin. */
-function bucketOf(config: Config, origin: Origin): S3Origin {
+function bucketOf(config: Config, origin: Origin): S3Origin | undefined {
   if (origin.type === 's3') return origin
   const source = origin.listFrom === undefined ? undefined : config.origins.get(origin.listFrom)
-  if (source?.type !== 's3') {
-    throw invalid([
-      {
-        path: 'origin',
-        message: 'is a CloudFront origin without "listFrom"; it cannot be listed',
-      },
-    ])
-  }
-  return source
+  return source?.type === 's3' ? source : undefined
 }
 
 /** Up to `budget` entries under `prefix`, in S3's order, following continuation tokens. */
@@ -220,35 +211,48 @@ export function listRoutes(clock: Clock) {
     const principal = c.get('principal')
     const url = new URL(c.req.url)
     const request = parseListRequest(url, c.req.param('origin'))
-    const { origin, maxBatch } = authorizeList(config, principal, request.origin, request.prefixes)
-    if (request.limit > maxBatch) {
-      throw invalid([{ path: 'limit', message: `must be at most ${maxBatch} for this caller` }])
-    }
-    const bucket = bucketOf(config, origin)
-    const print = await fingerprint(request.prefixes, request.delimiter)
-    if (request.cursor !== undefined && request.cursor.f !== print) {
-      throw invalid([
-        { path: 'cursor', message: 'belongs to a listing with other prefixes or delimiter' },
-      ])
+    const permit = authorize(config, principal, {
+      origin: request.origin,
+      action: 'list',
+      // A list grant must contain the whole of each: `users/al` lists nothing of `users/alice/`.
+      under: request.prefixes.map((prefix, i) => ({ prefix, path: `prefix.${i}` })),
+      count: request.limit === undefined ? undefined : { n: request.limit, path: 'limit' },
+      fits: (origin) =>
+        bucketOf(config, origin) === undefined
+          ? [
+              {
+                path: 'origin',
+                message: 'is a CloudFront origin without "listFrom"; it cannot be listed',
+              },
+            ]
+          : [],
+    })
+    const { origin } = permit
+    const bucket = bucketOf(config, origin)!
+    const limit = request.limit ?? Math.min(DEFAULT_LIST_LIMIT, permit.maxCount)
+    const after =
+      request.cursor === undefined ? undefined : await decodeCursor(bucket, request, request.cursor)
+    if (request.cursor !== undefined && after === undefined) {
+      throw invalid([{ path: 'cursor', message: NOT_A_CURSOR }])
     }
     Object.assign(c.get('log'), { origin: origin.name, action: 'list' })
 
     // Up to S3_CONCURRENCY prefix listings at a time, a new one starting as soon as one ends, each
     // asking for what is still missing; none starts once the limit is reached. Prefixes start in
     // order, so every prefix before the cursor computed below has been listed.
-    const first = request.cursor?.i ?? 0
+    const first = after?.i ?? 0
     const results: Array<{ i: number; entries: Entry[]; done: boolean }> = []
     let count = 0
     let next = first
     const worker = async (): Promise<void> => {
-      while (next < request.prefixes.length && count < request.limit) {
+      while (next < request.prefixes.length && count < limit) {
         const i = next++
         const listed = await listPrefix(
           bucket,
           request.prefixes[i]!,
           request.delimiter,
-          request.limit - count,
-          i === first ? request.cursor?.a : undefined,
+          limit - count,
+          i === first ? after?.a : undefined,
         )
         results.push({ i, ...listed })
         count += listed.entries.length
@@ -261,16 +265,16 @@ export function listRoutes(clock: Clock) {
     const taken: Entry[] = []
     let cursor: Cursor | undefined
     for (const result of results) {
-      const part = result.entries.slice(0, request.limit - taken.length)
+      const part = result.entries.slice(0, limit - taken.length)
       taken.push(...part)
       const last = part[part.length - 1]
       if (last !== undefined && (part.length < result.entries.length || !result.done)) {
-        const after = 'object' in last ? last.object.key : last.prefix + AFTER_ALL
-        cursor = { i: result.i, a: after, f: print }
+        const resumeAfter = 'object' in last ? last.object.key : last.prefix + AFTER_ALL
+        cursor = { i: result.i, a: resumeAfter }
         break
       }
-      if (taken.length === request.limit) {
-        if (result.i + 1 < request.prefixes.length) cursor = { i: result.i + 1, a: '', f: print }
+      if (taken.length === limit) {
+        if (result.i + 1 < request.prefixes.length) cursor = { i: result.i + 1, a: '' }
         break
       }
     }
@@ -278,39 +282,39 @@ export function listRoutes(clock: Clock) {
     const objects = taken.flatMap((entry) => ('object' in entry ? [entry.object] : []))
     const commonPrefixes = taken.flatMap((entry) => ('prefix' in entry ? [entry.prefix] : []))
     const now = clock()
-    const reads = authorizeReads(
-      config,
-      principal,
-      origin,
-      objects.map((object) => object.key),
-      request.expiresIn,
-    )
-    const signer = reads.readable.includes(true)
-      ? batchSigner(origin, {
-          method: 'GET',
-          expiresIn: reads.expiresIn,
-          now,
-          ...signingWindowFor(
-            { origin, expiresIn: reads.expiresIn, maxExpiresIn: reads.maxExpiresIn },
-            request.signingWindow,
-          ),
-        })
-      : undefined
+    // Objects the caller may not read are listed without a URL.
+    const reads = authorize(config, principal, {
+      origin: origin.name,
+      action: 'read',
+      items: objects.map((object) => ({ key: object.key })),
+      partial: true,
+      expiresIn: request.expiresIn,
+      signingWindow: request.signingWindow,
+    })
+    const readable = new Set(reads.items.map((item) => item.key))
+    const signer = readable.size > 0 ? batchSigner(reads, { method: 'GET', now }) : undefined
     const expiresAt = signer?.expiresAt
-    const nextCursor = cursor === undefined ? null : encodeCursor(cursor)
+    const nextCursor = cursor === undefined ? null : await encodeCursor(bucket, request, cursor)
     const headers: Record<string, string> = {
       'cache-control': expiresAt === undefined ? 'no-store' : cacheControlUntil(expiresAt, now),
+      // The answer differs per caller.
+      vary: 'Authorization, Cookie',
     }
     if (expiresAt !== undefined) headers['waybill-expires-at'] = expiresAt.toISOString()
 
-    // Objects with their URLs (where the caller may read), signed `from` to `to`.
+    // Objects `from` to `to` with their URLs where the caller may read; the permit's items are the
+    // readable objects in the same order, so a running count finds each one's URL.
+    let signed = 0
     const signItems = async (from: number, to: number) => {
       const slice = objects.slice(from, to)
-      const readable = slice.filter((_, i) => reads.readable[from + i])
-      const urls =
-        signer === undefined ? [] : await signer.signAll(readable.map((o) => ({ key: o.key })))
-      const urlOf = new Map(readable.map((object, i) => [object, urls[i]!]))
-      return slice.map((object) => ({ ...object, url: urlOf.get(object) }))
+      const count = slice.filter((object) => readable.has(object.key)).length
+      const urls = signer === undefined ? [] : await signer.sign(signed, signed + count)
+      signed += count
+      let next = 0
+      return slice.map((object) => ({
+        ...object,
+        url: readable.has(object.key) ? urls[next++] : undefined,
+      }))
     }
 
     if ((c.req.header('accept') ?? '').toLowerCase().includes(NDJSON)) {
@@ -347,7 +351,6 @@ export function listRoutes(clock: Clock) {
     })
     const etag = await etagOf(body)
     headers.etag = etag
-    headers.vary = 'Authorization, Cookie'
     if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers)
     return c.body(body, 200, { ...headers, 'content-type': 'application/json' })
   })

@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { authorizeBatch, signingWindowFor } from '../auth/policy'
+import { authorize } from '../auth/policy'
 import { cacheControlUntil } from '../http/cache'
 import type { Clock } from '../clock'
 import { ORIGIN_NAME } from '../config/names'
@@ -63,20 +63,16 @@ export function redirectRoutes(clock: Clock) {
     if (errors.length > 0) throw invalid(errors)
 
     Object.assign(c.get('log'), { origin: originName, action: 'read', items: 1 })
-    const authorized = authorizeBatch(config, c.get('principal'), {
+    const permit = authorize(config, c.get('principal'), {
       origin: originName,
       action: 'read',
-      keys: [{ key: key as string, path: 'key' }],
+      items: [{ key: key as string }],
+      itemPath: () => 'key',
       expiresIn,
     })
     const now = clock()
-    const signer = batchSigner(authorized.origin, {
-      method: 'GET',
-      expiresIn: authorized.expiresIn,
-      now,
-      ...signingWindowFor(authorized, undefined),
-    })
-    const [url] = await signer.signAll([{ key: key as string }])
+    const signer = batchSigner(permit, { method: 'GET', now })
+    const [url] = await signer.sign()
     return c.body(null, 302, {
       location: url!,
       'cache-control': cacheControlUntil(signer.expiresAt, now),

@@ -14,8 +14,10 @@ import {
 } from '../core/s3/presign'
 import { invalid, type FieldError } from '../errors'
 import { ORIGIN_NAME } from '../config/names'
-import type { PolicyKind } from '../signing'
 import { isRecord, rejectUnknownFields, typeName } from '../validation'
+
+/** CloudFront only: one canned policy per URL, or one wildcard policy for the batch. */
+export type PolicyKind = 'canned' | 'wildcard'
 
 export interface SignRequest {
   origin: string
@@ -46,6 +48,8 @@ const BODY_FIELDS = new Set([
 ])
 const ITEM_FIELDS = new Set(['key', 'versionId', 'response'])
 const OVERRIDE_FIELDS: ReadonlySet<string> = new Set(RESPONSE_OVERRIDE_FIELDS)
+// RFC 9110: type "/" subtype, with optional parameters.
+const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(?:\s*;\s*[\x20-\x7e]*)?$/
 /** Stop collecting after this many problems: a 100,000-item batch of bad keys needs no more. */
 const MAX_ERRORS = 100
 
@@ -123,6 +127,14 @@ function parseItem(
         const problem = checkHeaderValue(override)
         if (problem !== undefined) {
           errors.push({ path: fieldPath, message: problem })
+          continue
+        }
+        // Anything but a well-formed type makes browsers sniff the body, which can find HTML.
+        if (field === 'contentType' && !MEDIA_TYPE.test(override)) {
+          errors.push({
+            path: fieldPath,
+            message: 'must be a media type such as "application/pdf"',
+          })
           continue
         }
         overrides[field as keyof ResponseOverrides] = override

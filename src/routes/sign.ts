@@ -1,17 +1,11 @@
 import { Hono } from 'hono'
-import {
-  actionFor,
-  authorizeBatch,
-  authorizeWildcard,
-  requireAnyGrant,
-  signingWindowFor,
-} from '../auth/policy'
+import { actionFor, authorize } from '../auth/policy'
 import { cacheControlUntil, etagOf } from '../http/cache'
 import { STREAM_CHUNK_ITEMS } from '../constants'
 import type { Origin } from '../config'
 import { commonKeyPrefix } from '../core/cloudfront/sign'
 import type { PresignItem } from '../core/s3/presign'
-import { invalid, type FieldError } from '../errors'
+import type { FieldError } from '../errors'
 import { batchSigner, type BatchSigner } from '../signing'
 import { readJsonBody } from '../http/json-body'
 import type { AppEnv } from '../http/types'
@@ -19,58 +13,48 @@ import type { Clock } from '../clock'
 import { parseSignRequest, type SignRequest } from './sign-request'
 
 const NDJSON = 'application/x-ndjson'
+/** Signed answers differ per caller. */
+const VARY = 'Authorization, Cookie'
 
 /** `POST /v1/sign`: a batch of presigned URLs for one origin, method and expiry. */
 export function signRoutes(clock: Clock) {
   return new Hono<AppEnv>().post('/', async (c) => {
     const config = c.get('config')
+    const principal = c.get('principal')
     const request = parseSignRequest(await readJsonBody(c), { maxBatch: config.maxBatch })
     const action = actionFor(request.method)
     const log = c.get('log')
     Object.assign(log, { origin: request.origin, action, items: request.items.length })
-    // A caller with some grant on the origin learns what its type cannot do; others get the same
-    // 403 as for an origin that does not exist.
-    checkOriginSupports(
-      requireAnyGrant(config, c.get('principal'), request.origin, action, true),
-      request,
-    )
-    const suffix = request.field === 'keys' ? '' : '.key'
-    const authorized = authorizeBatch(config, c.get('principal'), {
+    const keyPath =
+      request.field === 'keys' ? (i: number) => `keys.${i}` : (i: number) => `items.${i}.key`
+    const itemBase = (i: number) => `${request.field}.${i}`
+    // A wildcard policy reaches every key under the batch's common prefix, not only these.
+    const wildcard =
+      request.policy === 'wildcard'
+        ? [{ prefix: commonKeyPrefix(request.items.map((item) => item.key)), path: 'policy' }]
+        : undefined
+    const permit = authorize(config, principal, {
       origin: request.origin,
       action,
-      keys: request.items.map((item, i) => ({
-        key: item.key,
-        path: `${request.field}.${i}${suffix}`,
-      })),
+      items: request.items,
+      itemPath: keyPath,
+      itemBase,
+      under: wildcard,
       expiresIn: request.expiresIn,
+      signingWindow: request.signingWindow,
+      fits: (origin) => originFits(origin, request),
     })
-    const { origin, expiresIn } = authorized
     if (request.debug) {
       // Deny by default here too: seeing what is signed is its own grant.
-      authorizeBatch(config, c.get('principal'), {
+      authorize(config, principal, {
         origin: request.origin,
         action: 'debug',
-        keys: request.items.map((item, i) => ({
-          key: item.key,
-          path: `${request.field}.${i}${suffix}`,
-        })),
-        expiresIn: undefined,
+        items: request.items,
+        itemPath: keyPath,
       })
     }
-    let wildcardPrefix: string | undefined
-    if (request.policy === 'wildcard') {
-      wildcardPrefix = commonKeyPrefix(request.items.map((item) => item.key))
-      authorizeWildcard(config, c.get('principal'), origin, wildcardPrefix, 'policy')
-    }
     const now = clock()
-    const signer = batchSigner(origin, {
-      method: request.method,
-      expiresIn,
-      now,
-      ...signingWindowFor(authorized, request.signingWindow),
-      policy: request.policy,
-      wildcardPrefix,
-    })
+    const signer = batchSigner(permit, { method: request.method, now })
     const expiresAt = signer.expiresAt.toISOString()
 
     if (wantsNdjson(c.req.header('accept'))) {
@@ -79,10 +63,11 @@ export function signRoutes(clock: Clock) {
           'cache-control': 'no-store',
           'waybill-expires-at': expiresAt,
           'content-type': `${NDJSON}; charset=utf-8`,
+          vary: VARY,
         },
       })
     }
-    const signed = await signer.signAll(request.items)
+    const signed = await signer.sign()
     // Written by hand: JSON.stringify of 10,000 small objects costs more than the signing does.
     // A signed URL needs no JSON escaping: it is printable ASCII with every quote and backslash
     // percent-encoded (S3 query and path encoding; CloudFront URLs go through the same encoder).
@@ -93,7 +78,7 @@ export function signRoutes(clock: Clock) {
         ? `{"key":${JSON.stringify(item.key)},"url":"${signed[i]}","debug":${JSON.stringify(signer.explain(item))}}`
         : `{"key":${JSON.stringify(item.key)},"url":"${signed[i]}"}`
     }
-    let body = `{"origin":${JSON.stringify(origin.name)},"method":"${request.method}","expiresAt":"${expiresAt}","urls":[`
+    let body = `{"origin":${JSON.stringify(permit.origin.name)},"method":"${request.method}","expiresAt":"${expiresAt}","urls":[`
     body += parts.join(',')
     body += ']}'
     return c.body(body, 200, {
@@ -101,12 +86,13 @@ export function signRoutes(clock: Clock) {
       'cache-control': cacheControlUntil(signer.expiresAt, now),
       etag: await etagOf(body),
       'waybill-expires-at': expiresAt,
+      vary: VARY,
     })
   })
 }
 
-/** 400 for what the request asks that the origin's type cannot do. */
-function checkOriginSupports(origin: Origin, request: SignRequest): void {
+/** What the request asks that the origin's type cannot do. */
+function originFits(origin: Origin, request: SignRequest): FieldError[] {
   const errors: FieldError[] = []
   if (origin.type === 's3') {
     if (request.policy !== undefined) {
@@ -125,7 +111,7 @@ function checkOriginSupports(origin: Origin, request: SignRequest): void {
       }
     })
   }
-  if (errors.length > 0) throw invalid(errors)
+  return errors
 }
 
 /** NDJSON only when asked for ahead of JSON; `Accept: *\/*` and absent Accept get JSON. */
@@ -148,7 +134,7 @@ function ndjsonStream(
     async pull(controller) {
       const chunk = items.slice(next, next + STREAM_CHUNK_ITEMS)
       next += chunk.length
-      const urls = await signer.signAll(chunk)
+      const urls = await signer.sign(next - chunk.length, next)
       let text = ''
       for (let i = 0; i < chunk.length; i++) {
         const line = { key: chunk[i]!.key, url: urls[i] }

@@ -51,7 +51,8 @@ const UPLOAD_FIELDS = new Set([
 const CONTENT_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/(?:\*|[A-Za-z0-9!#$&^_.+-]+)(?:\s*;\s*[\x20-\x7e]*)?$/
 const METADATA_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/
 const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/
-const UPLOAD_ID = /^[\x21-\x7e]{1,1024}$/
+// What POST /v1/uploads returns for a multipart upload: a sealed handle (src/auth/seal.ts).
+const UPLOAD_ID = /^[A-Za-z0-9_-]{1,4096}\.[A-Za-z0-9_-]{22}$/
 const ETAG = /^[\x20-\x7e]{1,1024}$/
 
 function requireObject(body: unknown): Record<string, unknown> {
@@ -262,55 +263,30 @@ function parseRef(body: Record<string, unknown>, errors: FieldError[]): void {
   else if (typeof body.uploadId !== 'string' || !UPLOAD_ID.test(body.uploadId)) {
     errors.push({
       path: 'uploadId',
-      message: 'must be the uploadId CreateMultipartUpload returned',
+      message: 'must be the uploadId POST /v1/uploads returned',
     })
   }
 }
 
 export interface PartsRequest extends MultipartRef {
   partNumbers: number[]
-  contentLength: number
-  partSize: number
   expiresIn: number | undefined
 }
 
-/** `POST /v1/uploads/multipart/parts`: more part URLs for an upload in progress. */
+/**
+ * `POST /v1/uploads/multipart/parts`: more part URLs for an upload in progress. The sizes come from
+ * the upload's handle, never from the request; part numbers are checked against them later.
+ */
 export function parsePartsRequest(raw: unknown): PartsRequest {
   const body = requireObject(raw)
   const errors: FieldError[] = []
   rejectUnknownFields(
     body,
-    new Set(['origin', 'key', 'uploadId', 'partNumbers', 'contentLength', 'partSize', 'expiresIn']),
+    new Set(['origin', 'key', 'uploadId', 'partNumbers', 'expiresIn']),
     '',
     errors,
   )
   parseRef(body, errors)
-  const contentLength = wholeNumber(
-    body.contentLength,
-    'contentLength',
-    0,
-    MAX_UPLOAD_BYTES,
-    errors,
-  )
-  const partSize = wholeNumber(
-    body.partSize,
-    'partSize',
-    MIN_PART_SIZE_BYTES,
-    MAX_PART_SIZE_BYTES,
-    errors,
-  )
-  for (const field of ['contentLength', 'partSize'] as const) {
-    if (body[field] === undefined) {
-      errors.push({ path: field, message: 'is required (as POST /v1/uploads returned it)' })
-    }
-  }
-  const partCount =
-    contentLength !== undefined && partSize !== undefined
-      ? Math.max(1, Math.ceil(contentLength / partSize))
-      : undefined
-  if (partCount !== undefined && partCount > MAX_PARTS) {
-    errors.push({ path: 'partSize', message: `makes ${partCount} parts; S3 allows ${MAX_PARTS}` })
-  }
   const partNumbers: number[] = []
   if (!Array.isArray(body.partNumbers) || body.partNumbers.length === 0) {
     errors.push({ path: 'partNumbers', message: 'must be a non-empty array of part numbers' })
@@ -318,9 +294,11 @@ export function parsePartsRequest(raw: unknown): PartsRequest {
     errors.push({ path: 'partNumbers', message: `must list at most ${MAX_PARTS} parts` })
   } else {
     body.partNumbers.forEach((n: unknown, i) => {
-      const max = partCount ?? MAX_PARTS
-      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > max) {
-        errors.push({ path: `partNumbers.${i}`, message: `must be a part number from 1 to ${max}` })
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_PARTS) {
+        errors.push({
+          path: `partNumbers.${i}`,
+          message: `must be a part number from 1 to ${MAX_PARTS}`,
+        })
       } else partNumbers.push(n)
     })
   }
@@ -331,8 +309,6 @@ export function parsePartsRequest(raw: unknown): PartsRequest {
     key: body.key as string,
     uploadId: body.uploadId as string,
     partNumbers,
-    contentLength: contentLength!,
-    partSize: partSize!,
     expiresIn,
   }
 }

@@ -1,101 +1,193 @@
 import { Hono } from 'hono'
-import { authorizeUpload, type AuthorizedUpload } from '../auth/policy'
-import type { Clock } from '../clock'
-import type { Config, S3Origin } from '../config'
+import { authorize, grantedOrigin, type ContentReach, type Permit } from '../auth/policy'
 import type { Principal } from '../auth/principal'
-import { FIRST_PART_URLS, MAX_PARTS, MAX_PUT_BYTES } from '../constants'
-import { signPostPolicy } from '../core/s3/post-policy'
-import { invalid } from '../errors'
+import { seal, unseal } from '../auth/seal'
+import type { Clock } from '../clock'
+import type { Config, Origin, S3Origin } from '../config'
+import { FIRST_PART_URLS, MAX_PARTS } from '../constants'
+import { invalid, WaybillError, type FieldError } from '../errors'
 import { readJsonBody } from '../http/json-body'
 import type { AppEnv } from '../http/types'
-import { abortMultipartUpload, completeMultipartUpload, createMultipartUpload } from '../s3/client'
-import { batchSigner } from '../signing'
+import {
+  abortMultipartUpload,
+  completeMultipartUpload,
+  createMultipartUpload,
+  listParts,
+  type CompletedPart,
+} from '../s3/client'
+import { partCountOf, partSizeOf, partUploadUrls, postUploadPolicy, putUploadUrl } from '../signing'
 import {
   choosePartSize,
   parseAbortRequest,
   parseCompleteRequest,
   parsePartsRequest,
   parseUploadRequest,
+  type MultipartRef,
   type UploadRequest,
 } from './upload-request'
 
-/** Uploads go to S3 origins only: CloudFront signs reads. */
-function s3Origin(authorized: AuthorizedUpload): S3Origin {
-  if (authorized.origin.type !== 's3') {
-    throw invalid([{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }])
+const NO_STORE = { 'cache-control': 'no-store' }
+const HANDLE_PURPOSE = 'multipart-upload'
+
+/** What the origin's type or store cannot do for this upload, once a grant is known. */
+function uploadFits(origin: Origin, request: UploadRequest): FieldError[] {
+  if (origin.type !== 's3') {
+    return [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
   }
-  return authorized.origin
+  if (request.mode === 'post' && !origin.postPolicy) {
+    return [
+      {
+        path: 'mode',
+        message:
+          'this origin\'s store does not accept POST uploads (postPolicy: false); use "put" or "multipart"',
+      },
+    ]
+  }
+  if (request.keyIsPrefix && origin.keys === 'safe') {
+    // S3 can only say starts-with: a form could send "<prefix>../x", which some stores store as
+    // "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
+    return [
+      {
+        path: 'keyPrefix',
+        message:
+          'cannot be used on this origin: S3\'s starts-with admits keys such as "<prefix>../x", which stores may normalize out of the prefix; send the exact "key"',
+      },
+    ]
+  }
+  return []
 }
 
-/** The headers a PUT URL pins, which the browser must send exactly. */
-function putHeaders(request: UploadRequest): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': request.contentType }
-  if (request.contentLength !== undefined) {
-    headers['content-length'] = String(request.contentLength)
-  }
-  if (request.checksumSha256 !== undefined) {
-    headers['x-amz-checksum-sha256'] = request.checksumSha256
-  }
-  if (request.ifNoneMatch) headers['if-none-match'] = '*'
-  for (const [name, value] of Object.entries(request.metadata)) {
-    headers[`x-amz-meta-${name}`] = value
-  }
-  return headers
-}
-
-/** Part URLs, each pinning its exact size so the parts add up to the declared length. */
-async function partUrls(
-  origin: S3Origin,
-  key: string,
-  uploadId: string,
-  partNumbers: readonly number[],
-  sizes: { contentLength: number; partSize: number },
-  expiresIn: number,
-  now: Date,
-): Promise<{ parts: { partNumber: number; url: string }[]; expiresAt: Date }> {
-  const partCount = Math.max(1, Math.ceil(sizes.contentLength / sizes.partSize))
-  const sizeOf = (n: number) =>
-    n < partCount ? sizes.partSize : sizes.contentLength - sizes.partSize * (partCount - 1)
-  // One batch signer per distinct size: every full part, and the last one.
-  const bySize = new Map<number, number[]>()
-  for (const n of partNumbers) bySize.set(sizeOf(n), [...(bySize.get(sizeOf(n)) ?? []), n])
-  const urls = new Map<number, string>()
-  let expiresAt = now
-  for (const [size, numbers] of bySize) {
-    const signer = batchSigner(origin, {
-      method: 'PUT',
-      expiresIn,
-      now,
-      headers: { 'content-length': String(size) },
-    })
-    const signed = await signer.signAll(
-      numbers.map((partNumber) => ({ key, partNumber, uploadId })),
-    )
-    numbers.forEach((n, i) => urls.set(n, signed[i]!))
-    expiresAt = signer.expiresAt
-  }
+/** What an upload's signature enforces: its content type, and its length when one is signed. */
+function contentOf(request: UploadRequest): ContentReach {
+  const exact = request.contentLength
   return {
-    parts: partNumbers.map((partNumber) => ({ partNumber, url: urls.get(partNumber)! })),
-    expiresAt,
+    type: {
+      value: request.contentType,
+      family: request.contentType.endsWith('/*'),
+      path: 'contentType',
+    },
+    // A PUT without a length signs none; a POST policy then signs the grant's own limit.
+    length:
+      exact !== undefined ? { exact } : request.mode === 'post' ? { atMost: 'grant' } : undefined,
+    lengthPath: 'contentLength',
   }
 }
 
-function authorizeRef(
+/** A multipart upload as waybill sealed it: the store's id and the sizes it was created with. */
+interface UploadHandle {
+  uploadId: string
+  contentLength: number
+  partSize: number
+  contentType: string
+}
+
+// The handle is bound to the origin, the caller and the key: another caller's handle, or this
+// caller's for another key, does not unseal.
+const boundTo = (principal: Principal, key: string) => `${principal.kind}:${principal.id}\n${key}`
+
+function sealHandle(origin: S3Origin, principal: Principal, key: string, handle: UploadHandle) {
+  const payload = JSON.stringify({
+    u: handle.uploadId,
+    n: handle.contentLength,
+    s: handle.partSize,
+    t: handle.contentType,
+  })
+  return seal(origin, HANDLE_PURPOSE, payload, boundTo(principal, key))
+}
+
+function parseHandle(payload: string | undefined): UploadHandle | undefined {
+  if (payload === undefined) return undefined
+  try {
+    const { u, n, s, t } = JSON.parse(payload) as Record<string, unknown>
+    if (
+      typeof u === 'string' &&
+      typeof t === 'string' &&
+      Number.isSafeInteger(n) &&
+      Number.isSafeInteger(s)
+    ) {
+      return { uploadId: u, contentLength: n as number, partSize: s as number, contentType: t }
+    }
+  } catch {
+    // Falls through to "not a handle".
+  }
+  return undefined
+}
+
+/**
+ * The permit for a follow-up on a multipart upload: the handle must unseal for this caller and key
+ * (checked only once the caller is known to hold a grant on the origin), and the caller's grants
+ * must still allow what the upload was created with.
+ */
+async function authorizeUpload(
   config: Config,
   principal: Principal,
-  ref: { origin: string; key: string },
-  contentLength?: number,
+  ref: MultipartRef,
   expiresIn?: number,
-): AuthorizedUpload {
-  // Follow-up calls carry no content type: any write grant covering the key will do.
-  return authorizeUpload(config, principal, {
+): Promise<{ permit: Permit; handle: UploadHandle; origin: S3Origin }> {
+  const origin = grantedOrigin(config, principal, ref.origin, 'write')
+  const notOurs = () =>
+    new WaybillError('forbidden', 'This upload was not started by this caller for this key.', {
+      errors: [{ path: 'uploadId', message: 'was not issued to this caller for this key' }],
+    })
+  if (origin.type !== 's3') throw notOurs()
+  const handle = parseHandle(
+    await unseal(origin, HANDLE_PURPOSE, ref.uploadId, boundTo(principal, ref.key)),
+  )
+  if (handle === undefined) throw notOurs()
+  const permit = authorize(config, principal, {
     origin: ref.origin,
-    key: ref.key,
-    keyIsPrefix: false,
-    contentType: undefined,
-    contentLength,
+    action: 'write',
+    items: [{ key: ref.key }],
+    itemPath: () => 'key',
     expiresIn,
+    content: {
+      type: { value: handle.contentType, family: false, path: 'uploadId' },
+      length: { exact: handle.contentLength },
+      lengthPath: 'uploadId',
+    },
   })
+  return { permit, handle, origin }
+}
+
+/** Strong ETags compare without their quotes (some stores quote them, some clients strip them). */
+const bareEtag = (etag: string) => etag.replace(/^"|"$/g, '')
+
+/**
+ * Checks the parts a caller wants to complete against what the store holds: each was uploaded
+ * with that ETag and has the size its URL pinned, and together they make the declared length.
+ */
+async function checkParts(
+  origin: S3Origin,
+  key: string,
+  handle: UploadHandle,
+  parts: readonly CompletedPart[],
+): Promise<void> {
+  const uploaded = new Map(
+    (await listParts(origin, key, handle.uploadId)).map((part) => [part.partNumber, part]),
+  )
+  const errors: FieldError[] = []
+  let total = 0
+  parts.forEach(({ partNumber, etag }, i) => {
+    const part = uploaded.get(partNumber)
+    const expected = partSizeOf(handle.contentLength, handle.partSize, partNumber)
+    if (part === undefined) {
+      errors.push({ path: `parts.${i}.partNumber`, message: 'has not been uploaded' })
+    } else if (bareEtag(part.etag) !== bareEtag(etag)) {
+      errors.push({ path: `parts.${i}.etag`, message: 'is not the ETag of the uploaded part' })
+    } else if (part.size !== expected) {
+      errors.push({
+        path: `parts.${i}`,
+        message: `is ${part.size} bytes; part ${partNumber} of this upload must be ${expected}`,
+      })
+    } else total += part.size
+  })
+  if (errors.length === 0 && total !== handle.contentLength) {
+    errors.push({
+      path: 'parts',
+      message: `add up to ${total} bytes; the upload was created for ${handle.contentLength} (parts 1 to ${partCountOf(handle.contentLength, handle.partSize)})`,
+    })
+  }
+  if (errors.length > 0) throw invalid(errors)
 }
 
 /**
@@ -107,6 +199,7 @@ export function uploadRoutes(clock: Clock) {
 
   app.post('/', async (c) => {
     const config = c.get('config')
+    const principal = c.get('principal')
     const request = parseUploadRequest(await readJsonBody(c))
     Object.assign(c.get('log'), {
       origin: request.origin,
@@ -114,71 +207,31 @@ export function uploadRoutes(clock: Clock) {
       mode: request.mode,
       items: 1,
     })
-    const configured = config.origins.get(request.origin)
-    if (request.mode === 'post' && configured?.type === 's3' && !configured.postPolicy) {
-      throw invalid([
-        {
-          path: 'mode',
-          message:
-            'this origin\'s store does not accept POST uploads (postPolicy: false); use "put" or "multipart"',
-        },
-      ])
-    }
-    const authorized = authorizeUpload(config, c.get('principal'), {
+    const permit = authorize(config, principal, {
       origin: request.origin,
-      key: request.key,
-      keyIsPrefix: request.keyIsPrefix,
-      contentType: request.contentType,
-      contentLength: request.contentLength,
+      action: 'write',
+      items: request.keyIsPrefix ? [] : [{ key: request.key }],
+      itemPath: () => 'key',
+      under: request.keyIsPrefix ? [{ prefix: request.key, path: 'keyPrefix' }] : undefined,
       expiresIn: request.expiresIn,
+      content: contentOf(request),
+      fits: (origin) => uploadFits(origin, request),
     })
-    const origin = s3Origin(authorized)
+    const origin = permit.origin as S3Origin
     const now = clock()
-    const noStore = { 'cache-control': 'no-store' }
 
     if (request.mode === 'put') {
-      if (authorized.maxContentLength !== undefined && request.contentLength === undefined) {
-        throw invalid([
-          {
-            path: 'contentLength',
-            message: `is required: this caller's uploads are limited to ${authorized.maxContentLength} bytes, and only a signed length enforces that`,
-          },
-        ])
-      }
-      const headers = putHeaders(request)
-      const signer = batchSigner(origin, {
-        method: 'PUT',
-        expiresIn: authorized.expiresIn,
-        now,
-        headers,
-      })
-      const [url] = await signer.signAll([{ key: request.key }])
+      const { url, headers, expiresAt } = await putUploadUrl(permit, request, now)
       // Browsers send Content-Length from the body themselves (fetch ignores it in `headers`).
       return c.json(
-        { method: 'PUT', url, headers, expiresAt: signer.expiresAt.toISOString() },
+        { method: 'PUT', url, headers, expiresAt: expiresAt.toISOString() },
         200,
-        noStore,
+        NO_STORE,
       )
     }
 
     if (request.mode === 'post') {
-      const max = request.contentLength ?? authorized.maxContentLength ?? MAX_PUT_BYTES
-      const family = request.contentType.endsWith('/*')
-      const post = await signPostPolicy({
-        endpoint: origin.endpoint,
-        bucket: origin.bucket,
-        region: origin.region,
-        credentials: origin.credentials,
-        now,
-        expiresIn: authorized.expiresIn,
-        key: request.keyIsPrefix ? { startsWith: request.key } : { eq: request.key },
-        contentType: family
-          ? { startsWith: request.contentType.slice(0, -1) }
-          : { eq: request.contentType },
-        contentLength: { min: request.contentLength ?? 0, max },
-        metadata: request.metadata,
-        successActionStatus: request.successActionStatus,
-      })
+      const post = await postUploadPolicy(permit, request, now)
       return c.json(
         {
           method: 'POST',
@@ -187,13 +240,13 @@ export function uploadRoutes(clock: Clock) {
           expiresAt: post.expiresAt.toISOString(),
         },
         200,
-        noStore,
+        NO_STORE,
       )
     }
 
     const contentLength = request.contentLength!
     const partSize = choosePartSize(contentLength, request.partSize)
-    const partCount = Math.max(1, Math.ceil(contentLength / partSize))
+    const partCount = partCountOf(contentLength, partSize)
     if (partCount > MAX_PARTS) {
       throw invalid([
         { path: 'partSize', message: `makes ${partCount} parts; S3 allows ${MAX_PARTS}` },
@@ -204,27 +257,25 @@ export function uploadRoutes(clock: Clock) {
       metadata: request.metadata,
     })
     const first = Array.from({ length: Math.min(partCount, FIRST_PART_URLS) }, (_, i) => i + 1)
-    const { parts, expiresAt } = await partUrls(
-      origin,
-      request.key,
+    const { parts, expiresAt } = await partUploadUrls(permit, { uploadId, partSize }, first, now)
+    const handle = await sealHandle(origin, principal, request.key, {
       uploadId,
-      first,
-      { contentLength, partSize },
-      authorized.expiresIn,
-      now,
-    )
+      contentLength,
+      partSize,
+      contentType: request.contentType,
+    })
     return c.json(
       {
         method: 'MULTIPART',
         key: request.key,
-        uploadId,
+        uploadId: handle,
         partSize,
         partCount,
         parts,
         expiresAt: expiresAt.toISOString(),
       },
       200,
-      noStore,
+      NO_STORE,
     )
   })
 
@@ -235,25 +286,26 @@ export function uploadRoutes(clock: Clock) {
       action: 'write',
       items: request.partNumbers.length,
     })
-    const authorized = authorizeRef(
+    const { permit, handle } = await authorizeUpload(
       c.get('config'),
       c.get('principal'),
       request,
-      request.contentLength,
       request.expiresIn,
     )
-    const { parts, expiresAt } = await partUrls(
-      s3Origin(authorized),
-      request.key,
-      request.uploadId,
+    const partCount = partCountOf(handle.contentLength, handle.partSize)
+    const beyond = request.partNumbers.flatMap((n, i) =>
+      n > partCount
+        ? [{ path: `partNumbers.${i}`, message: `must be a part number from 1 to ${partCount}` }]
+        : [],
+    )
+    if (beyond.length > 0) throw invalid(beyond)
+    const { parts, expiresAt } = await partUploadUrls(
+      permit,
+      { uploadId: handle.uploadId, partSize: handle.partSize },
       request.partNumbers,
-      request,
-      authorized.expiresIn,
       clock(),
     )
-    return c.json({ parts, expiresAt: expiresAt.toISOString() }, 200, {
-      'cache-control': 'no-store',
-    })
+    return c.json({ parts, expiresAt: expiresAt.toISOString() }, 200, NO_STORE)
   })
 
   app.post('/multipart/complete', async (c) => {
@@ -263,22 +315,23 @@ export function uploadRoutes(clock: Clock) {
       action: 'write',
       items: request.parts.length,
     })
-    const origin = s3Origin(authorizeRef(c.get('config'), c.get('principal'), request))
+    const { handle, origin } = await authorizeUpload(c.get('config'), c.get('principal'), request)
+    await checkParts(origin, request.key, handle, request.parts)
     const { etag } = await completeMultipartUpload(
       origin,
       request.key,
-      request.uploadId,
+      handle.uploadId,
       request.parts,
     )
-    return c.json({ key: request.key, etag }, 200, { 'cache-control': 'no-store' })
+    return c.json({ key: request.key, etag }, 200, NO_STORE)
   })
 
   app.post('/multipart/abort', async (c) => {
     const request = parseAbortRequest(await readJsonBody(c))
     Object.assign(c.get('log'), { origin: request.origin, action: 'write', items: 1 })
-    const origin = s3Origin(authorizeRef(c.get('config'), c.get('principal'), request))
-    await abortMultipartUpload(origin, request.key, request.uploadId)
-    return c.body(null, 204, { 'cache-control': 'no-store' })
+    const { handle, origin } = await authorizeUpload(c.get('config'), c.get('principal'), request)
+    await abortMultipartUpload(origin, request.key, handle.uploadId)
+    return c.body(null, 204, NO_STORE)
   })
 
   return app

@@ -5,7 +5,7 @@
 
 import { AwsClient } from 'aws4fetch'
 import type { S3Origin } from '../config'
-import { S3_RETRIES, S3_TIMEOUT_MS } from '../constants'
+import { S3_LIST_PAGE_MAX, S3_RETRIES, S3_TIMEOUT_MS } from '../constants'
 import { encodeKeyPath, encodeRfc3986 } from '../core/sigv4/encoding'
 import { WaybillError, type ErrorCode } from '../errors'
 import { elements, escapeXmlText, text } from './xml'
@@ -188,6 +188,39 @@ export async function completeMultipartUpload(
     { method: 'POST', headers: { 'content-type': 'application/xml' }, body },
   )
   return { etag: text(xml, 'ETag') ?? '' }
+}
+
+export interface UploadedPart {
+  partNumber: number
+  etag: string
+  size: number
+}
+
+/** ListParts, every page: the parts of an upload in progress, ascending. */
+export async function listParts(
+  origin: S3Origin,
+  key: string,
+  uploadId: string,
+): Promise<UploadedPart[]> {
+  const parts: UploadedPart[] = []
+  let marker: string | undefined
+  for (;;) {
+    const query = queryString({
+      'max-parts': S3_LIST_PAGE_MAX,
+      'part-number-marker': marker,
+      uploadId,
+    })
+    const xml = await call(origin, 'ListParts', s3Url(origin, key, query), {})
+    for (const part of elements(xml, 'Part')) {
+      parts.push({
+        partNumber: Number(text(part, 'PartNumber') ?? 0),
+        etag: text(part, 'ETag') ?? '',
+        size: Number(text(part, 'Size') ?? -1),
+      })
+    }
+    marker = text(xml, 'NextPartNumberMarker')
+    if (text(xml, 'IsTruncated') !== 'true' || marker === undefined || marker === '') return parts
+  }
 }
 
 /** AbortMultipartUpload. */

@@ -15,19 +15,36 @@ describe('prefixCovers', () => {
   })
 })
 
+const token = (claims: Record<string, unknown>): Principal => ({
+  kind: 'jwt',
+  id: typeof claims.sub === 'string' ? claims.sub : 'someone',
+  claims,
+  roles: new Set(),
+})
+
 describe('resolvePrefix', () => {
   it('fills placeholders from claims', () => {
-    expect(resolvePrefix('users/{sub}/', { sub: 'alice' })).toBe('users/alice/')
-    expect(resolvePrefix('t/{tenant}/u/{sub}/', { sub: 'a', tenant: 42 })).toBe('t/42/u/a/')
-    expect(resolvePrefix('static/', {})).toBe('static/')
+    expect(resolvePrefix('users/{sub}/', token({ sub: 'alice' }))).toBe('users/alice/')
+    expect(resolvePrefix('t/{tenant}/u/{sub}/', token({ sub: 'a', tenant: 42 }))).toBe('t/42/u/a/')
+    expect(resolvePrefix('static/', token({}))).toBe('static/')
   })
 
   it('refuses values that would change the prefix shape, or are missing', () => {
     for (const sub of ['../bob', 'a/b', '..', '.', 'a\\b', 'a\u0000', '', 'x..y', 'a\ud800']) {
-      expect(resolvePrefix('users/{sub}/', { sub }), JSON.stringify(sub)).toBeUndefined()
+      expect(resolvePrefix('users/{sub}/', token({ sub })), JSON.stringify(sub)).toBeUndefined()
     }
-    expect(resolvePrefix('users/{sub}/', {})).toBeUndefined()
-    expect(resolvePrefix('users/{sub}/', { sub: ['a'] })).toBeUndefined()
+    expect(resolvePrefix('users/{sub}/', token({}))).toBeUndefined()
+    for (const sub of [['a'], { toString: 'bob' }, true, null, Infinity]) {
+      expect(resolvePrefix('users/{sub}/', token({ sub })), JSON.stringify(sub)).toBeUndefined()
+    }
+  })
+
+  it('an API key fills {apiKey} only, and a token never fills {apiKey}', () => {
+    const apiKey: Principal = { kind: 'api-key', id: 'alice', claims: {}, roles: new Set() }
+    expect(resolvePrefix('keys/{apiKey}/', apiKey)).toBe('keys/alice/')
+    expect(resolvePrefix('users/{sub}/', apiKey)).toBeUndefined()
+    // A token carrying a claim named apiKey cannot pose as the key.
+    expect(resolvePrefix('keys/{apiKey}/', token({ sub: 'bob', apiKey: 'alice' }))).toBeUndefined()
   })
 })
 

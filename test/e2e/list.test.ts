@@ -39,7 +39,8 @@ beforeAll(async () => {
   listEnv = {
     ...(env as unknown as Env),
     WAYBILL_ORIGINS: JSON.stringify({
-      e2e: JSON.parse((env as unknown as Env).WAYBILL_ORIGINS as string).e2e,
+      // The lister's prefix grants need the safe key policy.
+      e2e: { ...JSON.parse((env as unknown as Env).WAYBILL_ORIGINS as string).e2e, keys: 'safe' },
       cdn: {
         type: 'cloudfront',
         baseUrl: 'https://cdn.example.com',

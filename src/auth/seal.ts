@@ -1,0 +1,105 @@
+// Values waybill hands out and must get back unchanged (multipart upload handles, listing cursors).
+// The payload travels with an HMAC-SHA256 tag keyed from the origin's S3 secret, one key per
+// purpose, over the payload and what it is bound to (the caller, the key), so a caller can neither
+// forge one, alter one, nor use another caller's. Keys are imported once per origin and purpose.
+
+import type { S3Origin } from '../config'
+import { constantTimeEqual } from './api-key'
+
+const TAG_BYTES = 16
+const encoder = new TextEncoder()
+const keys = new WeakMap<S3Origin, Map<string, Promise<CryptoKey>>>()
+
+function keyFor(origin: S3Origin, purpose: string): Promise<CryptoKey> {
+  let byPurpose = keys.get(origin)
+  if (byPurpose === undefined) keys.set(origin, (byPurpose = new Map()))
+  let key = byPurpose.get(purpose)
+  if (key === undefined) {
+    key = (async () => {
+      // HMAC(secret, label) as the key: apart from SigV4's own derivation, which keys with
+      // "AWS4" + secret, and apart per purpose.
+      const secret = await crypto.subtle.importKey(
+        'raw',
+        encoder.encode(origin.credentials.secretAccessKey),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['sign'],
+      )
+      const derived = await crypto.subtle.sign(
+        'HMAC',
+        secret,
+        encoder.encode(`waybill:${purpose}:v1`),
+      )
+      return crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, [
+        'sign',
+      ])
+    })()
+    byPurpose.set(purpose, key)
+  }
+  return key
+}
+
+export function base64UrlEncode(bytes: Uint8Array): string {
+  let binary = ''
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  }
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+export function base64UrlDecode(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
+  try {
+    return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0))
+  } catch {
+    return undefined
+  }
+}
+
+async function tag(origin: S3Origin, purpose: string, payload: string, bound: string) {
+  const mac = await crypto.subtle.sign(
+    'HMAC',
+    await keyFor(origin, purpose),
+    encoder.encode(`${bound}\n${payload}`),
+  )
+  return new Uint8Array(mac, 0, TAG_BYTES)
+}
+
+/** `payload` sealed for `purpose` on `origin`, bound to `bound` (which it does not carry). */
+export async function seal(
+  origin: S3Origin,
+  purpose: string,
+  payload: string,
+  bound: string,
+): Promise<string> {
+  const body = base64UrlEncode(encoder.encode(payload))
+  return `${body}.${base64UrlEncode(await tag(origin, purpose, payload, bound))}`
+}
+
+/** The payload of a sealed value, read without checking its tag: only to describe a request. */
+export function peek(sealed: string): string | undefined {
+  const dot = sealed.indexOf('.')
+  const bytes = base64UrlDecode(dot < 0 ? sealed : sealed.slice(0, dot))
+  if (bytes === undefined) return undefined
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+/** The payload when `sealed` was sealed by `seal` with the same origin, purpose and binding. */
+export async function unseal(
+  origin: S3Origin,
+  purpose: string,
+  sealed: string,
+  bound: string,
+): Promise<string | undefined> {
+  const parts = sealed.split('.')
+  if (parts.length !== 2) return undefined
+  const payload = peek(sealed)
+  const presented = base64UrlDecode(parts[1]!)
+  if (payload === undefined || presented === undefined) return undefined
+  const expected = await tag(origin, purpose, payload, bound)
+  return constantTimeEqual(presented, expected) ? payload : undefined
+}
