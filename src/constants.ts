@@ -11,7 +11,20 @@ export const MAX_KEY_BYTES = 1024
 export const DEFAULT_MAX_BATCH = 10_000
 /** A hard ceiling for `WAYBILL_MAX_BATCH`, so a typo cannot ask one request to sign millions. */
 export const MAX_BATCH_CEILING = 100_000
+/** `POST /v1/sign` bodies (up to 100,000 keys); every other JSON body is far smaller. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024
+export const MAX_SMALL_BODY_BYTES = 1024 * 1024
+/**
+ * JSON values (members and elements) a body may hold before it is parsed: far more than any
+ * request needs (`POST /v1/sign` allows 12 per entry of its batch limit), far fewer than a hostile
+ * 16 MiB body of a million members, which would cost hundreds of MiB once parsed.
+ */
+export const MAX_JSON_VALUES = 100_000
+export const JSON_VALUES_PER_ITEM = 12
+/** At least this for `POST /v1/sign`: room to say which batch is too long, past the ceiling too. */
+export const MAX_SIGN_JSON_VALUES = 2 * MAX_BATCH_CEILING
+/** Field errors collected per request: checking stops there, so a hostile body costs O(cap). */
+export const MAX_REPORTED_ERRORS = 100
 
 /** Items signed per step when streaming NDJSON: large enough to amortize, small enough to flush often. */
 export const STREAM_CHUNK_ITEMS = 500

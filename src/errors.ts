@@ -1,5 +1,7 @@
 /** Every error waybill raises on purpose. `app.onError` turns it into `application/problem+json`. */
 
+import { MAX_REPORTED_ERRORS } from './constants'
+
 export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'
@@ -77,6 +79,8 @@ export function invalid(errors: readonly FieldError[]): WaybillError {
       ? 'The request is invalid.'
       : errors.length === 1
         ? `${first.path}: ${first.message}`
-        : `${first.path}: ${first.message} (and ${errors.length - 1} more)`
+        : errors.length >= MAX_REPORTED_ERRORS
+          ? `${first.path}: ${first.message} (and at least ${errors.length - 1} more; checking stopped there)`
+          : `${first.path}: ${first.message} (and ${errors.length - 1} more)`
   return new WaybillError('invalid_request', detail, { errors })
 }

@@ -1,5 +1,6 @@
 // Small shared helpers for checking untyped JSON (request bodies and config) into typed values.
 
+import { MAX_REPORTED_ERRORS } from './constants'
 import type { FieldError } from './errors'
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -18,8 +19,9 @@ export function rejectUnknownFields(
   path: string,
   errors: FieldError[],
 ): void {
-  for (const field of Object.keys(value)) {
-    if (!allowed.has(field)) {
+  for (const field in value) {
+    if (errors.length >= MAX_REPORTED_ERRORS) return
+    if (Object.hasOwn(value, field) && !allowed.has(field)) {
       errors.push({
         path: path === '' ? field : `${path}.${field}`,
         message: `is not a known field (known: ${[...allowed].join(', ')})`,

@@ -7,13 +7,12 @@
 
 import type { Action, Config, Grant, GrantSubject, Origin } from '../config'
 import { PLACEHOLDER } from '../config/grants'
-import { MAX_EXPIRES_S } from '../constants'
+import { MAX_EXPIRES_S, MAX_REPORTED_ERRORS as MAX_LISTED } from '../constants'
 import type { PresignItem, PresignMethod } from '../core/s3/presign'
 import { WaybillError, invalid, type FieldError } from '../errors'
 import { unsafeKeyReason } from './key-safety'
 import { placeholderValue, type Principal } from './principal'
 
-const MAX_LISTED = 100
 const UNSAFE_CLAIM = /[/\\\x00-\x1f\x7f-\x9f]|\.\./
 
 export function actionFor(method: PresignMethod): Action {

@@ -1,16 +1,43 @@
 import type { Context } from 'hono'
-import { MAX_BODY_BYTES } from '../constants'
+import { MAX_JSON_VALUES, MAX_SMALL_BODY_BYTES } from '../constants'
 import { WaybillError, invalid } from '../errors'
 import { readCapped } from '../streams'
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 
 /**
- * Reads a JSON request body: 415 unless the Content-Type is JSON, 413 past `MAX_BODY_BYTES` (checked
- * on the declared length and again while reading, since a chunked body declares none), 400 for
- * anything that does not parse.
+ * True when `text` holds at most `limit` JSON values, counted as the separators outside strings
+ * (every member and element but the first of each container has one). Stops at the limit, so the
+ * count costs little even for a hostile body, and a body that would parse into millions of
+ * members or elements is refused before `JSON.parse` builds them.
  */
-export async function readJsonBody(c: Context, limitBytes = MAX_BODY_BYTES): Promise<unknown> {
+function withinValueLimit(text: string, limit: number): boolean {
+  let count = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if ((c === 0x2c || c === 0x3a) && ++count > limit) return false
+  }
+  return true
+}
+
+/**
+ * Reads a JSON request body: 415 unless the Content-Type is JSON, 413 past `limits.bytes` (checked
+ * on the declared length and again while reading, since a chunked body declares none), 400 for
+ * more than `limits.values` values or anything that does not parse.
+ */
+export async function readJsonBody(
+  c: Context,
+  limits: { bytes: number; values: number } = {
+    bytes: MAX_SMALL_BODY_BYTES,
+    values: MAX_JSON_VALUES,
+  },
+): Promise<unknown> {
+  const limitBytes = limits.bytes
   const type = c.req.header('content-type')
   if (type === undefined || !JSON_TYPE.test(type)) {
     throw new WaybillError(
@@ -37,6 +64,14 @@ export async function readJsonBody(c: Context, limitBytes = MAX_BODY_BYTES): Pro
     throw invalid([{ path: 'body', message: 'is not valid UTF-8' }])
   }
   if (text.trim() === '') throw invalid([{ path: 'body', message: 'is empty; send a JSON object' }])
+  if (!withinValueLimit(text, limits.values)) {
+    throw invalid([
+      {
+        path: 'body',
+        message: `holds more than ${limits.values} values, more than any request of this kind needs`,
+      },
+    ])
+  }
   try {
     return JSON.parse(text)
   } catch (error) {

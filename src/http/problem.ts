@@ -1,12 +1,10 @@
 // RFC 9457 problem details. Every deliberate error leaves waybill through `problemResponse`.
 // https://www.rfc-editor.org/rfc/rfc9457
 
+import { MAX_REPORTED_ERRORS } from '../constants'
 import { WaybillError, type FieldError } from '../errors'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
-
-/** Largest number of field errors a response lists; the detail still counts them all. */
-const MAX_LISTED_ERRORS = 100
 
 export interface ProblemBody {
   type: string
@@ -29,7 +27,7 @@ export function problemResponse(error: WaybillError): Response {
     status: error.status,
     detail: error.message,
   }
-  if (error.errors.length > 0) body.errors = error.errors.slice(0, MAX_LISTED_ERRORS)
+  if (error.errors.length > 0) body.errors = error.errors.slice(0, MAX_REPORTED_ERRORS)
   const headers = new Headers(error.headers)
   headers.set('content-type', PROBLEM_CONTENT_TYPE)
   headers.set('cache-control', 'no-store')

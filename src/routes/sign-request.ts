@@ -1,7 +1,7 @@
 // Validation of the `POST /v1/sign` body into a typed request. Every problem is collected with its
 // path (`items.3.response.contentType`) so a client fixes a batch in one round trip.
 
-import { MAX_OVERRIDE_CHARS, MAX_VERSION_ID_CHARS } from '../constants'
+import { MAX_OVERRIDE_CHARS, MAX_REPORTED_ERRORS, MAX_VERSION_ID_CHARS } from '../constants'
 import { parseSigningWindow } from '../config/window'
 import {
   checkExpiresIn,
@@ -50,8 +50,6 @@ const ITEM_FIELDS = new Set(['key', 'versionId', 'response'])
 const OVERRIDE_FIELDS: ReadonlySet<string> = new Set(RESPONSE_OVERRIDE_FIELDS)
 // RFC 9110: type "/" subtype, with optional parameters.
 const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(?:\s*;\s*[\x20-\x7e]*)?$/
-/** Stop collecting after this many problems: a 100,000-item batch of bad keys needs no more. */
-const MAX_ERRORS = 100
 
 /** Checks one key and records why it is unusable. */
 function checkKey(value: unknown, path: string, errors: FieldError[]): value is string {
@@ -194,7 +192,7 @@ export function parseSignRequest(body: unknown, limits: { maxBatch: number }): S
         message: `must contain at most ${limits.maxBatch} entries (got ${list.length}); split the batch`,
       })
     } else {
-      for (let i = 0; i < list.length && errors.length < MAX_ERRORS; i++) {
+      for (let i = 0; i < list.length && errors.length < MAX_REPORTED_ERRORS; i++) {
         if (field === 'keys') {
           if (checkKey(list[i], `keys.${i}`, errors)) items.push({ key: list[i] as string })
         } else {

@@ -1,7 +1,12 @@
 import { Hono } from 'hono'
 import { actionFor, authorize } from '../auth/policy'
 import { cacheControlUntil, etagOf } from '../http/cache'
-import { STREAM_CHUNK_ITEMS } from '../constants'
+import {
+  JSON_VALUES_PER_ITEM,
+  MAX_BODY_BYTES,
+  MAX_SIGN_JSON_VALUES,
+  STREAM_CHUNK_ITEMS,
+} from '../constants'
 import type { Origin } from '../config'
 import { commonKeyPrefix } from '../core/cloudfront/sign'
 import type { PresignItem } from '../core/s3/presign'
@@ -21,7 +26,11 @@ export function signRoutes(clock: Clock) {
   return new Hono<AppEnv>().post('/', async (c) => {
     const config = c.get('config')
     const principal = c.get('principal')
-    const request = parseSignRequest(await readJsonBody(c), { maxBatch: config.maxBatch })
+    const raw = await readJsonBody(c, {
+      bytes: MAX_BODY_BYTES,
+      values: Math.max(MAX_SIGN_JSON_VALUES, config.maxBatch * JSON_VALUES_PER_ITEM),
+    })
+    const request = parseSignRequest(raw, { maxBatch: config.maxBatch })
     const action = actionFor(request.method)
     const log = c.get('log')
     Object.assign(log, { origin: request.origin, action, items: request.items.length })

@@ -7,7 +7,14 @@
 // with the `wb_token` cookie, and Cloudflare Access. Rows marked `worker` also run through the real
 // Worker entry, whose env only has the `e2e` origins: they must not depend on the origin names above.
 
-import { MAX_BODY_BYTES, MAX_KEY_BYTES, MAX_TOKEN_BYTES } from '../../src/constants'
+import {
+  MAX_BODY_BYTES,
+  MAX_KEY_BYTES,
+  MAX_SIGN_JSON_VALUES,
+  MAX_REPORTED_ERRORS,
+  MAX_SMALL_BODY_BYTES,
+  MAX_TOKEN_BYTES,
+} from '../../src/constants'
 
 export const KIB = 1024
 export const MIB = 1024 * KIB
@@ -156,6 +163,7 @@ function manyHeaders(count: number): Record<string, string> {
 export function jsonPostRoute(
   path: string,
   valid: Record<string, unknown>,
+  limitBytes = MAX_SMALL_BODY_BYTES,
   wrongMethods: readonly string[] = ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'],
 ): BadInputCase[] {
   const row = (name: string, rest: Omit<BadInputCase, 'name' | 'method' | 'path'>) => ({
@@ -236,26 +244,26 @@ export function jsonPostRoute(
       errorPath: 'Content-Type',
     }),
     row('a declared Content-Length over the limit (small real body)', {
-      headers: { 'content-length': String(MAX_BODY_BYTES + 1) },
+      headers: { 'content-length': String(limitBytes + 1) },
       body: { json: valid },
       status: 413,
       errorPath: 'body',
       worker: true,
     }),
     row('a body one byte over the limit', {
-      body: { text: padded(valid, MAX_BODY_BYTES + 1) },
+      body: { text: padded(valid, limitBytes + 1) },
       status: 413,
       errorPath: 'body',
     }),
     row('a chunked body over the limit (no Content-Length)', {
-      body: { stream: spaceStream(MAX_BODY_BYTES + MIB) },
+      body: { stream: spaceStream(limitBytes + MIB) },
       status: 413,
       errorPath: 'body',
       worker: true,
     }),
     // Exactly at the limit is read and parsed: the unknown field, not the size, is the problem.
     row('a body of exactly the limit, with an unknown field', {
-      body: { text: padded({ ...valid, padding: true }, MAX_BODY_BYTES) },
+      body: { text: padded({ ...valid, padding: true }, limitBytes) },
       status: 400,
       errorPath: 'padding',
     }),
@@ -295,7 +303,15 @@ export function jsonPostRoute(
       },
       status: 400,
       errorPath: 'f0',
-      detail: 'and 9999 more',
+      // Checking stops at the cap: a hostile body costs O(cap), not O(fields).
+      detail: `and at least ${MAX_REPORTED_ERRORS - 1} more`,
+    }),
+    row('more values than any request needs (refused before parsing)', {
+      // Over every route's limit (POST /v1/sign's is the largest), well under its byte limit.
+      body: { json: { ...valid, padding: new Array<number>(MAX_SIGN_JSON_VALUES + 1).fill(0) } },
+      status: 400,
+      errorPath: 'body',
+      detail: 'values, more than any request of this kind needs',
     }),
     row('a 64 KiB Content-Type parameter with malformed JSON', {
       headers: { 'content-type': `application/json; x=${'y'.repeat(64 * KIB)}` },
@@ -368,7 +384,7 @@ const override = (value: unknown, extra: Record<string, unknown> = {}) => ({
 const DISPOSITION = 'items.0.response.contentDisposition'
 
 const SIGN_ROWS: BadInputCase[] = [
-  ...jsonPostRoute('/v1/sign', SIGN_VALID),
+  ...jsonPostRoute('/v1/sign', SIGN_VALID, MAX_BODY_BYTES),
   sign('missing origin', { keys: ['a'] }, 400, 'origin'),
   sign('origin a number', { origin: 7, keys: ['a'] }, 400, 'origin'),
   sign('origin null', { origin: null, keys: ['a'] }, 400, 'origin'),
