@@ -1,0 +1,526 @@
+// Every route that signs, against every class of attack that got past the grants once (issue #14).
+// Each class names every route: an expectation, or why it cannot apply. A route the app serves
+// under /v1 that is missing from the table fails the suite, so a new route cannot skip a limit.
+
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Env } from '../../src/env'
+import { HS256_SECRET, sign } from '../auth/fixtures'
+import {
+  app,
+  call,
+  LIMITS,
+  MIB,
+  objectUrl,
+  problem,
+  ROOT,
+  securityEnv,
+  startUpload,
+  store,
+  WILDCARD_MAX_EXPIRES_S,
+  type Caller,
+} from './setup'
+
+let env: Env
+
+/** One attempt: who asks, for which origin and folder, how long, how many entries. */
+interface Attempt {
+  caller: Caller
+  origin?: string
+  folder: string
+  name?: string
+  expiresIn?: number
+  count?: number
+}
+
+interface SigningRoute {
+  /** The route as the app registers it: `METHOD /path`. */
+  route: string
+  origin: string
+  send(attempt: Attempt): Promise<Response>
+  /** The status a granted attempt gets. */
+  ok: number
+  /** The field naming the key or pattern, as problems name it. */
+  keyPath: string
+  /** When the answer's URLs stop working. */
+  expiresAt?: (response: Response) => Promise<number>
+}
+
+const keyOf = (a: Attempt, i = 0) => `${a.folder}${a.name ?? `a${i}.png`}`
+const keys = (a: Attempt) => Array.from({ length: a.count ?? 1 }, (_, i) => keyOf(a, i))
+const bodyExpiry = async (response: Response) =>
+  Date.parse(((await response.json()) as { expiresAt: string }).expiresAt)
+const handles = new Map<string, string>()
+// Dot segments must reach the Worker as sent: URL parsing would resolve them away.
+const encodeKey = (key: string) =>
+  key
+    .split('/')
+    .map((segment) =>
+      /^\.{1,2}$/.test(segment) ? '%2E'.repeat(segment.length) : encodeURIComponent(segment),
+    )
+    .join('/')
+
+/**
+ * The attempt's key with the uploadId an attacker would present: the folder owner's own upload
+ * (bob's in bob's folder, alice's anywhere else), each made once, for `<folder>a0.png`.
+ */
+async function handleFor(attempt: Attempt): Promise<{ key: string; uploadId: string }> {
+  const owner = attempt.folder === `${ROOT}/bob/` ? 'bob' : 'alice'
+  if (!handles.has(owner)) {
+    const upload = await startUpload(env, `${ROOT}/${owner}/a0.png`, owner)
+    handles.set(owner, upload.uploadId)
+  }
+  return { key: keyOf(attempt), uploadId: handles.get(owner)! }
+}
+
+const signRoute = (
+  method: string,
+  extra: Record<string, unknown> = {},
+  origin = 's3',
+): SigningRoute => ({
+  route: 'POST /v1/sign',
+  origin,
+  ok: 200,
+  keyPath: extra.policy === 'wildcard' ? 'policy' : 'keys.0',
+  send: (a) =>
+    call(
+      env,
+      'POST',
+      '/v1/sign',
+      { origin: a.origin ?? origin, method, keys: keys(a), expiresIn: a.expiresIn, ...extra },
+      a.caller,
+    ),
+  expiresAt: bodyExpiry,
+})
+
+const uploadRoute = (mode: string, extra: Record<string, unknown> = {}): SigningRoute => ({
+  route: 'POST /v1/uploads',
+  origin: 's3',
+  ok: 200,
+  keyPath: 'key',
+  send: (a) =>
+    call(
+      env,
+      'POST',
+      '/v1/uploads',
+      {
+        origin: a.origin ?? 's3',
+        mode,
+        key: keyOf(a),
+        contentType: 'image/png',
+        expiresIn: a.expiresIn,
+        ...extra,
+      },
+      a.caller,
+    ),
+  expiresAt: bodyExpiry,
+})
+
+const ROUTES = {
+  'sign GET': signRoute('GET'),
+  'sign PUT': signRoute('PUT'),
+  'sign DELETE': signRoute('DELETE'),
+  'sign CloudFront canned': signRoute('GET', {}, 'cdn'),
+  'sign CloudFront wildcard': signRoute('GET', { policy: 'wildcard' }, 'cdn'),
+  redirect: {
+    route: 'GET /v1/redirect/:origin/:key{[\\s\\S]+}',
+    origin: 's3',
+    ok: 302,
+    keyPath: 'key',
+    send: (a) =>
+      call(
+        env,
+        'GET',
+        `/v1/redirect/${a.origin ?? 's3'}/${encodeKey(keyOf(a))}${a.expiresIn === undefined ? '' : `?expiresIn=${a.expiresIn}`}`,
+        undefined,
+        a.caller,
+      ),
+    expiresAt: async (response) => {
+      const url = new URL(response.headers.get('location')!)
+      const date = url.searchParams.get('X-Amz-Date')!
+      const signed = Date.parse(
+        `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 11)}:${date.slice(11, 13)}:${date.slice(13)}`,
+      )
+      return signed + Number(url.searchParams.get('X-Amz-Expires')) * 1000
+    },
+  },
+  list: listRoute('s3'),
+  'list CloudFront': listRoute('cdn'),
+  cookies: {
+    route: 'POST /v1/cookies',
+    origin: 'cdn',
+    ok: 200,
+    keyPath: 'prefix',
+    send: (a) =>
+      call(
+        env,
+        'POST',
+        '/v1/cookies',
+        { origin: a.origin ?? 'cdn', prefix: a.folder, expiresIn: a.expiresIn },
+        a.caller,
+      ),
+    expiresAt: bodyExpiry,
+  },
+  'upload put': uploadRoute('put', { contentLength: 10 }),
+  'upload post': uploadRoute('post'),
+  'upload multipart': uploadRoute('multipart', { contentLength: 6 * MIB }),
+  'multipart parts': {
+    route: 'POST /v1/uploads/multipart/parts',
+    origin: 's3',
+    ok: 200,
+    keyPath: 'uploadId',
+    send: async (a) => {
+      const { key, uploadId } = await handleFor(a)
+      return call(
+        env,
+        'POST',
+        '/v1/uploads/multipart/parts',
+        { origin: a.origin ?? 's3', key, uploadId, partNumbers: [1], expiresIn: a.expiresIn },
+        a.caller,
+      )
+    },
+    expiresAt: bodyExpiry,
+  },
+  'multipart complete': {
+    route: 'POST /v1/uploads/multipart/complete',
+    origin: 's3',
+    // Nothing was uploaded to these uploads: a granted caller gets the store's verdict on that.
+    ok: 400,
+    keyPath: 'uploadId',
+    send: async (a) => {
+      const { key, uploadId } = await handleFor(a)
+      const parts = [{ partNumber: 1, etag: '"0"' }]
+      return call(
+        env,
+        'POST',
+        '/v1/uploads/multipart/complete',
+        { origin: a.origin ?? 's3', key, uploadId, parts },
+        a.caller,
+      )
+    },
+  },
+  'multipart abort': {
+    route: 'POST /v1/uploads/multipart/abort',
+    origin: 's3',
+    ok: 204,
+    keyPath: 'uploadId',
+    send: async (a) => {
+      const { key, uploadId } = await handleFor(a)
+      return call(
+        env,
+        'POST',
+        '/v1/uploads/multipart/abort',
+        { origin: a.origin ?? 's3', key, uploadId },
+        a.caller,
+      )
+    },
+  },
+} satisfies Record<string, SigningRoute>
+
+function listRoute(origin: string): SigningRoute {
+  return {
+    route: 'GET /v1/list/:origin',
+    origin,
+    ok: 200,
+    keyPath: 'prefix.0',
+    send: (a) => {
+      const query = new URLSearchParams({ prefix: a.folder })
+      if (a.expiresIn !== undefined) query.set('expiresIn', String(a.expiresIn))
+      if (a.count !== undefined) query.set('limit', String(a.count))
+      return call(env, 'GET', `/v1/list/${a.origin ?? origin}?${query}`, undefined, a.caller)
+    },
+    expiresAt: async (response) => {
+      const { expiresAt } = (await response.json()) as { expiresAt: string | null }
+      return expiresAt === null ? 0 : Date.parse(expiresAt)
+    },
+  }
+}
+
+type RouteName = keyof typeof ROUTES
+/** What a class expects of a route: a refusal (status, field), a check, or why it cannot apply. */
+type Expectation =
+  | { status: number; path?: string }
+  | { check: (route: SigningRoute, name: RouteName) => Promise<void> }
+  | { na: string }
+
+interface AttackClass {
+  name: string
+  attempt: (route: SigningRoute) => Attempt
+  expect: Record<RouteName, Expectation>
+}
+
+const ALICE = `${ROOT}/alice/`
+const NOT_SIGNING = { na: 'signs nothing with a lifetime or a batch' } as const
+const ONE_ENTRY = { na: 'signs one entry per request' } as const
+const NO_UPLOAD = { na: 'signs no upload' } as const
+
+/** The same expectation for every route, with exceptions. */
+function every(
+  expectation: Expectation | ((route: SigningRoute) => Expectation),
+  except: Partial<Record<RouteName, Expectation>> = {},
+): Record<RouteName, Expectation> {
+  return Object.fromEntries(
+    (Object.keys(ROUTES) as RouteName[]).map((name) => [
+      name,
+      except[name] ?? (typeof expectation === 'function' ? expectation(ROUTES[name]) : expectation),
+    ]),
+  ) as Record<RouteName, Expectation>
+}
+
+const WRITES = [
+  'sign PUT',
+  'upload put',
+  'upload post',
+  'upload multipart',
+  'multipart parts',
+] as const satisfies readonly RouteName[]
+
+const CLASSES: AttackClass[] = [
+  {
+    name: 'control: the caller in its own folder',
+    attempt: () => ({ caller: 'alice', folder: ALICE }),
+    expect: every((route) => ({ status: route.ok })),
+  },
+  {
+    name: "another caller's folder (and another caller's upload)",
+    attempt: () => ({ caller: 'alice', folder: `${ROOT}/bob/` }),
+    expect: every((route) => ({ status: 403, path: route.keyPath })),
+  },
+  {
+    name: 'a folder whose name extends the granted one (users/alice vs users/alice2)',
+    attempt: () => ({ caller: 'alice', folder: `${ROOT}/alice2/` }),
+    expect: every((route) => ({ status: 403, path: route.keyPath })),
+  },
+  {
+    name: 'a key that a store or client normalizes out of the folder',
+    attempt: () => ({ caller: 'alice', folder: ALICE, name: '../bob/a.png' }),
+    expect: every((route) => ({ status: 400, path: route.keyPath }), {
+      // A URL parser resolves the dot segments (even as %2E%2E) before the route sees the path:
+      // what arrives is bob's key, which alice may not read.
+      redirect: { status: 403, path: 'key' },
+      list: { na: 'takes a prefix: see the ".." folder class' },
+      'list CloudFront': { na: 'takes a prefix: see the ".." folder class' },
+      cookies: { na: 'takes a prefix: see the ".." folder class' },
+      // The handle is bound to the key it was made for: any other key is someone else's upload.
+      'multipart parts': { status: 403, path: 'uploadId' },
+      'multipart complete': { status: 403, path: 'uploadId' },
+      'multipart abort': { status: 403, path: 'uploadId' },
+    }),
+  },
+  {
+    name: 'a folder with a ".." segment',
+    attempt: () => ({ caller: 'alice', folder: `${ALICE}../bob/` }),
+    expect: every((route) => ({ status: 400, path: route.keyPath }), {
+      redirect: { status: 403, path: 'key' },
+      'multipart parts': { status: 403, path: 'uploadId' },
+      'multipart complete': { status: 403, path: 'uploadId' },
+      'multipart abort': { status: 403, path: 'uploadId' },
+    }),
+  },
+  {
+    name: 'an expiry beyond the grant',
+    attempt: (route) => ({
+      caller: 'alice',
+      folder: ALICE,
+      expiresIn:
+        (route === ROUTES['sign CloudFront wildcard'] || route === ROUTES.cookies
+          ? WILDCARD_MAX_EXPIRES_S
+          : LIMITS.maxExpiresIn) + 1,
+    }),
+    expect: every(
+      { status: 400, path: 'expiresIn' },
+      {
+        'sign CloudFront canned': { na: 'this grant allows seven days' },
+        'list CloudFront': { na: 'this grant allows seven days' },
+        'multipart complete': NOT_SIGNING,
+        'multipart abort': NOT_SIGNING,
+      },
+    ),
+  },
+  {
+    name: 'no expiry asked: the default stays within the grant',
+    attempt: () => ({ caller: 'alice', folder: ALICE }),
+    expect: every(
+      {
+        check: async (route, name) => {
+          const response = await route.send({ caller: 'alice', folder: ALICE })
+          expect(response.status, name).toBe(route.ok)
+          const limit =
+            route === ROUTES['sign CloudFront wildcard'] || route === ROUTES.cookies
+              ? WILDCARD_MAX_EXPIRES_S
+              : LIMITS.maxExpiresIn
+          // The list has no readable objects here; the others must end within the limit.
+          const expiresAt = await route.expiresAt!(response)
+          expect(expiresAt - Date.now(), name).toBeLessThanOrEqual(limit * 1000)
+        },
+      },
+      {
+        'sign CloudFront canned': { na: 'this grant allows seven days' },
+        'list CloudFront': { na: 'this grant allows seven days' },
+        'multipart complete': NOT_SIGNING,
+        'multipart abort': NOT_SIGNING,
+      },
+    ),
+  },
+  {
+    name: 'a batch beyond the grant',
+    attempt: () => ({ caller: 'alice', folder: ALICE, count: LIMITS.maxBatch + 1 }),
+    expect: every(ONE_ENTRY, {
+      'sign GET': { status: 400, path: 'keys' },
+      'sign PUT': { status: 400, path: 'keys' },
+      'sign DELETE': { status: 400, path: 'keys' },
+      'sign CloudFront canned': { status: 400, path: 'keys' },
+      'sign CloudFront wildcard': { status: 400, path: 'keys' },
+      list: { status: 400, path: 'limit' },
+      'list CloudFront': { status: 400, path: 'limit' },
+    }),
+  },
+  {
+    name: 'more RSA signatures than a request may cost',
+    attempt: () => ({ caller: 'alice', folder: ALICE, count: LIMITS.rsa + 1 }),
+    expect: every(
+      { na: 'no RSA signature per entry' },
+      {
+        'sign CloudFront canned': { status: 400, path: 'keys' },
+        'list CloudFront': { status: 400, path: 'limit' },
+      },
+    ),
+  },
+  {
+    name: 'a token whose sub is an object',
+    attempt: () => ({ caller: { token: SUB_OBJECT_TOKEN }, folder: ALICE }),
+    expect: every({ status: 401 }),
+  },
+]
+
+let SUB_OBJECT_TOKEN = ''
+
+beforeAll(async () => {
+  env = await securityEnv()
+  // Listings sign what they find: one object in alice's folder.
+  const seeded = await store.fetch(objectUrl(`${ALICE}a0.png`), { method: 'PUT', body: 'png' })
+  expect(seeded.status).toBe(200)
+  const now = Math.floor(Date.now() / 1000)
+  SUB_OBJECT_TOKEN = await sign(
+    { alg: 'HS256', secret: new TextEncoder().encode(HS256_SECRET) },
+    { sub: { toString: 'alice' } as unknown as string },
+    { iat: now, exp: now + 600 },
+  )
+})
+
+describe('the attack matrix covers every signing route', () => {
+  it('every /v1 route the app serves is in the table, and every class names every route', () => {
+    const served = new Set(
+      app.routes
+        .filter((r) => r.method !== 'ALL' && r.path.startsWith('/v1/'))
+        .map((r) => `${r.method} ${r.path}`),
+    )
+    const tabled = new Set(Object.values(ROUTES).map((route) => route.route))
+    expect([...served].sort()).toEqual([...tabled].sort())
+    for (const attack of CLASSES) {
+      expect(Object.keys(attack.expect).sort(), attack.name).toEqual(Object.keys(ROUTES).sort())
+    }
+  })
+})
+
+describe('upload limits that only a signature can enforce', () => {
+  // alice's grant on "loose" admits image/png up to LIMITS.maxContentLength bytes.
+  const upload = (body: Record<string, unknown>) =>
+    call(env, 'POST', '/v1/uploads', { origin: 'loose', key: `${ROOT}/loose/x.png`, ...body })
+  const cases: Record<(typeof WRITES)[number], () => Promise<void>> = {
+    'sign PUT': async () => {
+      // A PUT URL from /v1/sign signs neither type nor size: a limited grant does not cover it.
+      const response = await call(env, 'POST', '/v1/sign', {
+        origin: 'loose',
+        method: 'PUT',
+        keys: [`${ROOT}/loose/x.png`],
+      })
+      expect((await problem(response)).status).toBe(403)
+    },
+    'upload put': async () => {
+      const lengths = [undefined, LIMITS.maxContentLength + 1]
+      for (const contentLength of lengths) {
+        const response = await upload({ contentType: 'image/png', contentLength })
+        expect((await problem(response)).errors?.map((e) => e.path)).toEqual(['contentLength'])
+      }
+      const html = await upload({ contentType: 'text/html', contentLength: 10 })
+      expect((await problem(html)).errors?.map((e) => e.path)).toEqual(['contentType'])
+      expect((await upload({ contentType: 'image/png', contentLength: 10 })).status).toBe(200)
+    },
+    'upload post': async () => {
+      const response = await upload({ mode: 'post', contentType: 'image/png' })
+      const { fields } = (await response.json()) as { fields: { policy: string } }
+      const policy = JSON.parse(atob(fields.policy)) as { conditions: unknown[] }
+      expect(policy.conditions).toContainEqual(['content-length-range', 0, LIMITS.maxContentLength])
+      const family = await upload({ mode: 'post', contentType: 'image/*' })
+      expect((await problem(family)).errors?.map((e) => e.path)).toEqual(['contentType'])
+    },
+    'upload multipart': async () => {
+      const response = await upload({
+        mode: 'multipart',
+        contentType: 'image/png',
+        contentLength: LIMITS.maxContentLength + 1,
+      })
+      expect((await problem(response)).errors?.map((e) => e.path)).toEqual(['contentLength'])
+    },
+    'multipart parts': async () => {
+      // Sizes come from the upload's handle: a follow-up cannot name its own.
+      const { key, uploadId } = await handleFor({ caller: 'alice', folder: ALICE })
+      const response = await call(env, 'POST', '/v1/uploads/multipart/parts', {
+        origin: 's3',
+        key,
+        uploadId,
+        partNumbers: [1],
+        partSize: LIMITS.maxContentLength,
+      })
+      expect((await problem(response)).errors?.map((e) => e.path)).toContain('partSize')
+    },
+  }
+  for (const name of WRITES) it(name, cases[name])
+})
+
+for (const attack of CLASSES) {
+  describe(attack.name, () => {
+    for (const [name, expectation] of Object.entries(attack.expect) as [RouteName, Expectation][]) {
+      if ('na' in expectation) {
+        it.skip(`${name}: not applicable (${expectation.na})`)
+        continue
+      }
+      it(name, async () => {
+        const route: SigningRoute = ROUTES[name]
+        if ('check' in expectation) return expectation.check(route, name)
+        const response = await route.send(attack.attempt(route))
+        const text = await response.clone().text()
+        expect(response.status, `${name}: ${text.slice(0, 300)}`).toBe(expectation.status)
+        if (expectation.status >= 400) {
+          const body = await problem(response)
+          if (expectation.path !== undefined) {
+            expect(
+              body.errors?.map((e) => e.path),
+              text,
+            ).toContain(expectation.path)
+          }
+          // A refusal carries nothing signed.
+          expect(text).not.toMatch(/X-Amz-Signature|Signature=|"url"/)
+        }
+      })
+    }
+  })
+}
+
+describe('an unknown origin and an ungranted one answer alike', () => {
+  for (const [name, route] of Object.entries(ROUTES) as [RouteName, SigningRoute][]) {
+    it(name, async () => {
+      // bob holds no grant on the CloudFront origin nor on "loose".
+      const ungrantedOrigin = route.origin === 'cdn' ? 'cdn' : 'loose'
+      const attempt = (origin: string): Attempt => ({ caller: 'bob', origin, folder: ALICE })
+      const ungranted = await route.send(attempt(ungrantedOrigin))
+      const unknown = await route.send(attempt('nowhere'))
+      expect(ungranted.status).toBe(403)
+      expect(unknown.status).toBe(403)
+      const same = (text: string, origin: string) => text.replaceAll(origin, '<origin>')
+      expect(same(await ungranted.text(), ungrantedOrigin)).toBe(
+        same(await unknown.text(), 'nowhere'),
+      )
+    })
+  }
+})
