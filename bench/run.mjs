@@ -3,15 +3,21 @@
 // table (bench/workerd/worker.ts) through the same harness (bench/workerd.mjs); a fast wrong signer
 // fails the run before anything is timed. Results go to bench/RESULTS.md and stdout.
 
-import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { gzipSync } from 'node:zlib'
+import { parseArgs } from 'node:util'
+import { bundleSize, checkoutBaseline, coldStarts } from './baseline.mjs'
 import { measureHttp } from './http.mjs'
-import { checkImplementations, startBenchWorker, startNodeBench, timeRequests } from './workerd.mjs'
+import {
+  checkImplementations,
+  startBenchWorker,
+  startNodeBench,
+  timeRequests,
+  timeSideBySide,
+} from './workerd.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const MINIFLARE_VERSION = createRequire(import.meta.url)('miniflare/package.json').version
@@ -30,6 +36,70 @@ const CASES = [
   ['waybill-hashing-only', 10_000, 9],
 ]
 
+/** The cases compared with a baseline: waybill's own signing, one URL to a large batch. */
+const COMPARED = [
+  ['waybill', 1, 15],
+  ['waybill', 100, 15],
+  ['waybill', 10_000, 15],
+]
+
+/**
+ * This checkout against `ref`, side by side: signing in workerd, POST /v1/sign through wrangler
+ * dev, the deploy bundle, and a fresh isolate's first /healthz.
+ */
+async function compareWith(ref) {
+  const baseline = checkoutBaseline(ref)
+  const benches = [await startBenchWorker(baseline.dir), await startBenchWorker()]
+  let signing
+  try {
+    signing = await timeSideBySide(benches, COMPARED)
+  } finally {
+    for (const bench of benches) await bench.stop()
+  }
+  const http = await measureHttp([baseline.dir, ROOT])
+  const sizes = [bundleSize(baseline.dir), bundleSize()]
+  const cold = await coldStarts(sizes)
+  const change = (before, after) =>
+    `${after >= before ? '+' : ''}${((after / before - 1) * 100).toFixed(0)}%`
+  const row = (label, [before, after], unit, digits = 1) =>
+    `| ${label} | ${before.toFixed(digits)} ${unit} | ${after.toFixed(digits)} ${unit} | ${change(before, after)} |`
+  const pick = (n) => signing.map(({ rows }) => rows.find((r) => r.n === n).median)
+  return [
+    `## Before and after (baseline ${baseline.commit}, \`${ref}\`)`,
+    '',
+    'Measured side by side in this run, alternating between the two checkouts round by round.',
+    '',
+    '| measure | before | after | change |',
+    '|---|---:|---:|---:|',
+    row('S3 URL, N = 1 (workerd, µs/URL)', pick(1), 'µs'),
+    row('S3 URL, N = 100 (workerd, µs/URL)', pick(100), 'µs'),
+    row('S3 URL, N = 10,000 (workerd, µs/URL)', pick(10_000), 'µs', 2),
+    row(
+      '`POST /v1/sign`, 10,000 keys through wrangler dev (median ms)',
+      http.map((h) => h.batchMs.median),
+      'ms',
+      0,
+    ),
+    row(
+      'Deploy bundle, gzip (KiB)',
+      sizes.map((size) => size.gzip / 1024),
+      'KiB',
+    ),
+    row(
+      "A fresh isolate's first `/healthz`: new Miniflare to answer (ms)",
+      cold.map((c) => c.totalMs),
+      'ms',
+      0,
+    ),
+    row(
+      '…of which the first request itself (ms)',
+      cold.map((c) => c.requestMs),
+      'ms',
+    ),
+    '',
+  ]
+}
+
 async function measure(start) {
   const bench = await start()
   try {
@@ -37,32 +107,6 @@ async function measure(start) {
     return { checked, ...(await timeRequests(bench, CASES)) }
   } finally {
     await bench.stop()
-  }
-}
-
-/** Size and gzip size of the deployable Worker, as `wrangler deploy --dry-run` bundles it. */
-function bundleSize() {
-  const outdir = join(ROOT, '.tmp', 'bench', 'dist')
-  // Emptied first: the .wasm modules are named by content hash, so old ones would linger.
-  rmSync(outdir, { recursive: true, force: true })
-  execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
-      'deploy',
-      '--dry-run',
-      '--outdir',
-      outdir,
-    ],
-    { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' }, stdio: 'ignore' },
-  )
-  // The script and its WebAssembly modules, each uploaded (and compressed) as its own part.
-  const modules = readdirSync(outdir)
-    .filter((name) => name === 'index.js' || name.endsWith('.wasm'))
-    .map((name) => readFileSync(join(outdir, name)))
-  return {
-    raw: modules.reduce((sum, code) => sum + code.length, 0),
-    gzip: modules.reduce((sum, code) => sum + gzipSync(code, { level: 9 }).length, 0),
   }
 }
 
@@ -87,10 +131,12 @@ function tables(rows) {
 }
 
 async function main() {
-  const workerd = await measure(startBenchWorker)
-  const node = await measure(startNodeBench)
+  const { values } = parseArgs({ options: { baseline: { type: 'string' } } })
+  const comparison = values.baseline === undefined ? [] : await compareWith(values.baseline)
+  const workerd = await measure(() => startBenchWorker())
+  const node = await measure(() => startNodeBench())
   const size = bundleSize()
-  const http = await measureHttp()
+  const [http] = await measureHttp()
   const get = (rows, name, n) =>
     rows.find((r) => r.name === name && (n === undefined || r.n === n)).median
   const w = (name) => get(workerd.rows, name, name.startsWith('cf-') ? undefined : 10_000)
@@ -128,11 +174,12 @@ async function main() {
     '',
     ...tables(node.rows),
     '',
+    ...comparison,
     "## Where a URL's time goes (workerd, N = 10,000)",
     '',
     `A URL costs ${fmt(split.full)} µs. Assembling a canonical request in the hash buffer and hashing it plus the HMAC (8 SHA-256 compressions) alone costs ${fmt(split.hashing)} µs (${((split.hashing / split.full) * 100).toFixed(0)}%); the rest is key validation and encoding, the item objects and the URL string. The hashing runs in WebAssembly, four URLs side by side (SIMD); a lone URL takes the single-lane path (\`waybill-hashing-one-lane\` in bench/workerd/worker.ts).`,
     '',
-    'Reproduce: `npm run bench` (about four minutes). The machine this ran on is a shared 2-core VM: medians move by ±20% between runs.',
+    'Reproduce: `npm run bench` (about four minutes), or `npm run bench -- --baseline <git ref>` to also measure that ref side by side (about three minutes more). The machine this ran on is a shared 2-core VM: medians move by ±20% between runs.',
     '',
   ]
   const text = lines.join('\n')

@@ -67,12 +67,13 @@ function makeKeys() {
   }
 }
 
-async function bundle(platform) {
-  const outfile = join(ROOT, '.tmp', 'bench', `worker-${platform}.mjs`)
+/** Bundles `<root>/bench/workerd/worker.ts`: this checkout's, or a baseline's (bench/baseline.mjs). */
+async function bundle(platform, root) {
+  const outfile = join(root, '.tmp', 'bench', `worker-${platform}.mjs`)
   mkdirSync(dirname(outfile), { recursive: true })
   const wasm = []
   await build({
-    entryPoints: [join(ROOT, 'bench', 'workerd', 'worker.ts')],
+    entryPoints: [join(root, 'bench', 'workerd', 'worker.ts')],
     bundle: true,
     format: 'esm',
     platform,
@@ -104,8 +105,8 @@ function caller(dispatch) {
 }
 
 /** The benchmark Worker in workerd (Miniflare, the runtime wrangler dev uses). */
-export async function startBenchWorker() {
-  const { outfile, wasm } = await bundle('browser')
+export async function startBenchWorker(root = ROOT) {
+  const { outfile, wasm } = await bundle('browser', root)
   const keys = makeKeys()
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -130,8 +131,8 @@ export async function startBenchWorker() {
 }
 
 /** The same Worker's fetch handler called in-process in Node, for the Node columns. */
-export async function startNodeBench() {
-  const { outfile } = await bundle('node')
+export async function startNodeBench(root = ROOT) {
+  const { outfile } = await bundle('node', root)
   const keys = makeKeys()
   const worker = (await import(pathToFileURL(outfile).href)).default
   return {
@@ -250,38 +251,59 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
  * median is subtracted anyway. Cases are interleaved round by round, so drift in a noisy machine
  * spreads over all of them instead of favouring whichever ran first.
  */
-export async function timeRequests({ call }, cases) {
-  const emptySamples = []
-  for (let r = 0; r < 100; r++) {
-    const start = process.hrtime.bigint()
-    await call('/empty')
-    emptySamples.push(Number(process.hrtime.bigint() - start) / 1000)
-  }
-  const empty = median(emptySamples)
-  const plans = cases.map(([name, n, repeats]) => ({
-    name,
-    n,
-    repeats,
-    reps: Math.max(1, Math.ceil(2000 / n)),
-    samples: [],
-  }))
-  for (const plan of plans) await call(`/${plan.name}?n=${plan.n}&reps=${plan.reps}`) // warm up
-  const rounds = Math.max(...plans.map((p) => p.repeats))
-  for (let round = 0; round < rounds; round++) {
-    for (const plan of plans) {
-      if (round >= plan.repeats) continue
+export async function timeRequests(bench, cases) {
+  const [timed] = await timeSideBySide([bench], cases)
+  return timed
+}
+
+/**
+ * `timeRequests` for several benchmark Workers at once (a baseline checkout and this one): each
+ * round runs every case on each Worker in turn, so a noisy machine's drift falls on all alike.
+ */
+export async function timeSideBySide(benches, cases) {
+  const empties = []
+  for (const { call } of benches) {
+    const emptySamples = []
+    for (let r = 0; r < 100; r++) {
       const start = process.hrtime.bigint()
-      await call(`/${plan.name}?n=${plan.n}&reps=${plan.reps}`)
-      const us = Number(process.hrtime.bigint() - start) / 1000
-      plan.samples.push(Math.max(0, us - empty) / (plan.n * plan.reps))
+      await call('/empty')
+      emptySamples.push(Number(process.hrtime.bigint() - start) / 1000)
+    }
+    empties.push(median(emptySamples))
+  }
+  const plans = benches.map(() =>
+    cases.map(([name, n, repeats]) => ({
+      name,
+      n,
+      repeats,
+      reps: Math.max(1, Math.ceil(2000 / n)),
+      samples: [],
+    })),
+  )
+  for (const [b, { call }] of benches.entries()) {
+    for (const plan of plans[b]) await call(`/${plan.name}?n=${plan.n}&reps=${plan.reps}`) // warm up
+  }
+  const rounds = Math.max(...cases.map(([, , repeats]) => repeats))
+  for (let round = 0; round < rounds; round++) {
+    for (let p = 0; p < cases.length; p++) {
+      for (const [b, { call }] of benches.entries()) {
+        const plan = plans[b][p]
+        if (round >= plan.repeats) continue
+        const start = process.hrtime.bigint()
+        await call(`/${plan.name}?n=${plan.n}&reps=${plan.reps}`)
+        const us = Number(process.hrtime.bigint() - start) / 1000
+        plan.samples.push(Math.max(0, us - empties[b]) / (plan.n * plan.reps))
+      }
     }
   }
-  const rows = plans.map(({ name, n, samples }) => ({
-    name,
-    n,
-    median: median(samples),
-    min: Math.min(...samples),
-    max: Math.max(...samples),
+  return plans.map((benchPlans, b) => ({
+    emptyUs: empties[b],
+    rows: benchPlans.map(({ name, n, samples }) => ({
+      name,
+      n,
+      median: median(samples),
+      min: Math.min(...samples),
+      max: Math.max(...samples),
+    })),
   }))
-  return { emptyUs: empty, rows }
 }

@@ -9,11 +9,12 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 /**
  * `inspectorPort`: wrangler's DevTools port (9229 by default); give a free one when another
- * `wrangler dev` (npm start, say) may be running, or this one fails to start.
+ * `wrangler dev` (npm start, say) may be running, or this one fails to start. `root`: the checkout
+ * to serve (a baseline's, for `npm run bench -- --baseline`), with this one's wrangler.
  *
  * @returns {import('node:child_process').ChildProcess}
  */
-export function spawnWranglerDev({ port, envFile, quiet = false, inspectorPort }) {
+export function spawnWranglerDev({ port, envFile, quiet = false, inspectorPort, root = ROOT }) {
   const args = [
     join(ROOT, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
     'dev',
@@ -28,7 +29,7 @@ export function spawnWranglerDev({ port, envFile, quiet = false, inspectorPort }
     ...(quiet ? ['--log-level', 'error'] : []),
   ]
   return spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd: root,
     stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
   })
