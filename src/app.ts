@@ -1,8 +1,9 @@
 import { Hono } from 'hono'
 import { authenticate } from './auth/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
-import { systemClock, type Clock } from './clock'
-import { WaybillError } from './errors'
+import { systemClock, type Clock } from './http/clock'
+import { CoreError } from './core/errors'
+import { fromCoreError, WaybillError } from './errors'
 import { requireConfig } from './http/config'
 import { cors } from './http/cors'
 import { rateLimit } from './http/rate-limit'
@@ -90,6 +91,7 @@ export function createApp(options: AppOptions = {}) {
   )
   app.onError((error) => {
     if (error instanceof WaybillError) return problemResponse(error)
+    if (error instanceof CoreError) return problemResponse(fromCoreError(error))
     // Unexpected: log where it happened, answer a plain 500. Not the message: a library's
     // message may quote what it was given (a secret, a token), and the stack's first line is it.
     console.error(

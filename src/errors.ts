@@ -1,6 +1,7 @@
 /** Every error waybill raises on purpose. `app.onError` turns it into `application/problem+json`. */
 
-import { MAX_REPORTED_ERRORS } from './constants'
+import { MAX_REPORTED_ERRORS } from './config/limits'
+import type { CoreError } from './core/errors'
 
 export type ErrorCode =
   | 'invalid_request'
@@ -69,6 +70,14 @@ export class WaybillError extends Error {
     this.errors = options.errors ?? []
     this.headers = options.headers ?? {}
   }
+}
+
+/**
+ * The answer for what a pure core refused. Requests are validated before they reach a core, so
+ * this is a last line: still the caller's input, never a 500.
+ */
+export function fromCoreError(error: CoreError): WaybillError {
+  return new WaybillError('invalid_request', error.message)
 }
 
 /** A 400 for one or more fields: the detail names the first, `errors` lists all. */

@@ -1,6 +1,6 @@
 // Small shared helpers for checking untyped JSON (request bodies and config) into typed values.
 
-import { MAX_REPORTED_ERRORS } from './constants'
+import { MAX_REPORTED_ERRORS } from './config/limits'
 import type { FieldError } from './errors'
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

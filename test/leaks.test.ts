@@ -5,8 +5,8 @@
 
 import { afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { createApp } from '../src/app'
-import { MAX_BODY_BYTES } from '../src/constants'
-import type { Env } from '../src/env'
+import { MAX_BODY_BYTES } from '../src/config/limits'
+import type { Env } from '../src/config/env'
 import {
   AUDIENCE,
   FakeJwksServer,

@@ -5,9 +5,9 @@
 
 import { getCookie } from 'hono/cookie'
 import { createMiddleware } from 'hono/factory'
-import type { Clock } from '../clock'
+import type { Clock } from '../http/clock'
 import type { Config } from '../config'
-import { MAX_TOKEN_BYTES } from '../constants'
+import { MAX_TOKEN_BYTES } from '../config/limits'
 import { WaybillError } from '../errors'
 import type { AppEnv } from '../http/types'
 import { findApiKey } from './api-key'

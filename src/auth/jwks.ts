@@ -10,9 +10,9 @@ import {
   JWKS_MAX_BYTES,
   JWKS_RETRY_AFTER_S,
   JWKS_TIMEOUT_MS,
-} from '../constants'
+} from '../config/limits'
 import { WaybillError } from '../errors'
-import { readCapped } from '../streams'
+import { readCapped } from '../http/read-capped'
 import { isRecord } from '../validation'
 
 export type Fetch = (input: Request | string, init?: RequestInit) => Promise<Response>

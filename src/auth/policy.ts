@@ -7,7 +7,7 @@
 
 import type { Action, Config, Grant, GrantSubject, Origin } from '../config'
 import { PLACEHOLDER } from '../config/grants'
-import { MAX_EXPIRES_S, MAX_REPORTED_ERRORS as MAX_LISTED } from '../constants'
+import { MAX_EXPIRES_S, MAX_REPORTED_ERRORS as MAX_LISTED } from '../config/limits'
 import type { PresignItem, PresignMethod } from '../core/s3/presign'
 import { WaybillError, invalid, type FieldError } from '../errors'
 import { unsafeKeyReason } from './key-safety'

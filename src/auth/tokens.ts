@@ -11,7 +11,7 @@ import {
   type JWSHeaderParameters,
 } from 'jose'
 import type { AccessConfig, JwtConfig } from '../config'
-import { MAX_SUBJECT_CHARS } from '../constants'
+import { MAX_SUBJECT_CHARS } from '../config/limits'
 import { WaybillError } from '../errors'
 import type { RemoteJwksCache } from './jwks'
 import type { Principal } from './principal'

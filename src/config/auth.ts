@@ -7,8 +7,8 @@
 // The HS256 shared secret is a secret of its own, WAYBILL_JWT_HS256_SECRET, never part of a var.
 
 import type { JSONWebKeySet } from 'jose'
-import { DEFAULT_CLOCK_TOLERANCE_S } from '../constants'
-import type { Env } from '../env'
+import { DEFAULT_CLOCK_TOLERANCE_S } from './limits'
+import type { Env } from './env'
 import type { FieldError } from '../errors'
 import { isRecord, rejectUnknownFields } from '../validation'
 import type { AccessConfig, JwtConfig } from './types'

@@ -8,7 +8,8 @@
 // imported into Web Crypto once per isolate by ./keys.
 
 import { parsePrivateKeyPem } from '../core/cloudfront/pem'
-import type { Env } from '../env'
+import { CoreError } from '../core/errors'
+import type { Env } from './env'
 import type { FieldError } from '../errors'
 import { isRecord, rejectUnknownFields } from '../validation'
 import { parseSigningWindow } from './window'
@@ -76,7 +77,8 @@ function parseKey(
     if (errors.length > before) return undefined
     return Object.freeze({ keyPairId: def.keyPairId as string, secret, parsed })
   } catch (error) {
-    errors.push({ path: secret, message: `the key for ${path} ${(error as Error).message}` })
+    const reason = error instanceof CoreError ? error.message : 'could not be read'
+    errors.push({ path: secret, message: `the key for ${path} ${reason}` })
     return undefined
   }
 }

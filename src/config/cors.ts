@@ -1,7 +1,7 @@
 // WAYBILL_CORS: which browser origins may call the API.
 //   { "origins": ["https://app.example.com"] | "*", "credentials"?: false, "maxAgeS"?: 600 }
 
-import { DEFAULT_CORS_MAX_AGE_S } from '../constants'
+import { DEFAULT_CORS_MAX_AGE_S } from './limits'
 import type { FieldError } from '../errors'
 import { isRecord, rejectUnknownFields } from '../validation'
 import type { CorsConfig } from './types'

@@ -5,7 +5,7 @@
 //      "maxExpiresIn"?: 3600, "maxBatch"?: 1000, "contentTypes"?: ["image/*"], "maxContentLength"?: 10485760,
 //      "responseContentTypes"?: ["application/pdf"], "wildcard"?: false }]
 
-import { MAX_BATCH_CEILING, MAX_EXPIRES_S } from '../constants'
+import { MAX_BATCH_CEILING, MAX_EXPIRES_S } from './limits'
 import { checkExpiresIn } from '../core/s3/presign'
 import type { FieldError } from '../errors'
 import { isRecord, rejectUnknownFields } from '../validation'

@@ -8,10 +8,10 @@ import {
   DEFAULT_MAX_RSA_SIGNATURES,
   MAX_BATCH_CEILING,
   MAX_RSA_SIGNATURES_CEILING,
-} from '../constants'
+} from './limits'
 import { resolveS3Endpoint, type AddressingStyle } from '../core/s3/endpoint'
 import { checkExpiresIn } from '../core/s3/presign'
-import type { Env } from '../env'
+import type { Env } from './env'
 import type { FieldError } from '../errors'
 import { parseAuth } from './auth'
 import { parseCloudFrontOrigin } from './cloudfront'

@@ -1,4 +1,4 @@
-import { MAX_SIGNING_WINDOW_S } from '../constants'
+import { MAX_SIGNING_WINDOW_S } from './limits'
 import type { FieldError } from '../errors'
 
 /** An origin's `signingWindow`: whole seconds, 0 (the default) to sign at the request time. */

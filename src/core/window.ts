@@ -1,7 +1,7 @@
 // Signing windows: quantized signing times so that every request for the same object within one
 // window gets the same URL, which browsers and CDNs can then cache. Pure: `now` is an input.
 
-import { MAX_EXPIRES_S } from '../constants'
+import { MAX_EXPIRES_S } from './limits'
 
 export interface SigningTime {
   /** The signing time: `now`, or the start of the current window. */

@@ -1,7 +1,7 @@
 // Cache headers for responses that carry signed URLs: a response may be reused only while every URL
 // in it still works, less a margin for clock skew and the time it takes to use the URL.
 
-import { CACHE_MARGIN_S } from '../constants'
+import { CACHE_MARGIN_S } from '../config/limits'
 
 /**
  * `private, max-age=N` where N leaves the earliest-expiring URL `CACHE_MARGIN_S` of life when the

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
-import { MAX_JSON_VALUES, MAX_SMALL_BODY_BYTES } from '../constants'
+import { MAX_JSON_VALUES, MAX_SMALL_BODY_BYTES } from '../config/limits'
 import { WaybillError, invalid } from '../errors'
-import { readCapped } from '../streams'
+import { readCapped } from './read-capped'
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 

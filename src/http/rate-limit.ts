@@ -1,5 +1,5 @@
 import { createMiddleware } from 'hono/factory'
-import { RATE_LIMIT_RETRY_AFTER_S } from '../constants'
+import { RATE_LIMIT_RETRY_AFTER_S } from '../config/limits'
 import { WaybillError } from '../errors'
 import type { AppEnv } from './types'
 

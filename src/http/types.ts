@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal'
 import type { Config } from '../config'
-import type { Env } from '../env'
+import type { Env } from '../config/env'
 
 /** What the request log line says about a request; routes fill in what they know. */
 export interface LogFields {

@@ -1,15 +1,15 @@
 import { Hono } from 'hono'
 import { authorize } from '../auth/policy'
-import type { Clock } from '../clock'
+import type { Clock } from '../http/clock'
 import type { CloudFrontCookieConfig } from '../config'
 import { ORIGIN_NAME } from '../config/names'
-import { MAX_COOKIE_PREFIX_BYTES } from '../constants'
+import { MAX_COOKIE_PREFIX_BYTES } from '../config/limits'
 import { checkExpiresIn } from '../core/s3/presign'
 import { utf8Length } from '../core/sigv4/encoding'
 import { invalid, type FieldError } from '../errors'
 import { readJsonBody } from '../http/json-body'
 import type { AppEnv } from '../http/types'
-import { cloudFrontCookies } from '../signing'
+import { cloudFrontCookies } from '../services/signers'
 import { isRecord, rejectUnknownFields } from '../validation'
 
 const FIELDS = new Set(['origin', 'prefix', 'expiresIn'])

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { authorize } from '../auth/policy'
 import { seal, unseal } from '../auth/seal'
-import type { Clock } from '../clock'
+import type { Clock } from '../http/clock'
 import type { Config, Origin, S3Origin } from '../config'
 import { ORIGIN_NAME } from '../config/names'
 import {
@@ -12,14 +12,14 @@ import {
   S3_CONCURRENCY,
   S3_LIST_PAGE_MAX,
   STREAM_CHUNK_ITEMS,
-} from '../constants'
+} from '../config/limits'
 import { checkExpiresIn } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { invalid, type FieldError } from '../errors'
 import { cacheControlUntil, etagMatches, etagOf } from '../http/cache'
 import type { AppEnv } from '../http/types'
-import { listObjectsPage, type ListedObject } from '../s3/client'
-import { batchSigner } from '../signing'
+import { listObjectsPage, type ListedObject } from '../store/client'
+import { batchSigner } from '../services/signers'
 import { parseSigningWindowField } from './sign-request'
 
 const NDJSON = 'application/x-ndjson'

@@ -13,7 +13,7 @@ import {
   MAX_EXPIRES_S,
   MAX_KEY_BYTES,
   MIN_EXPIRES_S,
-} from '../constants'
+} from '../config/limits'
 import { RESPONSE_OVERRIDE_FIELDS } from '../core/s3/presign'
 
 const problem = {

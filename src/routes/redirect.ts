@@ -1,10 +1,10 @@
 import { Hono } from 'hono'
 import { authorize } from '../auth/policy'
 import { cacheControlUntil } from '../http/cache'
-import type { Clock } from '../clock'
+import type { Clock } from '../http/clock'
 import { ORIGIN_NAME } from '../config/names'
 import { checkExpiresIn, checkObjectKey } from '../core/s3/presign'
-import { batchSigner } from '../signing'
+import { batchSigner } from '../services/signers'
 import { invalid, type FieldError } from '../errors'
 import type { AppEnv } from '../http/types'
 

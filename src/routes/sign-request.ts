@@ -1,7 +1,7 @@
 // Validation of the `POST /v1/sign` body into a typed request. Every problem is collected with its
 // path (`items.3.response.contentType`) so a client fixes a batch in one round trip.
 
-import { MAX_OVERRIDE_CHARS, MAX_REPORTED_ERRORS, MAX_VERSION_ID_CHARS } from '../constants'
+import { MAX_OVERRIDE_CHARS, MAX_REPORTED_ERRORS, MAX_VERSION_ID_CHARS } from '../config/limits'
 import { parseSigningWindow } from '../config/window'
 import {
   checkExpiresIn,

@@ -6,15 +6,15 @@ import {
   MAX_BODY_BYTES,
   MAX_SIGN_JSON_VALUES,
   STREAM_CHUNK_ITEMS,
-} from '../constants'
+} from '../config/limits'
 import type { Origin } from '../config'
 import { commonKeyPrefix } from '../core/cloudfront/sign'
 import type { PresignItem } from '../core/s3/presign'
 import type { FieldError } from '../errors'
-import { batchSigner, type BatchSigner } from '../signing'
+import { batchSigner, type BatchSigner } from '../services/signers'
 import { readJsonBody } from '../http/json-body'
 import type { AppEnv } from '../http/types'
-import type { Clock } from '../clock'
+import type { Clock } from '../http/clock'
 import { parseSignRequest, type SignRequest } from './sign-request'
 
 const NDJSON = 'application/x-ndjson'

@@ -8,7 +8,7 @@ import {
   MAX_PUT_BYTES,
   MAX_UPLOAD_BYTES,
   MIN_PART_SIZE_BYTES,
-} from '../constants'
+} from '../config/limits'
 import { checkObjectKey } from '../core/s3/presign'
 import { parseExpiresInField } from './sign-request'
 import { ORIGIN_NAME } from '../config/names'

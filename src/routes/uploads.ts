@@ -2,9 +2,9 @@ import { Hono } from 'hono'
 import { authorize, grantedOrigin, type ContentReach, type Permit } from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import { seal, unseal } from '../auth/seal'
-import type { Clock } from '../clock'
+import type { Clock } from '../http/clock'
 import type { Config, Origin, S3Origin } from '../config'
-import { FIRST_PART_URLS, MAX_PARTS } from '../constants'
+import { FIRST_PART_URLS, MAX_PARTS } from '../config/limits'
 import { invalid, WaybillError, type FieldError } from '../errors'
 import { readJsonBody } from '../http/json-body'
 import type { AppEnv } from '../http/types'
@@ -14,8 +14,14 @@ import {
   createMultipartUpload,
   listParts,
   type CompletedPart,
-} from '../s3/client'
-import { partCountOf, partSizeOf, partUploadUrls, postUploadPolicy, putUploadUrl } from '../signing'
+} from '../store/client'
+import {
+  partCountOf,
+  partSizeOf,
+  partUploadUrls,
+  postUploadPolicy,
+  putUploadUrl,
+} from '../services/signers'
 import {
   choosePartSize,
   parseAbortRequest,

@@ -4,7 +4,7 @@
 import { base64url, exportSPKI } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 import { problemOf } from '../routes/helpers'
 import {
   ACCESS_AUD,

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest'
 import { parseConfig } from '../../src/config/load'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 
 const keys = inject('testKeys')
 const cdn = {

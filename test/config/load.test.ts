@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig, parseConfig } from '../../src/config/load'
 import type { Config, S3Origin } from '../../src/config'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 
 const ACCESS_KEY_ID = 'AKIDCONFIGTESTVALUE'
 const SECRET = 'configTestSecret/shouldNeverAppear+0123'

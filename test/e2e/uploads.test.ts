@@ -5,7 +5,7 @@ import { env } from 'cloudflare:workers'
 import { AwsClient } from 'aws4fetch'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 import { form, postForm } from '../forms'
 
 const s3 = inject('s3')

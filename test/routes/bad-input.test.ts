@@ -6,8 +6,8 @@
 import { exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
-import { MAX_BODY_BYTES } from '../../src/constants'
-import type { Env } from '../../src/env'
+import { MAX_BODY_BYTES } from '../../src/config/limits'
+import type { Env } from '../../src/config/env'
 import {
   ACCESS_AUD,
   ACCESS_CERTS,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 import { nodeVerifies, policyOfUrl } from '../cloudfront-helpers'
 import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from './helpers'
 

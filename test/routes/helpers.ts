@@ -1,7 +1,7 @@
 // A self-contained app and env for route tests: no network, a fixed clock, two API keys.
 
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 
 export const NOW = new Date('2026-11-23T10:00:00Z')
 export const ALL_KEY = 'wb_test_all_origins_0123456789'

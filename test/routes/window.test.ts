@@ -3,7 +3,7 @@
 
 import { describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 import { ALL_KEY, testEnv, type Problem } from './helpers'
 
 const keys = inject('testKeys')

@@ -2,7 +2,7 @@
 // versitygw where the finding was end to end. Each test failed on the code before the fix.
 
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 import { HS256_SECRET, sign } from '../auth/fixtures'
 import { form, postForm } from '../forms'
 import { sha256Hex } from '../hex'

@@ -8,7 +8,7 @@ import { env as workerEnv } from 'cloudflare:workers'
 import { AwsClient } from 'aws4fetch'
 import { inject } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/env'
+import type { Env } from '../../src/config/env'
 import { AUDIENCE, HS256_SECRET, ISSUER } from '../auth/fixtures'
 import { sha256Hex } from '../hex'
 

@@ -3,6 +3,7 @@
 // into an environment variable. Web Crypto imports only PKCS#8, so PKCS#1 and SEC1 are wrapped here.
 // RFC 8017 (PKCS#1) A.1.2, RFC 5208 (PKCS#8), RFC 5915 (SEC1 ECPrivateKey), RFC 5480 (curve OIDs).
 
+import { CoreError } from '../errors'
 import {
   INTEGER,
   NULL,
@@ -36,18 +37,22 @@ function pemBody(text: string): { label: string; der: Uint8Array } {
   if (/^(['"]).*\1$/s.test(pem)) pem = pem.slice(1, -1)
   pem = pem.replace(/\\r/g, '').replace(/\\n/g, '\n').replace(/\r/g, '')
   const match = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/.exec(pem)
-  if (match === null) throw new Error('is not a PEM private key (no BEGIN/END lines)')
+  if (match === null)
+    throw new CoreError('invalid_key_material', 'is not a PEM private key (no BEGIN/END lines)')
   const label = match[1]!
   const body = match[2]!
   if (label.includes('ENCRYPTED') || /Proc-Type:\s*4,ENCRYPTED/.test(body)) {
-    throw new Error('is an encrypted key; store the decrypted key as the secret')
+    throw new CoreError(
+      'invalid_key_material',
+      'is an encrypted key; store the decrypted key as the secret',
+    )
   }
   const base64 = body.replace(/\s+/g, '')
   let binary: string
   try {
     binary = atob(base64)
   } catch {
-    throw new Error('has a body that is not valid base64')
+    throw new CoreError('invalid_key_material', 'has a body that is not valid base64')
   }
   return { label, der: Uint8Array.from(binary, (c) => c.charCodeAt(0)) }
 }
@@ -63,7 +68,7 @@ function bitLength(bytes: Uint8Array): number {
 function rsaModulusBits(der: Uint8Array): number {
   const [version, modulus] = children(der, readTlv(der, 0))
   if (version?.tag !== INTEGER || modulus?.tag !== INTEGER)
-    throw new Error('is not an RSA private key')
+    throw new CoreError('invalid_key_material', 'is not an RSA private key')
   return bitLength(der.subarray(modulus.start, modulus.end))
 }
 
@@ -72,15 +77,18 @@ function checkSec1(der: Uint8Array): void {
   const parts = children(der, readTlv(der, 0))
   const privateKey = parts[1]
   if (parts[0]?.tag !== INTEGER || privateKey?.tag !== OCTET_STRING)
-    throw new Error('is not an EC private key')
+    throw new CoreError('invalid_key_material', 'is not an EC private key')
   const params = parts.find((p) => p.tag === 0xa0)
   if (params !== undefined) {
     const curve = readTlv(der, params.start, params.end)
     if (curve.tag !== OID || !equalBytes(der.subarray(curve.start, curve.end), PRIME256V1)) {
-      throw new Error('uses a curve other than P-256 (CloudFront accepts ECDSA P-256 only)')
+      throw new CoreError(
+        'invalid_key_material',
+        'uses a curve other than P-256 (CloudFront accepts ECDSA P-256 only)',
+      )
     }
   } else if (privateKey.end - privateKey.start !== 32) {
-    throw new Error('is not a P-256 key')
+    throw new CoreError('invalid_key_material', 'is not a P-256 key')
   }
 }
 
@@ -94,10 +102,10 @@ const EC_ALGORITHM = tlv(SEQUENCE, tlv(OID, EC_PUBLIC_KEY), tlv(OID, PRIME256V1)
 function fromPkcs8(der: Uint8Array): ParsedKey {
   const [version, algorithm, privateKey] = children(der, readTlv(der, 0))
   if (version?.tag !== INTEGER || algorithm?.tag !== SEQUENCE || privateKey?.tag !== OCTET_STRING) {
-    throw new Error('is not a PKCS#8 private key')
+    throw new CoreError('invalid_key_material', 'is not a PKCS#8 private key')
   }
   const [oid, params] = children(der, algorithm)
-  if (oid?.tag !== OID) throw new Error('is not a PKCS#8 private key')
+  if (oid?.tag !== OID) throw new CoreError('invalid_key_material', 'is not a PKCS#8 private key')
   const oidBytes = der.subarray(oid.start, oid.end)
   const inner = der.subarray(privateKey.start, privateKey.end)
   if (equalBytes(oidBytes, RSA_ENCRYPTION)) {
@@ -105,12 +113,15 @@ function fromPkcs8(der: Uint8Array): ParsedKey {
   }
   if (equalBytes(oidBytes, EC_PUBLIC_KEY)) {
     if (params?.tag !== OID || !equalBytes(der.subarray(params.start, params.end), PRIME256V1)) {
-      throw new Error('uses a curve other than P-256 (CloudFront accepts ECDSA P-256 only)')
+      throw new CoreError(
+        'invalid_key_material',
+        'uses a curve other than P-256 (CloudFront accepts ECDSA P-256 only)',
+      )
     }
     checkSec1(inner)
     return { kind: 'ec', pkcs8: der }
   }
-  throw new Error('is neither an RSA nor an EC key')
+  throw new CoreError('invalid_key_material', 'is neither an RSA nor an EC key')
 }
 
 /**
@@ -141,15 +152,18 @@ export function parsePrivateKeyPem(text: string): ParsedKey {
         key = fromPkcs8(der)
         break
       default:
-        throw new Error(`is a "${label}", not a private key`)
+        throw new CoreError('invalid_key_material', `is a "${label}", not a private key`)
     }
   } catch (error) {
-    if (error instanceof Error && error.message.startsWith('is ')) throw error
-    if (error instanceof Error && error.message.startsWith('uses ')) throw error
-    throw new Error('is not a well-formed private key')
+    // Our own verdicts pass through; a DER parse failure says only that the key is malformed.
+    if (error instanceof CoreError) throw error
+    throw new CoreError('invalid_key_material', 'is not a well-formed private key')
   }
   if (key.kind === 'rsa' && (key.modulusBits ?? 0) < 2048) {
-    throw new Error(`is RSA-${key.modulusBits}; CloudFront needs 2048 bits or more`)
+    throw new CoreError(
+      'invalid_key_material',
+      `is RSA-${key.modulusBits}; CloudFront needs 2048 bits or more`,
+    )
   }
   return key
 }

@@ -6,8 +6,8 @@
 // signing key) is built once in `prepareS3Presign`; per URL only the path, the per-item query
 // parameters, one SHA-256 and one HMAC remain.
 
-import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../../constants'
-import { WaybillError } from '../../errors'
+import { CoreError } from '../errors'
+import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../limits'
 import { signingKey } from '../sigv4/crypto'
 import {
   messageAscii,
@@ -178,7 +178,7 @@ function itemQuery(item: PresignItem): string {
 export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
   const expiresProblem = checkExpiresIn(input.expiresIn)
   if (expiresProblem !== undefined) {
-    throw new WaybillError('invalid_request', `expiresIn ${expiresProblem}`)
+    throw new CoreError('invalid_expiry', `expiresIn ${expiresProblem}`)
   }
   const service = input.service ?? 's3'
   const { longDate, shortDate } = toAmzDate(input.now)
@@ -196,7 +196,7 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
   const headers: Array<[string, string]> = [['host', endpoint.host]]
   for (const [name, value] of Object.entries(input.headers ?? {})) {
     const problem = checkSignedHeader(name, value)
-    if (problem !== undefined) throw new WaybillError('invalid_request', problem)
+    if (problem !== undefined) throw new CoreError('invalid_header', problem)
     headers.push([name, canonicalHeaderValue(value)])
   }
   headers.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -215,7 +215,7 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
 
   const pathOf = (item: PresignItem): string => {
     const problem = checkObjectKey(item.key)
-    if (problem !== undefined) throw new WaybillError('invalid_request', `key ${problem}`)
+    if (problem !== undefined) throw new CoreError('invalid_key', `key ${problem}`)
     return `${endpoint.basePath}/${encodeKeyPath(item.key)}`
   }
 

@@ -4,7 +4,7 @@
 // derived key's precomputed HMAC states (./sha256.ts).
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html#derive-signing-key
 
-import { SIGNING_KEY_CACHE_ENTRIES } from '../../constants'
+import { SIGNING_KEY_CACHE_ENTRIES } from '../limits'
 import { HmacSha256 } from './sha256'
 
 const encoder = new TextEncoder()

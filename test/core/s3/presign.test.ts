@@ -11,7 +11,7 @@ import {
   type PresignMethod,
   type ResponseOverrides,
 } from '../../../src/core/s3/presign'
-import { WaybillError } from '../../../src/errors'
+import { CoreError } from '../../../src/core/errors'
 import { AWS_EXAMPLE } from '../../fixtures/aws-presign-example'
 import { HARD_KEYS } from '../../fixtures/keys'
 import { escapeUri, OVERRIDE_QUERY, SHA256_HEADER } from '../../fixtures/smithy-presign'
@@ -309,7 +309,7 @@ describe('signed headers and multipart parameters', () => {
       { 'x-a': 'a\nb' },
     ]
     for (const headers of refused) {
-      expect(() => prepareS3Presign({ ...base, headers })).toThrow(WaybillError)
+      expect(() => prepareS3Presign({ ...base, headers })).toThrow(CoreError)
     }
   })
 })
@@ -326,7 +326,7 @@ describe('validation', () => {
   it('refuses expiries outside 1 to 604800 seconds instead of clamping', () => {
     for (const expiresIn of [0, -1, 1.5, 604801, Number.NaN, Infinity]) {
       expect(checkExpiresIn(expiresIn)).toMatch(/1 to 604800/)
-      expect(() => prepareS3Presign({ ...base, expiresIn })).toThrow(WaybillError)
+      expect(() => prepareS3Presign({ ...base, expiresIn })).toThrow(CoreError)
     }
     expect(checkExpiresIn(1)).toBeUndefined()
     expect(checkExpiresIn(604800)).toBeUndefined()
@@ -338,6 +338,6 @@ describe('validation', () => {
     expect(checkObjectKey('é'.repeat(512))).toBeUndefined() // 1024 bytes
     expect(checkObjectKey('é'.repeat(512) + 'x')).toMatch(/1024 bytes/)
     const presigner = prepareS3Presign({ ...base, expiresIn: 60 })
-    await expect(presigner.presign({ key: '' })).rejects.toThrow(WaybillError)
+    await expect(presigner.presign({ key: '' })).rejects.toThrow(CoreError)
   })
 })

@@ -3,10 +3,10 @@
 // lifetime and upload limits, so nothing reaches a signature without passing every grant field.
 // Everything per batch is prepared once here.
 
-import { isPermit, type Permit } from './auth/policy'
-import { activeKey } from './config/keys'
-import type { CloudFrontOrigin, S3Origin } from './config'
-import { CLOUDFRONT_SIGN_CHUNK, MAX_PUT_BYTES } from './constants'
+import { isPermit, type Permit } from '../auth/policy'
+import { activeKey } from '../config/keys'
+import type { CloudFrontOrigin, S3Origin } from '../config'
+import { CLOUDFRONT_SIGN_CHUNK, MAX_PUT_BYTES } from '../config/limits'
 import {
   cannedPolicy,
   customPolicy,
@@ -16,12 +16,12 @@ import {
   signCookies,
   withParams,
   type SignedCookies,
-} from './core/cloudfront/sign'
-import { encodeKeyPath } from './core/sigv4/encoding'
-import { signPostPolicy, type PostPolicy } from './core/s3/post-policy'
-import { prepareS3Presign, type PresignItem, type PresignMethod } from './core/s3/presign'
-import { sha256AsciiHex } from './core/sigv4/sha256'
-import { signingTime, type SigningTime } from './core/window'
+} from '../core/cloudfront/sign'
+import { encodeKeyPath } from '../core/sigv4/encoding'
+import { signPostPolicy, type PostPolicy } from '../core/s3/post-policy'
+import { prepareS3Presign, type PresignItem, type PresignMethod } from '../core/s3/presign'
+import { sha256AsciiHex } from '../core/sigv4/sha256'
+import { signingTime, type SigningTime } from '../core/window'
 
 /** Signs the items of one permit, in order. */
 export interface BatchSigner {

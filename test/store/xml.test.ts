@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { s3Error } from '../../src/s3/client'
-import { decodeXmlText, elements, escapeXmlText, text } from '../../src/s3/xml'
+import { s3Error } from '../../src/store/client'
+import { decodeXmlText, elements, escapeXmlText, text } from '../../src/store/xml'
 
 describe('S3 XML', () => {
   it('finds elements in document order and decodes entities and character references', () => {

@@ -1,12 +1,9 @@
-/** Limits and defaults, in one place. Suffixes name the unit. */
+/** Limits and defaults, in one place (the cores' protocol limits included). Suffixes name the unit. */
 
-/** SigV4 query presigning allows at most seven days. */
-export const MAX_EXPIRES_S = 604_800
-export const MIN_EXPIRES_S = 1
+import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../core/limits'
+
+export { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S }
 export const DEFAULT_EXPIRES_S = 900
-
-/** S3 object keys are at most 1024 bytes of UTF-8. */
-export const MAX_KEY_BYTES = 1024
 
 export const DEFAULT_MAX_BATCH = 10_000
 /** A hard ceiling for `WAYBILL_MAX_BATCH`, so a typo cannot ask one request to sign millions. */
@@ -34,9 +31,6 @@ export const MAX_SIGNING_WINDOW_S = 86_400
 
 /** A response carrying URLs may be cached only while the URLs in it still have this much life. */
 export const CACHE_MARGIN_S = 60
-
-/** Derived SigV4 signing keys kept per isolate: one per (secret, day, region, service). */
-export const SIGNING_KEY_CACHE_ENTRIES = 64
 
 /** Longest response-override value accepted (S3 itself limits header size to 8 KiB in total). */
 export const MAX_OVERRIDE_CHARS = 1024

@@ -1,0 +1,11 @@
+/** The protocol limits the pure cores enforce. The app's own limits live in config/limits.ts. */
+
+/** SigV4 query presigning allows at most seven days. */
+export const MAX_EXPIRES_S = 604_800
+export const MIN_EXPIRES_S = 1
+
+/** S3 object keys are at most 1024 bytes of UTF-8. */
+export const MAX_KEY_BYTES = 1024
+
+/** Derived SigV4 signing keys kept per isolate: one per (secret, day, region, service). */
+export const SIGNING_KEY_CACHE_ENTRIES = 64
