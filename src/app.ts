@@ -1,17 +1,21 @@
 import { Hono } from 'hono'
+import { describeRoute, openAPIRouteHandler, type GenerateSpecOptions } from 'hono-openapi'
+import { every } from 'hono/combine'
+import { methodNotAllowed } from 'hono/method-not-allowed'
+import * as v from 'valibot'
 import { authenticate } from './auth/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
-import { systemClock, type Clock } from './http/clock'
 import { CoreError } from './core/errors'
 import { fromCoreError, WaybillError } from './errors'
+import { systemClock, type Clock } from './http/clock'
 import { requireConfig } from './http/config'
 import { cors } from './http/cors'
-import { rateLimit } from './http/rate-limit'
-import { requestLog } from './http/request-log'
+import { jsonContent, problems, SECURITY_SCHEMES } from './http/openapi'
 import { internalErrorResponse, problemResponse } from './http/problem'
-import type { AppEnv } from './http/types'
+import { rateLimit } from './http/rate-limit'
+import { requestId, requestLog } from './http/request-log'
+import type { AppEnv, RouteDeps } from './http/types'
 import { cookieRoutes } from './routes/cookies'
-import { openApiDocument } from './routes/openapi'
 import { listRoutes } from './routes/list'
 import { redirectRoutes } from './routes/redirect'
 import { signRoutes } from './routes/sign'
@@ -24,22 +28,33 @@ export interface AppOptions {
   fetch?: Fetch
 }
 
-/** Paths and the methods they answer, so any other method gets 405 with a truthful `Allow`. */
-const ALLOWED: ReadonlyArray<readonly [string, string]> = [
-  ['/healthz', 'GET, HEAD'],
-  ['/openapi.json', 'GET, HEAD'],
-  ['/v1/sign', 'POST'],
-  ['/v1/cookies', 'POST'],
-  ['/v1/redirect/*', 'GET, HEAD'],
-  ['/v1/list/*', 'GET, HEAD'],
-  // Also matches /v1/uploads itself.
-  ['/v1/uploads/*', 'POST'],
-]
+/** The versioned API, chained so that its type describes every route (see `WaybillApi`). */
+function api(deps: RouteDeps) {
+  return new Hono<AppEnv>()
+    .route('/sign', signRoutes(deps))
+    .route('/cookies', cookieRoutes(deps))
+    .route('/redirect', redirectRoutes(deps))
+    .route('/list', listRoutes(deps))
+    .route('/uploads', uploadRoutes(deps))
+}
 
-function methodNotAllowed(allow: string): WaybillError {
-  return new WaybillError('method_not_allowed', `This path answers ${allow} only.`, {
-    headers: { allow },
-  })
+/** The API's type, for Hono's typed client: `hc<WaybillApi>('https://waybill.example/v1')`. */
+export type WaybillApi = ReturnType<typeof api>
+
+const Health = v.object({ ok: v.literal(true) })
+
+/** The OpenAPI document's own parts; the operations come from the routes. */
+const DOCUMENTATION: GenerateSpecOptions['documentation'] = {
+  openapi: '3.1.0',
+  info: {
+    title: 'waybill',
+    version: '1',
+    description:
+      'Authorizes a caller, then mints signed URLs for private objects: S3 SigV4 presigned URLs and CloudFront signed URLs and cookies. Every error is an RFC 9457 problem (application/problem+json) naming each field at fault.',
+    license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+  },
+  servers: [{ url: '/', description: 'This waybill' }],
+  components: { securitySchemes: SECURITY_SCHEMES },
 }
 
 /**
@@ -57,34 +72,59 @@ export function createApp(options: AppOptions = {}) {
   )
   const app = new Hono<AppEnv>()
 
+  app.use(requestId())
   app.use(requestLog())
   app.use(cors())
-
-  // 405 before authentication: the method is wrong whoever calls. GET routes answer HEAD too.
-  for (const [path, allow] of ALLOWED) {
-    const allowed = allow.split(', ')
-    app.all(path, async (c, next) => {
-      if (!allowed.includes(c.req.method)) throw methodNotAllowed(allow)
-      await next()
-    })
-  }
-
-  app.get('/healthz', requireConfig(), (c) =>
-    c.json({ ok: true }, 200, { 'cache-control': 'no-store' }),
+  // Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves.
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (_, methods) => {
+        const allow = methods.join(', ')
+        return problemResponse(
+          new WaybillError('method_not_allowed', `This path answers ${allow} only.`, {
+            headers: { allow },
+          }),
+        )
+      },
+    }),
   )
-  app.get('/openapi.json', (c) => c.json(openApiDocument))
+
+  app.get(
+    '/healthz',
+    describeRoute({
+      operationId: 'getHealth',
+      summary: 'Liveness and configuration check',
+      description: 'No authentication. 503 lists each problem when the configuration is invalid.',
+      responses: { 200: jsonContent(Health, 'Ready'), ...problems() },
+    }),
+    requireConfig(),
+    (c) => c.json({ ok: true as const }, 200, { 'cache-control': 'no-store' }),
+  )
+  app.get(
+    '/openapi.json',
+    describeRoute({
+      operationId: 'getOpenApi',
+      summary: 'This document',
+      responses: { 200: { description: 'The OpenAPI 3.1 document' } },
+    }),
+    openAPIRouteHandler(app, {
+      documentation: DOCUMENTATION,
+      defaultValidationErrorResponse: false,
+      // /openapi.json is an API route, not a static file.
+      excludeStaticFile: false,
+    }),
+  )
 
   app.use('/v1/*', requireConfig())
-  app.use('/v1/sign', authenticate({ jwks, clock }), rateLimit())
-  app.use('/v1/cookies', authenticate({ jwks, clock }), rateLimit())
-  app.use('/v1/redirect/*', authenticate({ jwks, clock, cookie: true }), rateLimit())
-  app.use('/v1/list/*', authenticate({ jwks, clock }), rateLimit())
-  app.use('/v1/uploads/*', authenticate({ jwks, clock }), rateLimit())
-  app.route('/v1/sign', signRoutes(clock))
-  app.route('/v1/cookies', cookieRoutes(clock))
-  app.route('/v1/redirect', redirectRoutes(clock))
-  app.route('/v1/list', listRoutes(clock))
-  app.route('/v1/uploads', uploadRoutes(clock))
+  app.route(
+    '/v1',
+    api({
+      clock,
+      authenticated: every(authenticate({ jwks, clock }), rateLimit()),
+      authenticatedByCookie: every(authenticate({ jwks, clock, cookie: true }), rateLimit()),
+    }),
+  )
 
   app.notFound(() =>
     problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),

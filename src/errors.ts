@@ -16,7 +16,7 @@ export type ErrorCode =
   | 'auth_unavailable'
   | 'upstream_error'
 
-const STATUS: Record<ErrorCode, number> = {
+export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -30,7 +30,7 @@ const STATUS: Record<ErrorCode, number> = {
   upstream_error: 502,
 }
 
-const TITLE: Record<ErrorCode, string> = {
+export const TITLE: Record<ErrorCode, string> = {
   invalid_request: 'Invalid request',
   unauthorized: 'Unauthorized',
   forbidden: 'Forbidden',

@@ -12,7 +12,7 @@ import {
   JWKS_TIMEOUT_MS,
 } from '../config/limits'
 import { WaybillError } from '../errors'
-import { readCapped } from '../http/read-capped'
+import { readCapped } from '../http/body'
 import { isRecord } from '../validation'
 
 export type Fetch = (input: Request | string, init?: RequestInit) => Promise<Response>

@@ -1,15 +1,33 @@
+import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
+import { requestId as honoRequestId } from 'hono/request-id'
 import type { AppEnv, LogFields } from './types'
 
 /**
- * One JSON log line per request: request id, route, principal, origin, action, item count, status,
+ * The request's id: Cloudflare's `cf-ray`, or a fresh UUID. Never the client's own header, which
+ * anyone could set to tangle the logs; returned as `Waybill-Request-Id` by `requestLog`.
+ */
+export function requestId() {
+  return honoRequestId({
+    headerName: '',
+    generator: (c) => c.req.header('cf-ray') ?? crypto.randomUUID(),
+  })
+}
+
+/** Adds what the route knows to the request's log line. */
+export function logFields(c: Context<AppEnv>, fields: LogFields): void {
+  Object.assign(c.get('log'), fields)
+}
+
+/**
+ * One JSON log line per request (needs `requestId()` before it): request id, route, principal, origin, action, item count, status,
  * outcome and duration. Never a token, an API key, a signature or a signed URL, and not the path
  * either (it can hold an object key); the route pattern is logged instead.
  */
 export function requestLog() {
   return createMiddleware<AppEnv>(async function requestLog(c, next) {
     const started = performance.now()
-    const requestId = c.req.header('cf-ray') ?? crypto.randomUUID()
+    const id = c.get('requestId')
     const fields: LogFields = {}
     c.set('log', fields)
     try {
@@ -18,8 +36,8 @@ export function requestLog() {
       const status = c.res.status
       // Set once the configuration is known good; until then every request is logged.
       const quiet = c.get('config')?.requestLog === 'errors' && status < 400
-      if (!quiet) logRequest(c.req.method, c.req.routePath, requestId, fields, status, started)
-      c.res.headers.set('waybill-request-id', requestId)
+      if (!quiet) logRequest(c.req.method, c.req.routePath, id, fields, status, started)
+      c.res.headers.set('waybill-request-id', id)
     }
   })
 }

@@ -1,19 +1,34 @@
+import type { MiddlewareHandler } from 'hono'
+import type { RequestIdVariables } from 'hono/request-id'
 import type { Principal } from '../auth/principal'
-import type { Config } from '../config'
+import type { Action, Config } from '../config'
 import type { Env } from '../config/env'
+import type { Clock } from './clock'
 
 /** What the request log line says about a request; routes fill in what they know. */
 export interface LogFields {
   principal?: string
   origin?: string
-  action?: string
+  action?: Action
+  /** Uploads: put, post or multipart. */
+  mode?: string
   items?: number
+}
+
+/** What every route factory is given by the app. */
+export interface RouteDeps {
+  /** Signing and token-checking time. */
+  readonly clock: Clock
+  /** Authentication (Bearer, Access) and the rate limit: what every signing route runs first. */
+  readonly authenticated: MiddlewareHandler<AppEnv>
+  /** The same, also accepting the JWT cookie: for links a browser follows (redirects). */
+  readonly authenticatedByCookie: MiddlewareHandler<AppEnv>
 }
 
 /** Hono's environment for every route: bindings, and what middleware puts on the context. */
 export interface AppEnv {
   Bindings: Env
-  Variables: {
+  Variables: RequestIdVariables & {
     config: Config
     principal: Principal
     log: LogFields

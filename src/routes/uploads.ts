@@ -1,344 +1,117 @@
+// POST /v1/uploads and the multipart follow-ups: browser uploads straight to the bucket.
+
 import { Hono } from 'hono'
-import { authorize, grantedOrigin, type ContentReach, type Permit } from '../auth/policy'
-import type { Principal } from '../auth/principal'
-import { seal, unseal } from '../auth/seal'
-import type { Clock } from '../http/clock'
-import type { Config, Origin, S3Origin } from '../config'
-import { FIRST_PART_URLS, MAX_PARTS } from '../config/limits'
-import { invalid, WaybillError, type FieldError } from '../errors'
-import { readJsonBody } from '../http/json-body'
-import type { AppEnv } from '../http/types'
+import { describeRoute } from 'hono-openapi'
+import { json } from '../http/answer'
+import { jsonBody } from '../http/body'
+import { jsonContent, problems, SECURITY } from '../http/openapi'
+import { logFields } from '../http/request-log'
+import type { AppEnv, RouteDeps } from '../http/types'
+import { validBody } from '../http/validate'
 import {
-  abortMultipartUpload,
-  completeMultipartUpload,
-  createMultipartUpload,
-  listParts,
-  type CompletedPart,
-} from '../store/client'
-import {
-  partCountOf,
-  partSizeOf,
-  partUploadUrls,
-  postUploadPolicy,
-  putUploadUrl,
-} from '../services/signers'
-import {
-  choosePartSize,
-  parseAbortRequest,
-  parseCompleteRequest,
-  parsePartsRequest,
-  parseUploadRequest,
-  type MultipartRef,
-  type UploadRequest,
-} from './upload-request'
+  AbortBody,
+  CompleteAnswer,
+  CompleteBody,
+  PartsAnswer,
+  PartsBody,
+  UploadAnswer,
+  UploadBody,
+} from '../schemas/uploads'
+import { abortUpload, completeUpload, issueUpload, moreParts } from '../services/uploads'
 
 const NO_STORE = { 'cache-control': 'no-store' }
-const HANDLE_PURPOSE = 'multipart-upload'
+const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
 
-/** What the origin's type or store cannot do for this upload, once a grant is known. */
-function uploadFits(origin: Origin, request: UploadRequest): FieldError[] {
-  if (origin.type !== 's3') {
-    return [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
-  }
-  if (request.mode === 'post' && !origin.postPolicy) {
-    return [
-      {
-        path: 'mode',
-        message:
-          'this origin\'s store does not accept POST uploads (postPolicy: false); use "put" or "multipart"',
-      },
-    ]
-  }
-  if (request.keyIsPrefix && origin.keys === 'safe') {
-    // S3 can only say starts-with: a form could send "<prefix>../x", which some stores store as
-    // "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
-    return [
-      {
-        path: 'keyPrefix',
-        message:
-          'cannot be used on this origin: S3\'s starts-with admits keys such as "<prefix>../x", which stores may normalize out of the prefix; send the exact "key"',
-      },
-    ]
-  }
-  return []
-}
-
-/** What an upload's signature enforces: its content type, and its length when one is signed. */
-function contentOf(request: UploadRequest): ContentReach {
-  const exact = request.contentLength
-  return {
-    type: {
-      value: request.contentType,
-      family: request.contentType.endsWith('/*'),
-      path: 'contentType',
-    },
-    // A PUT without a length signs none; a POST policy then signs the grant's own limit.
-    length:
-      exact !== undefined ? { exact } : request.mode === 'post' ? { atMost: 'grant' } : undefined,
-    lengthPath: 'contentLength',
-  }
-}
-
-/** A multipart upload as waybill sealed it: the store's id and the sizes it was created with. */
-interface UploadHandle {
-  uploadId: string
-  contentLength: number
-  partSize: number
-  contentType: string
-}
-
-// The handle is bound to the origin, the caller and the key: another caller's handle, or this
-// caller's for another key, does not unseal.
-const boundTo = (principal: Principal, key: string) => `${principal.kind}:${principal.id}\n${key}`
-
-function sealHandle(origin: S3Origin, principal: Principal, key: string, handle: UploadHandle) {
-  const payload = JSON.stringify({
-    u: handle.uploadId,
-    n: handle.contentLength,
-    s: handle.partSize,
-    t: handle.contentType,
-  })
-  return seal(origin, HANDLE_PURPOSE, payload, boundTo(principal, key))
-}
-
-function parseHandle(payload: string | undefined): UploadHandle | undefined {
-  if (payload === undefined) return undefined
-  try {
-    const { u, n, s, t } = JSON.parse(payload) as Record<string, unknown>
-    if (
-      typeof u === 'string' &&
-      typeof t === 'string' &&
-      Number.isSafeInteger(n) &&
-      Number.isSafeInteger(s)
-    ) {
-      return { uploadId: u, contentLength: n as number, partSize: s as number, contentType: t }
-    }
-  } catch {
-    // Falls through to "not a handle".
-  }
-  return undefined
-}
-
-/**
- * The permit for a follow-up on a multipart upload: the handle must unseal for this caller and key
- * (checked only once the caller is known to hold a grant on the origin), and the caller's grants
- * must still allow what the upload was created with.
- */
-async function authorizeUpload(
-  config: Config,
-  principal: Principal,
-  ref: MultipartRef,
-  expiresIn?: number,
-): Promise<{ permit: Permit; handle: UploadHandle; origin: S3Origin }> {
-  const origin = grantedOrigin(config, principal, ref.origin, 'write')
-  const notOurs = () =>
-    new WaybillError('forbidden', 'This upload was not started by this caller for this key.', {
-      errors: [{ path: 'uploadId', message: 'was not issued to this caller for this key' }],
-    })
-  if (origin.type !== 's3') throw notOurs()
-  const handle = parseHandle(
-    await unseal(origin, HANDLE_PURPOSE, ref.uploadId, boundTo(principal, ref.key)),
-  )
-  if (handle === undefined) throw notOurs()
-  const permit = authorize(config, principal, {
-    origin: ref.origin,
-    action: 'write',
-    items: [{ key: ref.key }],
-    itemPath: () => 'key',
-    expiresIn,
-    content: {
-      type: { value: handle.contentType, family: false, path: 'uploadId' },
-      length: { exact: handle.contentLength },
-      lengthPath: 'uploadId',
-    },
-  })
-  return { permit, handle, origin }
-}
-
-/** Strong ETags compare without their quotes (some stores quote them, some clients strip them). */
-const bareEtag = (etag: string) => etag.replace(/^"|"$/g, '')
-
-/**
- * Checks the parts a caller wants to complete against what the store holds: each was uploaded
- * with that ETag and has the size its URL pinned, and together they make the declared length.
- */
-async function checkParts(
-  origin: S3Origin,
-  key: string,
-  handle: UploadHandle,
-  parts: readonly CompletedPart[],
-): Promise<void> {
-  const uploaded = new Map(
-    (await listParts(origin, key, handle.uploadId)).map((part) => [part.partNumber, part]),
-  )
-  const errors: FieldError[] = []
-  let total = 0
-  parts.forEach(({ partNumber, etag }, i) => {
-    const part = uploaded.get(partNumber)
-    const expected = partSizeOf(handle.contentLength, handle.partSize, partNumber)
-    if (part === undefined) {
-      errors.push({ path: `parts.${i}.partNumber`, message: 'has not been uploaded' })
-    } else if (bareEtag(part.etag) !== bareEtag(etag)) {
-      errors.push({ path: `parts.${i}.etag`, message: 'is not the ETag of the uploaded part' })
-    } else if (part.size !== expected) {
-      errors.push({
-        path: `parts.${i}`,
-        message: `is ${part.size} bytes; part ${partNumber} of this upload must be ${expected}`,
-      })
-    } else total += part.size
-  })
-  if (errors.length === 0 && total !== handle.contentLength) {
-    errors.push({
-      path: 'parts',
-      message: `add up to ${total} bytes; the upload was created for ${handle.contentLength} (parts 1 to ${partCountOf(handle.contentLength, handle.partSize)})`,
-    })
-  }
-  if (errors.length > 0) throw invalid(errors)
-}
-
-/**
- * Browser uploads straight to the bucket: `POST /v1/uploads` (an exact PUT URL, a POST policy, or
- * a multipart upload with part URLs) and the multipart follow-ups.
- */
-export function uploadRoutes(clock: Clock) {
-  const app = new Hono<AppEnv>()
-
-  app.post('/', async (c) => {
-    const config = c.get('config')
-    const principal = c.get('principal')
-    const request = parseUploadRequest(await readJsonBody(c))
-    Object.assign(c.get('log'), {
-      origin: request.origin,
-      action: 'write',
-      mode: request.mode,
-      items: 1,
-    })
-    const permit = authorize(config, principal, {
-      origin: request.origin,
-      action: 'write',
-      items: request.keyIsPrefix ? [] : [{ key: request.key }],
-      itemPath: () => 'key',
-      under: request.keyIsPrefix ? [{ prefix: request.key, path: 'keyPrefix' }] : undefined,
-      expiresIn: request.expiresIn,
-      content: contentOf(request),
-      fits: (origin) => uploadFits(origin, request),
-    })
-    const origin = permit.origin as S3Origin
-    const now = clock()
-
-    if (request.mode === 'put') {
-      const { url, headers, expiresAt } = await putUploadUrl(permit, request, now)
-      // Browsers send Content-Length from the body themselves (fetch ignores it in `headers`).
-      return c.json(
-        { method: 'PUT', url, headers, expiresAt: expiresAt.toISOString() },
-        200,
-        NO_STORE,
-      )
-    }
-
-    if (request.mode === 'post') {
-      const post = await postUploadPolicy(permit, request, now)
-      return c.json(
-        {
-          method: 'POST',
-          url: post.url,
-          fields: post.fields,
-          expiresAt: post.expiresAt.toISOString(),
+export function uploadRoutes({ clock, authenticated }: RouteDeps) {
+  return new Hono<AppEnv>()
+    .post(
+      '/',
+      describeRoute({
+        operationId: 'createUpload',
+        summary: 'Permission to upload one object straight to the bucket',
+        description:
+          "Needs a `write` grant covering the key that admits the content type and size; each of the grant's limits is signed into what comes back.",
+        security: SECURITY,
+        responses: {
+          200: jsonContent(UploadAnswer, 'A PUT URL, a POST policy, or a multipart upload'),
+          ...problems(...BAD_BODY, 'forbidden', 'upstream_error'),
         },
-        200,
-        NO_STORE,
-      )
-    }
-
-    const contentLength = request.contentLength!
-    const partSize = choosePartSize(contentLength, request.partSize)
-    const partCount = partCountOf(contentLength, partSize)
-    if (partCount > MAX_PARTS) {
-      throw invalid([
-        { path: 'partSize', message: `makes ${partCount} parts; S3 allows ${MAX_PARTS}` },
-      ])
-    }
-    const uploadId = await createMultipartUpload(origin, request.key, {
-      contentType: request.contentType,
-      metadata: request.metadata,
-    })
-    const first = Array.from({ length: Math.min(partCount, FIRST_PART_URLS) }, (_, i) => i + 1)
-    const { parts, expiresAt } = await partUploadUrls(permit, { uploadId, partSize }, first, now)
-    const handle = await sealHandle(origin, principal, request.key, {
-      uploadId,
-      contentLength,
-      partSize,
-      contentType: request.contentType,
-    })
-    return c.json(
-      {
-        method: 'MULTIPART',
-        key: request.key,
-        uploadId: handle,
-        partSize,
-        partCount,
-        parts,
-        expiresAt: expiresAt.toISOString(),
+      }),
+      authenticated,
+      jsonBody(),
+      validBody(UploadBody),
+      async (c) => {
+        const request = c.req.valid('json')
+        logFields(c, { origin: request.origin, action: 'write', mode: request.mode, items: 1 })
+        const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
+        return json(c, answer, NO_STORE)
       },
-      200,
-      NO_STORE,
     )
-  })
-
-  app.post('/multipart/parts', async (c) => {
-    const request = parsePartsRequest(await readJsonBody(c))
-    Object.assign(c.get('log'), {
-      origin: request.origin,
-      action: 'write',
-      items: request.partNumbers.length,
-    })
-    const { permit, handle } = await authorizeUpload(
-      c.get('config'),
-      c.get('principal'),
-      request,
-      request.expiresIn,
+    .post(
+      '/multipart/parts',
+      describeRoute({
+        operationId: 'signUploadParts',
+        summary: 'More part URLs for a multipart upload',
+        security: SECURITY,
+        responses: {
+          200: jsonContent(PartsAnswer, 'The part URLs, each pinning its part’s size'),
+          ...problems(...BAD_BODY, 'forbidden'),
+        },
+      }),
+      authenticated,
+      jsonBody(),
+      validBody(PartsBody),
+      async (c) => {
+        const request = c.req.valid('json')
+        logFields(c, { origin: request.origin, action: 'write', items: request.partNumbers.length })
+        return json(
+          c,
+          await moreParts(c.get('config'), c.get('principal'), request, clock()),
+          NO_STORE,
+        )
+      },
     )
-    const partCount = partCountOf(handle.contentLength, handle.partSize)
-    const beyond = request.partNumbers.flatMap((n, i) =>
-      n > partCount
-        ? [{ path: `partNumbers.${i}`, message: `must be a part number from 1 to ${partCount}` }]
-        : [],
+    .post(
+      '/multipart/complete',
+      describeRoute({
+        operationId: 'completeUpload',
+        summary: 'Complete a multipart upload, once its parts are checked',
+        description:
+          'Lists the parts the store holds first: each must be there with that ETag and its pinned size, and together they must make the declared size.',
+        security: SECURITY,
+        responses: {
+          200: jsonContent(CompleteAnswer, 'The object'),
+          ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
+        },
+      }),
+      authenticated,
+      jsonBody(),
+      validBody(CompleteBody),
+      async (c) => {
+        const request = c.req.valid('json')
+        logFields(c, { origin: request.origin, action: 'write', items: request.parts.length })
+        return json(c, await completeUpload(c.get('config'), c.get('principal'), request), NO_STORE)
+      },
     )
-    if (beyond.length > 0) throw invalid(beyond)
-    const { parts, expiresAt } = await partUploadUrls(
-      permit,
-      { uploadId: handle.uploadId, partSize: handle.partSize },
-      request.partNumbers,
-      clock(),
+    .post(
+      '/multipart/abort',
+      describeRoute({
+        operationId: 'abortUpload',
+        summary: 'Abort a multipart upload and drop its parts',
+        security: SECURITY,
+        responses: {
+          204: { description: 'Aborted' },
+          ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
+        },
+      }),
+      authenticated,
+      jsonBody(),
+      validBody(AbortBody),
+      async (c) => {
+        const request = c.req.valid('json')
+        logFields(c, { origin: request.origin, action: 'write', items: 1 })
+        await abortUpload(c.get('config'), c.get('principal'), request)
+        return c.body(null, 204, NO_STORE)
+      },
     )
-    return c.json({ parts, expiresAt: expiresAt.toISOString() }, 200, NO_STORE)
-  })
-
-  app.post('/multipart/complete', async (c) => {
-    const request = parseCompleteRequest(await readJsonBody(c))
-    Object.assign(c.get('log'), {
-      origin: request.origin,
-      action: 'write',
-      items: request.parts.length,
-    })
-    const { handle, origin } = await authorizeUpload(c.get('config'), c.get('principal'), request)
-    await checkParts(origin, request.key, handle, request.parts)
-    const { etag } = await completeMultipartUpload(
-      origin,
-      request.key,
-      handle.uploadId,
-      request.parts,
-    )
-    return c.json({ key: request.key, etag }, 200, NO_STORE)
-  })
-
-  app.post('/multipart/abort', async (c) => {
-    const request = parseAbortRequest(await readJsonBody(c))
-    Object.assign(c.get('log'), { origin: request.origin, action: 'write', items: 1 })
-    const { handle, origin } = await authorizeUpload(c.get('config'), c.get('principal'), request)
-    await abortMultipartUpload(origin, request.key, handle.uploadId)
-    return c.body(null, 204, NO_STORE)
-  })
-
-  return app
 }

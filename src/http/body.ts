@@ -1,7 +1,14 @@
 import type { Context } from 'hono'
+import type { AppEnv } from './types'
+import { createMiddleware } from 'hono/factory'
 import { MAX_JSON_VALUES, MAX_SMALL_BODY_BYTES } from '../config/limits'
 import { WaybillError, invalid } from '../errors'
-import { readCapped } from './read-capped'
+
+/** Bytes, and JSON values (members and elements), a body may hold. */
+export interface BodyLimits {
+  bytes: number
+  values: number
+}
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 
@@ -32,10 +39,7 @@ function withinValueLimit(text: string, limit: number): boolean {
  */
 export async function readJsonBody(
   c: Context,
-  limits: { bytes: number; values: number } = {
-    bytes: MAX_SMALL_BODY_BYTES,
-    values: MAX_JSON_VALUES,
-  },
+  limits: BodyLimits = { bytes: MAX_SMALL_BODY_BYTES, values: MAX_JSON_VALUES },
 ): Promise<unknown> {
   const limitBytes = limits.bytes
   const type = c.req.header('content-type')
@@ -78,4 +82,48 @@ export async function readJsonBody(
     const reason = error instanceof SyntaxError ? `: ${error.message}` : ''
     throw invalid([{ path: 'body', message: `is not valid JSON${reason}` }])
   }
+}
+
+/**
+ * Reads a whole body, stopping (and cancelling the stream) as soon as it passes `limitBytes`.
+ * Returns undefined when the body is too large, so a caller never buffers more than the limit.
+ */
+export async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  limitBytes: number,
+): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0)
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limitBytes) {
+      await reader.cancel()
+      return undefined
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return bytes
+}
+
+/**
+ * Reads the JSON body as `readJsonBody` does and hands it to the route's validator (which reads
+ * it through `c.req.json()`). Hono's own JSON reading and body limit are not used: neither refuses
+ * a non-JSON type with 415, stops a chunked body at the limit, or counts values before parsing.
+ */
+export function jsonBody(limits?: BodyLimits | ((c: Context<AppEnv>) => BodyLimits)) {
+  return createMiddleware<AppEnv>(async function jsonBody(c, next) {
+    const value = await readJsonBody(c, typeof limits === 'function' ? limits(c) : limits)
+    c.req.bodyCache.json = Promise.resolve(value)
+    await next()
+  })
 }

@@ -1,0 +1,98 @@
+// The ways a route answers: JSON (with a fast path for bodies built from parts), NDJSON streamed
+// as the client reads, and the cache headers of answers that carry signed URLs.
+
+import type { Context } from 'hono'
+import { accepts } from 'hono/accepts'
+import { CACHE_MARGIN_S } from '../config/limits'
+
+const NDJSON = 'application/x-ndjson'
+
+/** Answers that carry signed URLs differ per caller. */
+export const VARY = 'Authorization, Cookie'
+
+/** True when the client asks for NDJSON ahead of JSON (`Accept: *\/*` and none get JSON). */
+export function wantsNdjson(c: Context): boolean {
+  return (
+    accepts(c, {
+      header: 'Accept',
+      supports: ['application/json', NDJSON],
+      default: 'application/json',
+    }) === NDJSON
+  )
+}
+
+/**
+ * An NDJSON answer whose lines are made as the client reads: `next()` gives the next chunk of
+ * lines (each ending in a newline), or undefined at the end. So a 100,000-URL answer never sits in
+ * memory at once, and the first lines leave while later ones are still being signed.
+ */
+export function ndjson(
+  next: () => Promise<string | undefined>,
+  headers: Record<string, string>,
+): Response {
+  const encoder = new TextEncoder()
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = await next()
+      if (chunk === undefined) controller.close()
+      else controller.enqueue(encoder.encode(chunk))
+    },
+  })
+  return new Response(stream, {
+    headers: { ...headers, 'content-type': `${NDJSON}; charset=utf-8`, vary: VARY },
+  })
+}
+
+/**
+ * A JSON body already serialized, for answers assembled from parts: `JSON.stringify` of 10,000
+ * small objects costs more than signing them.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/** A JSON answer: an object serialized here, or `RawJson` as it is. */
+export function json(
+  c: Context,
+  body: unknown,
+  headers: Record<string, string> = {},
+  status: 200 | 201 = 200,
+): Response {
+  const text = body instanceof RawJson ? body.text : JSON.stringify(body)
+  return c.body(text, status, { ...headers, 'content-type': 'application/json' })
+}
+
+/**
+ * `private, max-age=N` where N leaves the earliest-expiring URL `CACHE_MARGIN_S` of life when the
+ * cached copy is last used; `no-store` when there is nothing left to cache.
+ *
+ * @example
+ * cacheControlUntil(new Date('2026-11-23T11:15:00Z'), new Date('2026-11-23T10:17:00Z'))
+ * // 'private, max-age=3420'
+ */
+export function cacheControlUntil(expiresAt: Date, now: Date): string {
+  const remaining = Math.floor((expiresAt.getTime() - now.getTime()) / 1000)
+  const maxAge = remaining - CACHE_MARGIN_S
+  return maxAge > 0 ? `private, max-age=${maxAge}` : 'no-store'
+}
+
+// Not Hono's etag middleware: it hashes whatever body passes, streams included (it would hold a
+// 100,000-line NDJSON answer in memory), and answers 304 to POSTs.
+/** A strong ETag: the SHA-256 of the body, so equal bodies (same signing window) match. */
+export async function etagOf(body: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body)),
+  )
+  let hex = ''
+  for (let i = 0; i < 16; i++) hex += digest[i]!.toString(16).padStart(2, '0')
+  return `"${hex}"`
+}
+
+/** True when an `If-None-Match` header lists `etag` (or `*`). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag)
+}

@@ -1,0 +1,110 @@
+// What every operation's description shares: the problem schema, the security schemes, and how a
+// JSON answer is described. The document itself is generated from the routes (app.ts).
+
+import { toJsonSchema } from '@valibot/to-json-schema'
+import { resolver, type DescribeRouteOptions } from 'hono-openapi'
+import * as v from 'valibot'
+import { STATUS, TITLE, type ErrorCode } from '../errors'
+
+export const ProblemSchema = v.pipe(
+  v.object({
+    type: v.pipe(v.string(), v.examples(['urn:waybill:problem:invalid_request'])),
+    title: v.pipe(v.string(), v.examples(['Invalid request'])),
+    status: v.pipe(v.number(), v.integer(), v.examples([400])),
+    detail: v.pipe(v.string(), v.examples(['items.3.key: must be at most 1024 bytes of UTF-8'])),
+    errors: v.optional(
+      v.pipe(
+        v.array(
+          v.object({
+            path: v.pipe(
+              v.string(),
+              v.description('The field, as a dotted path into the request: `items.3.key`.'),
+            ),
+            message: v.string(),
+          }),
+        ),
+        v.description('Every field at fault, up to 100.'),
+      ),
+    ),
+  }),
+  v.description('An RFC 9457 problem. `type` is `urn:waybill:problem:<code>`.'),
+)
+
+/** The answers every authenticated route may give besides its own. */
+const COMMON: readonly ErrorCode[] = ['unauthorized', 'too_many_requests', 'config_invalid']
+
+/** Responses for each problem `codes` may answer (and the common ones), by status. */
+export function problems(...codes: ErrorCode[]) {
+  const responses: Record<string, { description: string; content: object }> = {}
+  for (const code of [...codes, ...COMMON]) {
+    const status = String(STATUS[code])
+    const titles = responses[status]?.description
+    responses[status] = {
+      description: titles === undefined ? TITLE[code] : `${titles}; ${TITLE[code]}`,
+      content: { 'application/problem+json': { schema: resolver(ProblemSchema) } },
+    }
+  }
+  return responses
+}
+
+/** A JSON answer described by `schema`. */
+export function jsonContent(schema: v.GenericSchema, description: string) {
+  return { description, content: { 'application/json': { schema: resolver(schema) } } }
+}
+
+/** OpenAPI path parameters from an object schema's fields: their JSON Schema and description. */
+export function pathParameters(
+  schema: v.StrictObjectSchema<v.ObjectEntries, undefined>,
+): DescribeRouteOptions['parameters'] {
+  const parameters = Object.entries(schema.entries).map(([name, field]) => {
+    const { description, ...jsonSchema } = toJsonSchema(field, { errorMode: 'ignore' })
+    return { name, in: 'path', required: true, description, schema: jsonSchema }
+  })
+  // The converter's JSON Schema type and openapi-types' SchemaObject describe the same JSON.
+  return parameters as DescribeRouteOptions['parameters']
+}
+
+/** Who may call: an API key or a JWT as a bearer token, or a Cloudflare Access token. */
+export const SECURITY: Record<string, string[]>[] = [
+  { apiKey: [] },
+  { jwt: [] },
+  { access: [] },
+  { accessCookie: [] },
+]
+
+export const SECURITY_SCHEMES: Record<
+  string,
+  | { type: 'http'; scheme: string; bearerFormat?: string; description: string }
+  | { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description: string }
+> = {
+  apiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key (WAYBILL_API_KEYS): `Authorization: Bearer <key>`.',
+  },
+  jwt: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A JWT, when WAYBILL_AUTH.jwt is configured: `Authorization: Bearer <token>`.',
+  },
+  access: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Cf-Access-Jwt-Assertion',
+    description: 'A Cloudflare Access application token.',
+  },
+  accessCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'CF_Authorization',
+    description: 'The Cloudflare Access cookie.',
+  },
+  jwtCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'wb_token',
+    description:
+      'The JWT in the cookie WAYBILL_AUTH.jwt.cookie names (redirects only; the name is configured).',
+  },
+}

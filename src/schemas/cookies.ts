@@ -1,0 +1,39 @@
+// POST /v1/cookies: the request and the answer.
+
+import * as v from 'valibot'
+import { MAX_COOKIE_PREFIX_BYTES } from '../config/limits'
+import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
+import { ExpiresIn, OriginName } from './fields'
+import { strict } from './valibot'
+
+const prefixMessage = `must be a key prefix of at most ${MAX_COOKIE_PREFIX_BYTES} bytes`
+
+export const CookiesBody = strict({
+  origin: OriginName,
+  prefix: v.optional(
+    v.pipe(
+      v.string(prefixMessage),
+      v.check(
+        (prefix) => isWellFormedKey(prefix) && utf8Length(prefix) <= MAX_COOKIE_PREFIX_BYTES,
+        prefixMessage,
+      ),
+      v.description('Everything under this key prefix; "" for the whole distribution.'),
+      v.examples(['users/alice/']),
+    ),
+    '',
+  ),
+  expiresIn: v.optional(ExpiresIn),
+})
+export type CookiesBody = v.InferOutput<typeof CookiesBody>
+
+export const CookiesAnswer = v.object({
+  origin: v.string(),
+  resource: v.pipe(v.string(), v.description('The policy’s resource: `<baseUrl><prefix>*`.')),
+  expiresAt: v.pipe(v.string(), v.isoTimestamp()),
+  cookies: v.object({
+    'CloudFront-Policy': v.string(),
+    'CloudFront-Signature': v.string(),
+    'CloudFront-Key-Pair-Id': v.string(),
+    'CloudFront-Hash-Algorithm': v.optional(v.literal('SHA256')),
+  }),
+})

@@ -1,0 +1,211 @@
+// The field schemas shared by the routes and the configuration: one definition of each field's
+// shape, its limits (from config/limits.ts), its TypeScript type and its OpenAPI description.
+// Messages name the rule, never the value.
+
+import * as v from 'valibot'
+import {
+  MAX_EXPIRES_S,
+  MAX_KEY_BYTES,
+  MAX_METADATA_BYTES,
+  MAX_OVERRIDE_CHARS,
+  MAX_PARTS,
+  MAX_SIGNING_WINDOW_S,
+  MAX_VERSION_ID_CHARS,
+  MIN_EXPIRES_S,
+} from '../config/limits'
+import { checkHeaderValue, checkObjectKey } from '../core/s3/presign'
+import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
+import { record, strict, typeName } from './valibot'
+
+const mustBeString = (issue: v.BaseIssue<unknown>) =>
+  `must be a string, not ${typeName(issue.input)}`
+
+/** Origin names: what bodies and paths use to pick an origin. */
+export const ORIGIN_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/
+
+export const OriginName = v.pipe(
+  v.string('must be an origin name (a-z, 0-9, "-", "_")'),
+  v.regex(ORIGIN_NAME, 'must be an origin name (a-z, 0-9, "-", "_")'),
+  v.description('An origin configured in WAYBILL_ORIGINS.'),
+  v.examples(['photos']),
+)
+
+/** An object key as S3 takes it: well-formed Unicode, 1 to 1024 bytes of UTF-8. */
+export const ObjectKey = v.pipe(
+  v.string(mustBeString),
+  // v.check, not v.rawCheck: rawCheck builds a closure per call, which costs per key in a batch.
+  v.check(
+    (key) => checkObjectKey(key) === undefined,
+    (issue) => checkObjectKey(issue.input as string) ?? 'is not an object key',
+  ),
+  v.description(
+    `An object key: any Unicode without lone surrogates, 1 to ${MAX_KEY_BYTES} bytes of UTF-8.`,
+  ),
+  v.examples(['gallery/2026/cat.jpg']),
+)
+
+/** A key prefix: a key's start, possibly empty. */
+export const KeyPrefix = v.pipe(
+  v.string(mustBeString),
+  v.check(
+    (prefix) => isWellFormedKey(prefix) && utf8Length(prefix) <= MAX_KEY_BYTES,
+    `must be valid Unicode of at most ${MAX_KEY_BYTES} bytes`,
+  ),
+  v.description(`A key prefix: valid Unicode, at most ${MAX_KEY_BYTES} bytes of UTF-8.`),
+)
+
+const expiresMessage = `must be a whole number of seconds from ${MIN_EXPIRES_S} to ${MAX_EXPIRES_S}`
+
+/** `expiresIn`: whole seconds, 1 to 604800 (SigV4's seven days). Never clamped. */
+export const ExpiresIn = v.pipe(
+  v.number('must be a number'),
+  v.integer(expiresMessage),
+  v.minValue(MIN_EXPIRES_S, expiresMessage),
+  v.maxValue(MAX_EXPIRES_S, expiresMessage),
+  v.description(
+    'Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.',
+  ),
+  v.examples([900]),
+)
+
+const windowMessage = `must be a whole number of seconds from 0 to ${MAX_SIGNING_WINDOW_S}`
+
+/** `signingWindow`: whole seconds, 0 (sign at the request time) to a day. */
+export const SigningWindow = v.pipe(
+  v.number(windowMessage),
+  v.integer(windowMessage),
+  v.minValue(0, windowMessage),
+  v.maxValue(MAX_SIGNING_WINDOW_S, windowMessage),
+  v.description(
+    'Seconds: URLs signed in the same window are byte-identical (see Stable URLs); 0 signs at the request time.',
+  ),
+)
+
+/** A whole number from a query parameter: digits only, then the number's own schema. */
+export function queryNumber<TOut extends number>(
+  schema: v.GenericSchema<number, TOut>,
+  message: string,
+) {
+  return v.pipe(v.string(message), v.regex(/^\d{1,7}$/, message), v.transform(Number), schema)
+}
+
+export const QueryExpiresIn = queryNumber(ExpiresIn, expiresMessage)
+export const QuerySigningWindow = queryNumber(SigningWindow, windowMessage)
+
+// RFC 9110: type "/" subtype, with optional parameters.
+const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(?:\s*;\s*[\x20-\x7e]*)?$/
+// The family form `image/*` as well, for POST policies.
+const MEDIA_TYPE_OR_FAMILY =
+  /^[A-Za-z0-9!#$&^_.+-]+\/(?:\*|[A-Za-z0-9!#$&^_.+-]+)(?:\s*;\s*[\x20-\x7e]*)?$/
+
+/** A media type an upload must be sent with, or (POST policies only) a family such as `image/*`. */
+export const UploadContentType = v.pipe(
+  v.string('must be a media type such as "image/png"'),
+  v.maxLength(256, 'must be a media type such as "image/png"'),
+  v.regex(MEDIA_TYPE_OR_FAMILY, 'must be a media type such as "image/png"'),
+  v.description(
+    'The Content-Type the upload must be sent with; `image/*` (POST only) for a family.',
+  ),
+  v.examples(['image/png']),
+)
+
+/** A value S3 echoes into a response header: printable ASCII, 1 to 1024 characters. */
+const HeaderValue = v.pipe(
+  v.string(mustBeString),
+  v.minLength(1, `must be 1 to ${MAX_OVERRIDE_CHARS} characters`),
+  v.maxLength(MAX_OVERRIDE_CHARS, `must be 1 to ${MAX_OVERRIDE_CHARS} characters`),
+  v.check(
+    (value) => checkHeaderValue(value) === undefined,
+    (issue) => checkHeaderValue(issue.input as string) ?? 'must be printable ASCII',
+  ),
+)
+
+/** `response-*` overrides S3 applies to a GET or HEAD answer. */
+export const ResponseOverrides = strict(
+  {
+    cacheControl: v.optional(HeaderValue),
+    contentDisposition: v.optional(
+      v.pipe(
+        HeaderValue,
+        v.description("Put a Unicode file name in filename*=UTF-8''<percent-encoded> (RFC 6266)."),
+      ),
+    ),
+    contentEncoding: v.optional(HeaderValue),
+    contentLanguage: v.optional(HeaderValue),
+    // Anything but a well-formed type makes browsers sniff the body, which can find HTML.
+    contentType: v.optional(
+      v.pipe(
+        HeaderValue,
+        v.regex(MEDIA_TYPE, 'must be a media type such as "application/pdf"'),
+        v.description(
+          'Never active content (HTML, XML, SVG, JavaScript) unless the grant names it.',
+        ),
+      ),
+    ),
+    expires: v.optional(HeaderValue),
+  },
+  { type: 'must be an object' },
+)
+
+export const VersionId = v.pipe(
+  v.string(mustBeString),
+  v.regex(
+    new RegExp(`^[\\x21-\\x7e]{1,${MAX_VERSION_ID_CHARS}}$`),
+    `must be a non-empty string of printable ASCII, at most ${MAX_VERSION_ID_CHARS} characters`,
+  ),
+)
+
+const METADATA_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/
+
+/** `x-amz-meta-*` fields: lower-case names, printable ASCII values, at most 2 KiB in all. */
+export const Metadata = v.pipe(
+  record(
+    v.pipe(
+      v.string(),
+      v.regex(METADATA_NAME, 'names are lower-case a-z, 0-9 and "-" (sent as x-amz-meta-<name>)'),
+    ),
+    v.pipe(
+      v.string('must be a string of printable ASCII'),
+      v.regex(/^[\x20-\x7e]*$/, 'must be a string of printable ASCII'),
+    ),
+    (input) => `must be an object of name to value, not ${typeName(input)}`,
+  ),
+  v.check(
+    (metadata) =>
+      Object.entries(metadata).reduce((n, [name, value]) => n + name.length + value.length, 0) <=
+      MAX_METADATA_BYTES,
+    `must total at most ${MAX_METADATA_BYTES} bytes`,
+  ),
+  v.description('User metadata, sent as x-amz-meta-<name> headers.'),
+)
+
+/** A part number of a multipart upload. */
+export const PartNumber = v.pipe(
+  v.number(`must be a part number from 1 to ${MAX_PARTS}`),
+  v.integer(`must be a part number from 1 to ${MAX_PARTS}`),
+  v.minValue(1, `must be a part number from 1 to ${MAX_PARTS}`),
+  v.maxValue(MAX_PARTS, `must be a part number from 1 to ${MAX_PARTS}`),
+)
+
+/** What waybill seals (upload handles, listing cursors): base64url, a dot, a 22-character tag. */
+const SEALED = /^[A-Za-z0-9_-]{1,4096}\.[A-Za-z0-9_-]{22}$/
+
+export const UploadId = v.pipe(
+  v.string('must be the uploadId POST /v1/uploads returned'),
+  v.regex(SEALED, 'must be the uploadId POST /v1/uploads returned'),
+  v.description(
+    "waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it.",
+  ),
+)
+
+export const Cursor = v.pipe(
+  v.string('is not a cursor from a previous page of this listing'),
+  v.regex(SEALED, 'is not a cursor from a previous page of this listing'),
+  v.description('Where the previous page ended; opaque, bound to the listing.'),
+)
+
+/** A whole number in a range, with one message for every way to miss it. */
+export function wholeNumber(min: number, max: number, message?: string) {
+  const text = message ?? `must be a whole number from ${min} to ${max}`
+  return v.pipe(v.number(text), v.integer(text), v.minValue(min, text), v.maxValue(max, text))
+}

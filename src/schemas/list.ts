@@ -1,0 +1,86 @@
+// GET /v1/list/{origin}: the query and the answer.
+
+import * as v from 'valibot'
+import { MAX_LIST_LIMIT, MAX_LIST_PREFIXES } from '../config/limits'
+import {
+  Cursor,
+  KeyPrefix,
+  OriginName,
+  QueryExpiresIn,
+  QuerySigningWindow,
+  queryNumber,
+  wholeNumber,
+} from './fields'
+import { list, pathTo, strict } from './valibot'
+
+export const ListParams = strict({ origin: OriginName })
+
+export const ListQuery = strict(
+  {
+    prefix: v.optional(
+      v.pipe(
+        // Repeated in the query string: one value is a string, several an array.
+        v.union([v.string(), v.array(v.string())]),
+        v.transform((value) => (typeof value === 'string' ? [value] : value)),
+        list(KeyPrefix),
+        v.maxLength(MAX_LIST_PREFIXES, `may be given at most ${MAX_LIST_PREFIXES} times`),
+        v.rawCheck(({ dataset, addIssue }) => {
+          const prefixes = dataset.value
+          if (!Array.isArray(prefixes)) return
+          prefixes.forEach((prefix, i) => {
+            if (prefixes.indexOf(prefix) !== i) {
+              addIssue({ message: 'repeats an earlier prefix', path: pathTo(prefixes, i) })
+            }
+          })
+        }),
+        v.description(
+          `Key prefixes to list, in order (repeat up to ${MAX_LIST_PREFIXES} times); the whole bucket when absent.`,
+        ),
+      ),
+      [''],
+    ),
+    delimiter: v.optional(
+      v.pipe(
+        v.string('must be 1 to 16 characters, such as "/"'),
+        v.minLength(1, 'must be 1 to 16 characters, such as "/"'),
+        v.maxLength(16, 'must be 1 to 16 characters, such as "/"'),
+        v.description('Group keys into common prefixes at this string, as S3 does.'),
+      ),
+    ),
+    limit: v.optional(
+      v.pipe(
+        queryNumber(
+          wholeNumber(1, MAX_LIST_LIMIT),
+          `must be a whole number from 1 to ${MAX_LIST_LIMIT}`,
+        ),
+        v.description(
+          'Entries (objects and common prefixes) in this answer; default 1,000 or the caller’s maxBatch if less.',
+        ),
+      ),
+    ),
+    cursor: v.optional(Cursor),
+    expiresIn: v.optional(QueryExpiresIn),
+    signingWindow: v.optional(QuerySigningWindow),
+  },
+  { noun: 'parameter' },
+)
+export type ListQuery = v.InferOutput<typeof ListQuery>
+
+export const ListedItem = v.object({
+  key: v.string(),
+  size: v.number(),
+  etag: v.string(),
+  lastModified: v.string(),
+  url: v.optional(v.pipe(v.string(), v.description('Absent where the caller may not read.'))),
+})
+
+export const ListAnswer = v.object({
+  origin: v.string(),
+  items: v.array(ListedItem),
+  prefixes: v.pipe(v.array(v.string()), v.description('Common prefixes (with a delimiter).')),
+  cursor: v.pipe(
+    v.nullable(v.string()),
+    v.description('Pass back as `cursor` to continue; null at the end.'),
+  ),
+  expiresAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+})

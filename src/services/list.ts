@@ -1,0 +1,280 @@
+// A signed listing: ListObjectsV2 over one or more prefixes (concurrently, bounded), merged in S3's
+// order up to a limit, each object with a URL where the caller may read, and a sealed cursor.
+
+import { authorize } from '../auth/policy'
+import type { Principal } from '../auth/principal'
+import { seal, unseal } from '../auth/seal'
+import type { Config, Origin, S3Origin } from '../config'
+import {
+  DEFAULT_LIST_LIMIT,
+  MAX_KEY_BYTES,
+  S3_CONCURRENCY,
+  S3_LIST_PAGE_MAX,
+  STREAM_CHUNK_ITEMS,
+} from '../config/limits'
+import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
+import { invalid } from '../errors'
+import { cacheControlUntil, VARY } from '../http/answer'
+import type { ListQuery } from '../schemas/list'
+import { listObjectsPage, type ListedObject } from '../store/client'
+import { batchSigner } from './signers'
+
+const NOT_A_CURSOR = 'is not a cursor from a previous page of this listing'
+/** Sorts after every character of a key: resuming after a common prefix skips all it rolls up. */
+const AFTER_ALL = '\u{10FFFF}'
+
+/** Where a listing resumes: the index of a requested prefix, and the last entry already returned. */
+interface Cursor {
+  i: number
+  a: string
+}
+
+/** What a cursor belongs to: the listing's origin, prefixes and delimiter. */
+type CursorBinding = [origin: string, prefixes: readonly string[], delimiter: string | null]
+
+type Entry = { object: ListedObject } | { prefix: string }
+
+const entryName = (entry: Entry): string => ('object' in entry ? entry.object.key : entry.prefix)
+
+/** Code point order, which is the UTF-8 byte order S3 lists in (UTF-16 order differs for astral). */
+function compareKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!
+    const y = b.codePointAt(i)!
+    if (x !== y) return x - y
+    if (x > 0xffff) i++
+  }
+  return a.length - b.length
+}
+
+const CURSOR_PURPOSE = 'list-cursor'
+
+function encodeCursor(bucket: S3Origin, binding: CursorBinding, cursor: Cursor): Promise<string> {
+  return seal(bucket, CURSOR_PURPOSE, JSON.stringify(cursor), JSON.stringify(binding))
+}
+
+/** The cursor, when waybill sealed it for this very listing and every field is what it wrote. */
+async function decodeCursor(
+  bucket: S3Origin,
+  binding: CursorBinding,
+  text: string,
+): Promise<Cursor | undefined> {
+  const payload = await unseal(bucket, CURSOR_PURPOSE, text, JSON.stringify(binding))
+  if (payload === undefined) return undefined
+  try {
+    const { i, a } = JSON.parse(payload) as Record<string, unknown>
+    if (
+      Number.isInteger(i) &&
+      (i as number) >= 0 &&
+      (i as number) < binding[1].length &&
+      typeof a === 'string' &&
+      isWellFormedKey(a) &&
+      utf8Length(a) <= MAX_KEY_BYTES + 4
+    ) {
+      return { i: i as number, a }
+    }
+  } catch {
+    // Falls through to "not a cursor".
+  }
+  return undefined
+}
+
+/** The S3 origin a listing reads: the origin itself, or the bucket behind a CloudFront origin. */
+function bucketOf(config: Config, origin: Origin): S3Origin | undefined {
+  if (origin.type === 's3') return origin
+  const source = origin.listFrom === undefined ? undefined : config.origins.get(origin.listFrom)
+  return source?.type === 's3' ? source : undefined
+}
+
+/** Up to `budget` entries under `prefix`, in S3's order, following continuation tokens. */
+async function listPrefix(
+  bucket: S3Origin,
+  prefix: string,
+  delimiter: string | undefined,
+  budget: number,
+  startAfter: string | undefined,
+): Promise<{ entries: Entry[]; done: boolean }> {
+  const entries: Entry[] = []
+  let token: string | undefined
+  for (;;) {
+    const page = await listObjectsPage(bucket, {
+      prefix,
+      delimiter,
+      maxKeys: Math.min(S3_LIST_PAGE_MAX, budget - entries.length),
+      continuationToken: token,
+      startAfter: token === undefined ? startAfter : undefined,
+    })
+    const merged: Entry[] = [
+      ...page.objects.map((object) => ({ object })),
+      ...page.prefixes.map((p) => ({ prefix: p })),
+    ]
+    merged.sort((x, y) => compareKeys(entryName(x), entryName(y)))
+    entries.push(...merged)
+    token = page.next
+    if (token === undefined) return { entries, done: true }
+    if (entries.length >= budget) return { entries, done: false }
+  }
+}
+
+/** One page of a signed listing: its entries, then JSON or NDJSON as the client asks. */
+export interface Listing {
+  readonly headers: Record<string, string>
+  /** The whole answer. */
+  answer(): Promise<{
+    origin: string
+    items: ListedItemAnswer[]
+    prefixes: string[]
+    cursor: string | null
+    expiresAt: string | null
+  }>
+  /** NDJSON: chunks of item lines, then a last line with the prefixes and the cursor. */
+  lines(): () => Promise<string | undefined>
+}
+
+type ListedItemAnswer = ListedObject & { url: string | undefined }
+
+/**
+ * Authorizes and runs one page of a listing: a `list` grant must contain the whole of each prefix,
+ * and objects the caller may not read come without a URL.
+ */
+export async function listPage(
+  config: Config,
+  principal: Principal,
+  origin: string,
+  query: ListQuery,
+  now: Date,
+): Promise<Listing> {
+  const { prefix: prefixes } = query
+  const binding: CursorBinding = [origin, prefixes, query.delimiter ?? null]
+  const permit = authorize(config, principal, {
+    origin,
+    action: 'list',
+    // A list grant must contain the whole of each: `users/al` lists nothing of `users/alice/`.
+    under: prefixes.map((prefix, i) => ({ prefix, path: `prefix.${i}` })),
+    count: query.limit === undefined ? undefined : { n: query.limit, path: 'limit' },
+    fits: (origin) =>
+      bucketOf(config, origin) === undefined
+        ? [
+            {
+              path: 'origin',
+              message: 'is a CloudFront origin without "listFrom"; it cannot be listed',
+            },
+          ]
+        : [],
+  })
+  const bucket = bucketOf(config, permit.origin)!
+  const limit = query.limit ?? Math.min(DEFAULT_LIST_LIMIT, permit.maxCount)
+  const after =
+    query.cursor === undefined ? undefined : await decodeCursor(bucket, binding, query.cursor)
+  if (query.cursor !== undefined && after === undefined) {
+    throw invalid([{ path: 'cursor', message: NOT_A_CURSOR }])
+  }
+
+  // Up to S3_CONCURRENCY prefix listings at a time, a new one starting as soon as one ends, each
+  // asking for what is still missing; none starts once the limit is reached. Prefixes start in
+  // order, so every prefix before the cursor computed below has been listed.
+  const first = after?.i ?? 0
+  const results: Array<{ i: number; entries: Entry[]; done: boolean }> = []
+  let count = 0
+  let next = first
+  const worker = async (): Promise<void> => {
+    while (next < prefixes.length && count < limit) {
+      const i = next++
+      const listed = await listPrefix(
+        bucket,
+        prefixes[i]!,
+        query.delimiter,
+        limit - count,
+        i === first ? after?.a : undefined,
+      )
+      results.push({ i, ...listed })
+      count += listed.entries.length
+    }
+  }
+  await Promise.all(Array.from({ length: S3_CONCURRENCY }, worker))
+  results.sort((x, y) => x.i - y.i)
+
+  // Take entries in order up to the limit; the cursor points just after the last one taken.
+  const taken: Entry[] = []
+  let cursor: Cursor | undefined
+  for (const result of results) {
+    const part = result.entries.slice(0, limit - taken.length)
+    taken.push(...part)
+    const last = part[part.length - 1]
+    if (last !== undefined && (part.length < result.entries.length || !result.done)) {
+      const resumeAfter = 'object' in last ? last.object.key : last.prefix + AFTER_ALL
+      cursor = { i: result.i, a: resumeAfter }
+      break
+    }
+    if (taken.length === limit) {
+      if (result.i + 1 < prefixes.length) cursor = { i: result.i + 1, a: '' }
+      break
+    }
+  }
+
+  const objects = taken.flatMap((entry) => ('object' in entry ? [entry.object] : []))
+  const commonPrefixes = taken.flatMap((entry) => ('prefix' in entry ? [entry.prefix] : []))
+  // Objects the caller may not read are listed without a URL.
+  const reads = authorize(config, principal, {
+    origin,
+    action: 'read',
+    items: objects.map((object) => ({ key: object.key })),
+    partial: true,
+    expiresIn: query.expiresIn,
+    signingWindow: query.signingWindow,
+  })
+  const readable = new Set(reads.items.map((item) => item.key))
+  const signer = readable.size > 0 ? batchSigner(reads, { method: 'GET', now }) : undefined
+  const expiresAt = signer?.expiresAt
+  const nextCursor = cursor === undefined ? null : await encodeCursor(bucket, binding, cursor)
+  const headers: Record<string, string> = {
+    'cache-control': expiresAt === undefined ? 'no-store' : cacheControlUntil(expiresAt, now),
+    vary: VARY,
+  }
+  if (expiresAt !== undefined) headers['waybill-expires-at'] = expiresAt.toISOString()
+
+  // Objects `from` to `to` with their URLs where the caller may read; the permit's items are the
+  // readable objects in the same order, so a running count finds each one's URL.
+  let signed = 0
+  const signItems = async (from: number, to: number) => {
+    const slice = objects.slice(from, to)
+    const count = slice.filter((object) => readable.has(object.key)).length
+    const urls = signer === undefined ? [] : await signer.sign(signed, signed + count)
+    signed += count
+    let next = 0
+    return slice.map((object) => ({
+      ...object,
+      url: readable.has(object.key) ? urls[next++] : undefined,
+    }))
+  }
+
+  return {
+    headers,
+    async answer() {
+      return {
+        origin,
+        items: await signItems(0, objects.length),
+        prefixes: commonPrefixes,
+        cursor: nextCursor,
+        expiresAt: expiresAt?.toISOString() ?? null,
+      }
+    },
+    lines() {
+      let next = 0
+      let ended = false
+      return async () => {
+        if (next < objects.length) {
+          const to = Math.min(next + STREAM_CHUNK_ITEMS, objects.length)
+          let text = ''
+          for (const item of await signItems(next, to)) text += JSON.stringify(item) + '\n'
+          next = to
+          return text
+        }
+        if (ended) return undefined
+        ended = true
+        return JSON.stringify({ prefixes: commonPrefixes, cursor: nextCursor }) + '\n'
+      }
+    },
+  }
+}

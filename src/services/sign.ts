@@ -1,0 +1,130 @@
+// Signing a batch for POST /v1/sign: authorize it whole, then sign it as JSON or as NDJSON lines.
+
+import { actionFor, authorize, type Permit } from '../auth/policy'
+import type { Principal } from '../auth/principal'
+import type { Config, Origin } from '../config'
+import { STREAM_CHUNK_ITEMS } from '../config/limits'
+import { commonKeyPrefix } from '../core/cloudfront/sign'
+import type { PresignItem } from '../core/s3/presign'
+import type { FieldError } from '../errors'
+import { cacheControlUntil, etagOf, RawJson, VARY } from '../http/answer'
+import type { SignBody } from '../schemas/sign'
+import { batchSigner, type BatchSigner } from './signers'
+
+/** What the request asks that the origin's type cannot do. */
+function originFits(origin: Origin, body: SignBody, items: readonly PresignItem[]): FieldError[] {
+  const errors: FieldError[] = []
+  if (origin.type === 's3') {
+    if (body.policy !== undefined) {
+      errors.push({ path: 'policy', message: 'applies to CloudFront origins only' })
+    }
+    return errors
+  }
+  if (body.method !== 'GET' && body.method !== 'HEAD') {
+    errors.push({ path: 'method', message: 'must be GET or HEAD for a CloudFront origin' })
+  }
+  items.forEach((item, i) => {
+    if (item.response !== undefined || item.versionId !== undefined) {
+      errors.push({
+        path: `items.${i}`,
+        message: 'response overrides and versionId are not supported by CloudFront origins',
+      })
+    }
+  })
+  return errors
+}
+
+/** An authorized batch, ready to sign as one JSON answer or as NDJSON lines. */
+export interface SignedBatch {
+  readonly permit: Permit
+  readonly size: number
+  /** The whole answer, with its cache headers and ETag. */
+  answer(): Promise<{ text: RawJson; headers: Record<string, string> }>
+  /** Chunks of NDJSON lines, signed one chunk per call. */
+  lines(): () => Promise<string | undefined>
+  readonly streamHeaders: Record<string, string>
+}
+
+/**
+ * Authorizes a batch (and its debug view, which is its own grant) and prepares its signer.
+ *
+ * @example
+ * const batch = signBatch(config, principal, { origin: 'photos', method: 'GET', keys: ['a.jpg'], debug: false }, now)
+ * const { text } = await batch.answer()
+ */
+export function signBatch(
+  config: Config,
+  principal: Principal,
+  body: SignBody,
+  now: Date,
+): SignedBatch {
+  const items: readonly PresignItem[] = body.items ?? (body.keys ?? []).map((key) => ({ key }))
+  const field = body.keys !== undefined ? 'keys' : 'items'
+  const itemPath = field === 'keys' ? (i: number) => `keys.${i}` : (i: number) => `items.${i}.key`
+  // A wildcard policy reaches every key under the batch's common prefix, not only these.
+  const wildcard =
+    body.policy === 'wildcard'
+      ? [{ prefix: commonKeyPrefix(items.map((item) => item.key)), path: 'policy' }]
+      : undefined
+  const permit = authorize(config, principal, {
+    origin: body.origin,
+    action: actionFor(body.method),
+    items,
+    itemPath,
+    itemBase: (i) => `${field}.${i}`,
+    under: wildcard,
+    expiresIn: body.expiresIn,
+    signingWindow: body.signingWindow,
+    fits: (origin) => originFits(origin, body, items),
+  })
+  if (body.debug) {
+    authorize(config, principal, { origin: body.origin, action: 'debug', items, itemPath })
+  }
+  const signer = batchSigner(permit, { method: body.method, now })
+  const expiresAt = signer.expiresAt.toISOString()
+  const line = (item: PresignItem, url: string) =>
+    body.debug
+      ? `{"key":${JSON.stringify(item.key)},"url":"${url}","debug":${JSON.stringify(signer.explain(item))}}`
+      : `{"key":${JSON.stringify(item.key)},"url":"${url}"}`
+  return {
+    permit,
+    size: items.length,
+    streamHeaders: { 'cache-control': 'no-store', 'waybill-expires-at': expiresAt },
+    async answer() {
+      const urls = await signer.sign()
+      // A signed URL needs no JSON escaping: it is printable ASCII with every quote and backslash
+      // percent-encoded (S3 query and path encoding; CloudFront URLs go through the same encoder).
+      const parts = new Array<string>(urls.length)
+      for (let i = 0; i < urls.length; i++) parts[i] = line(items[i]!, urls[i]!)
+      const text = `{"origin":${JSON.stringify(permit.origin.name)},"method":"${body.method}","expiresAt":"${expiresAt}","urls":[${parts.join(',')}]}`
+      return {
+        text: new RawJson(text),
+        headers: {
+          'cache-control': cacheControlUntil(signer.expiresAt, now),
+          etag: await etagOf(text),
+          'waybill-expires-at': expiresAt,
+          vary: VARY,
+        },
+      }
+    },
+    lines: () => ndjsonLines(signer, items, line),
+  }
+}
+
+/** The batch's lines, signed one chunk at a time. */
+function ndjsonLines(
+  signer: BatchSigner,
+  items: readonly PresignItem[],
+  line: (item: PresignItem, url: string) => string,
+): () => Promise<string | undefined> {
+  let next = 0
+  return async () => {
+    if (next >= items.length) return undefined
+    const from = next
+    next = Math.min(items.length, next + STREAM_CHUNK_ITEMS)
+    const urls = await signer.sign(from, next)
+    let text = ''
+    for (let i = 0; i < urls.length; i++) text += line(items[from + i]!, urls[i]!) + '\n'
+    return text
+  }
+}
