@@ -13,7 +13,6 @@ import {
 } from '../config/limits'
 import { WaybillError } from '../errors'
 import { readCapped } from '../http/body'
-import { isRecord } from '../validation'
 
 export type Fetch = (input: Request | string, init?: RequestInit) => Promise<Response>
 type KeyResolver = ReturnType<typeof createLocalJWKSet>
@@ -53,7 +52,9 @@ async function fetchJwks(url: string, fetchImpl: Fetch): Promise<JSONWebKeySet> 
   const bytes = await readCapped(response.body, JWKS_MAX_BYTES)
   if (bytes === undefined) throw new Error('JWKS too large')
   const json: unknown = JSON.parse(new TextDecoder().decode(bytes))
-  if (!isRecord(json) || !Array.isArray(json.keys)) throw new Error('not a JWK set')
+  if (typeof json !== 'object' || json === null || !('keys' in json) || !Array.isArray(json.keys)) {
+    throw new Error('not a JWK set')
+  }
   return json as unknown as JSONWebKeySet
 }
 

@@ -5,52 +5,36 @@
 //      "maxExpiresIn"?: 3600, "maxBatch"?: 1000, "contentTypes"?: ["image/*"], "maxContentLength"?: 10485760,
 //      "responseContentTypes"?: ["application/pdf"], "wildcard"?: false }]
 
-import { MAX_BATCH_CEILING, MAX_EXPIRES_S } from './limits'
-import { checkExpiresIn } from '../core/s3/presign'
-import type { FieldError } from '../errors'
-import { isRecord, rejectUnknownFields } from '../validation'
+import * as v from 'valibot'
+import { ExpiresIn, OriginName, wholeNumber } from '../schemas/fields'
+import { list, pathTo, strict } from '../schemas/valibot'
+import { MAX_BATCH_CEILING, MAX_EXPIRES_S, MAX_UPLOAD_BYTES } from './limits'
 import type { Action, Grant, GrantSubject, Origin } from './types'
 
-const GRANT_FIELDS = new Set([
-  'to',
-  'origin',
-  'prefix',
-  'actions',
-  'maxExpiresIn',
-  'maxBatch',
-  'contentTypes',
-  'maxContentLength',
-  'responseContentTypes',
-  'wildcard',
-])
-const ACTIONS: ReadonlySet<string> = new Set<Action>(['read', 'write', 'delete', 'list', 'debug'])
-const SUBJECT_KINDS = new Set(['apiKey', 'sub', 'role', 'email'])
+const ACTIONS = ['read', 'write', 'delete', 'list', 'debug'] as const satisfies readonly Action[]
+const SUBJECT_KINDS = ['apiKey', 'sub', 'role', 'email'] as const
 /** `{claim}` placeholders in a prefix. */
 export const PLACEHOLDER = /\{([A-Za-z0-9_:.-]{1,128})\}/g
 const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/(?:\*|[a-z0-9!#$&^_.+-]+)$/
-/** S3's largest single object. */
-const MAX_OBJECT_BYTES = 5 * 1024 ** 4
 
-function parseSubject(
-  value: unknown,
-  path: string,
-  errors: FieldError[],
-): GrantSubject | undefined {
-  if (value === '*') return { kind: 'any' }
-  if (typeof value === 'string') {
-    const colon = value.indexOf(':')
-    const kind = value.slice(0, colon)
-    const subject = value.slice(colon + 1)
-    if (colon > 0 && SUBJECT_KINDS.has(kind) && subject !== '') {
-      return { kind: kind as 'apiKey' | 'sub' | 'role' | 'email', value: subject }
-    }
-  }
-  errors.push({
-    path,
-    message: 'must be "apiKey:<id>", "sub:<subject>", "role:<role>", "email:<address>" or "*"',
-  })
-  return undefined
+/** The subject `to` names, or undefined. */
+function subjectOf(to: string): GrantSubject | undefined {
+  if (to === '*') return { kind: 'any' }
+  const [, prefix, value] = /^([A-Za-z]+):(.+)$/s.exec(to) ?? []
+  const kind = SUBJECT_KINDS.find((known) => known === prefix)
+  return kind === undefined || value === undefined ? undefined : { kind, value }
 }
+
+const subjectMessage =
+  'must be "apiKey:<id>", "sub:<subject>", "role:<role>", "email:<address>" or "*"'
+const Subject = v.pipe(
+  v.string(subjectMessage),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const subject = subjectOf(dataset.value)
+    if (subject === undefined) addIssue({ message: subjectMessage })
+    return subject === undefined ? NEVER : Object.freeze(subject)
+  }),
+)
 
 /** Why a prefix template cannot be a grant's prefix, or undefined. */
 function prefixProblem(prefix: string): string | undefined {
@@ -68,12 +52,12 @@ function prefixProblem(prefix: string): string | undefined {
 }
 
 /** Why a template's placeholders can never be filled for the grant's subject, or undefined. */
-function placeholderProblem(prefix: string, subject: GrantSubject | undefined): string | undefined {
+function placeholderProblem(prefix: string, subject: GrantSubject): string | undefined {
   const names = [...prefix.matchAll(PLACEHOLDER)].map((match) => match[1]!)
-  if (subject?.kind === 'apiKey' && names.some((name) => name !== 'apiKey')) {
+  if (subject.kind === 'apiKey' && names.some((name) => name !== 'apiKey')) {
     return 'an API key fills only {apiKey}; token claims such as {sub} are never filled for it'
   }
-  if ((subject?.kind === 'sub' || subject?.kind === 'email') && names.includes('apiKey')) {
+  if ((subject.kind === 'sub' || subject.kind === 'email') && names.includes('apiKey')) {
     return '{apiKey} is filled only for API keys, never for this token-based subject'
   }
   return undefined
@@ -88,142 +72,93 @@ function keyPolicyProblem(prefix: string, origin: Origin | undefined): string | 
   return 'must be empty on an origin with keys "any" (a key such as "public/../x" escapes any prefix); use keys "safe" on the origin for prefix grants'
 }
 
-function positiveInteger(
-  value: unknown,
-  max: number,
-  path: string,
-  errors: FieldError[],
-): number | undefined {
-  if (value === undefined) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    errors.push({ path, message: `must be a whole number from 1 to ${max}` })
-    return undefined
-  }
-  return value
+const prefixMessage = 'must be a string of at most 1024 characters'
+const Prefix = v.pipe(
+  v.string(prefixMessage),
+  v.maxLength(1024, prefixMessage),
+  v.check(
+    (prefix) => prefixProblem(prefix) === undefined,
+    (issue) => prefixProblem(issue.input) ?? prefixMessage,
+  ),
+)
+
+const actionsMessage = `must be a non-empty list of ${ACTIONS.join(', ')}`
+const Actions = v.pipe(
+  list(v.picklist(ACTIONS, 'must be read, write, delete, list or debug'), () => actionsMessage),
+  v.minLength(1, actionsMessage),
+)
+
+/** A list of lower-case media types or families (`image/*`), of at least `min` entries. */
+function mediaTypes(min: number, message: string) {
+  return v.pipe(
+    v.array(v.string(message), message),
+    v.check((types) => types.length >= min && types.every((t) => CONTENT_TYPE.test(t)), message),
+    v.transform((types) => Object.freeze(types)),
+  )
 }
 
-export function parseGrants(
-  value: unknown,
-  origins: ReadonlyMap<string, Origin> | undefined,
-  defaults: { maxBatch: number },
-  errors: FieldError[],
-): readonly Grant[] {
-  if (value === undefined) return Object.freeze([])
-  if (!Array.isArray(value)) {
-    errors.push({ path: 'WAYBILL_GRANTS', message: 'must be a JSON array of grants' })
-    return Object.freeze([])
-  }
-  const grants: Grant[] = []
-  value.forEach((def: unknown, index) => {
-    const path = `WAYBILL_GRANTS.${index}`
-    if (!isRecord(def)) {
-      errors.push({ path, message: 'must be an object { "to", "origin", "actions", … }' })
-      return
-    }
-    const before = errors.length
-    rejectUnknownFields(def, GRANT_FIELDS, path, errors)
-    const subject = parseSubject(def.to, `${path}.to`, errors)
-
-    if (typeof def.origin !== 'string' || (origins !== undefined && !origins.has(def.origin))) {
-      errors.push({ path: `${path}.origin`, message: 'must name a configured origin' })
-    }
-    const prefix = def.prefix ?? ''
-    if (typeof prefix !== 'string' || prefix.length > 1024) {
-      errors.push({
-        path: `${path}.prefix`,
-        message: 'must be a string of at most 1024 characters',
-      })
-    } else {
-      const problem =
-        prefixProblem(prefix) ??
-        placeholderProblem(prefix, subject) ??
-        keyPolicyProblem(
-          prefix,
-          typeof def.origin === 'string' ? origins?.get(def.origin) : undefined,
-        )
-      if (problem !== undefined) errors.push({ path: `${path}.prefix`, message: problem })
-    }
-
-    const actions = new Set<Action>()
-    if (!Array.isArray(def.actions) || def.actions.length === 0) {
-      errors.push({
-        path: `${path}.actions`,
-        message: 'must be a non-empty list of read, write, delete, list, debug',
-      })
-    } else {
-      def.actions.forEach((action: unknown, i) => {
-        if (typeof action === 'string' && ACTIONS.has(action)) actions.add(action as Action)
-        else
-          errors.push({
-            path: `${path}.actions.${i}`,
-            message: 'must be read, write, delete, list or debug',
-          })
-      })
-    }
-
-    let maxExpiresIn = MAX_EXPIRES_S
-    if (def.maxExpiresIn !== undefined) {
-      const problem =
-        typeof def.maxExpiresIn === 'number' ? checkExpiresIn(def.maxExpiresIn) : 'must be a number'
-      if (problem !== undefined) errors.push({ path: `${path}.maxExpiresIn`, message: problem })
-      else maxExpiresIn = def.maxExpiresIn as number
-    }
-    const maxBatch =
-      positiveInteger(def.maxBatch, MAX_BATCH_CEILING, `${path}.maxBatch`, errors) ??
-      defaults.maxBatch
-
-    let contentTypes: string[] | undefined
-    if (def.contentTypes !== undefined) {
-      if (
-        !Array.isArray(def.contentTypes) ||
-        def.contentTypes.length === 0 ||
-        !def.contentTypes.every((t) => typeof t === 'string' && CONTENT_TYPE.test(t))
-      ) {
-        errors.push({
-          path: `${path}.contentTypes`,
-          message:
+/** A grant checked against `origins` (undefined when they are broken: then only its shape). */
+function grant(origins: ReadonlyMap<string, Origin> | undefined) {
+  return v.pipe(
+    strict(
+      {
+        to: Subject,
+        origin: v.pipe(
+          OriginName,
+          v.check((name) => origins?.has(name) ?? true, 'must name a configured origin'),
+        ),
+        prefix: v.optional(Prefix, ''),
+        actions: Actions,
+        maxExpiresIn: v.optional(ExpiresIn, MAX_EXPIRES_S),
+        // Without one, WAYBILL_MAX_BATCH (see ./load).
+        maxBatch: v.optional(wholeNumber(1, MAX_BATCH_CEILING)),
+        contentTypes: v.optional(
+          mediaTypes(
+            1,
             'must be a non-empty list of lower-case media types such as "image/png" or "image/*"',
-        })
-      } else contentTypes = def.contentTypes as string[]
-    }
-    const maxContentLength = positiveInteger(
-      def.maxContentLength,
-      MAX_OBJECT_BYTES,
-      `${path}.maxContentLength`,
-      errors,
-    )
-    let responseContentTypes: string[] | undefined
-    if (def.responseContentTypes !== undefined) {
-      if (
-        !Array.isArray(def.responseContentTypes) ||
-        !def.responseContentTypes.every((t) => typeof t === 'string' && CONTENT_TYPE.test(t))
-      ) {
-        errors.push({
-          path: `${path}.responseContentTypes`,
-          message:
+          ),
+        ),
+        maxContentLength: v.optional(wholeNumber(1, MAX_UPLOAD_BYTES)),
+        responseContentTypes: v.optional(
+          mediaTypes(
+            0,
             'must be a list of lower-case media types such as "application/pdf" or "image/*" ([] allows none)',
-        })
-      } else responseContentTypes = def.responseContentTypes as string[]
-    }
-    const wildcard = def.wildcard ?? false
-    if (typeof wildcard !== 'boolean') {
-      errors.push({ path: `${path}.wildcard`, message: 'must be true or false' })
-    }
-    if (errors.length > before || subject === undefined) return
-    grants.push(
-      Object.freeze({
-        subject: Object.freeze(subject),
-        origin: def.origin as string,
-        prefix: prefix as string,
-        actions,
-        maxExpiresIn,
-        maxBatch,
-        contentTypes: contentTypes && Object.freeze(contentTypes),
-        maxContentLength,
-        responseContentTypes: responseContentTypes && Object.freeze(responseContentTypes),
-        wildcard: wildcard as boolean,
-      }),
-    )
-  })
-  return Object.freeze(grants)
+          ),
+        ),
+        wildcard: v.optional(v.boolean('must be true or false'), false),
+      },
+      { type: 'must be an object { "to", "origin", "actions", … }' },
+    ),
+    // Once its fields are valid: can the prefix be filled for the subject, and hold on the origin?
+    v.rawTransform(({ dataset: { value: grant }, addIssue, NEVER }) => {
+      const { to: subject, actions, ...rest } = grant
+      const problem =
+        placeholderProblem(grant.prefix, subject) ??
+        keyPolicyProblem(grant.prefix, origins?.get(grant.origin))
+      if (problem !== undefined) {
+        addIssue({ message: problem, path: pathTo(grant, 'prefix') })
+        return NEVER
+      }
+      return { ...rest, subject, actions: new Set(actions) }
+    }),
+  )
+}
+
+/** Grant, until WAYBILL_MAX_BATCH fills in a missing `maxBatch`. */
+type GrantDefinition = Omit<Grant, 'maxBatch'> & { readonly maxBatch?: number | undefined }
+
+/**
+ * WAYBILL_GRANTS, checked against the configured `origins` (undefined when those are broken:
+ * checking grants against them would only add noise).
+ *
+ * @example
+ * const grants = v.parse(grantsSchema(origins), [{ to: 'sub:alice', origin: 'photos', actions: ['read'] }])
+ */
+export function grantsSchema(
+  origins: ReadonlyMap<string, Origin> | undefined,
+): v.GenericSchema<unknown, readonly GrantDefinition[]> {
+  return v.optional(
+    list(grant(origins), () => 'must be a JSON array of grants'),
+    [],
+  )
 }
