@@ -14,5 +14,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
+    // Console output only for tests that fail.
+    silent: 'passed-only',
   },
 })

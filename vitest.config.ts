@@ -59,5 +59,7 @@ export default defineConfig({
     // Node-side browser tests have their own config (vitest.browser.config.ts).
     exclude: [...configDefaults.exclude, 'test/browser/**'],
     testTimeout: 30_000,
+    // Console output (request log lines, fuzz seeds) only for tests that fail.
+    silent: 'passed-only',
   },
 })

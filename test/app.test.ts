@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../src/app'
+import { postJson } from './requests'
 import { ALL_KEY, SECRET, app, problemOf, testEnv } from './routes/helpers'
 
 describe('GET /healthz', () => {
@@ -87,11 +88,7 @@ describe('routing', () => {
     try {
       const response = await failing.request(
         '/v1/sign',
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${ALL_KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ origin: 'photos', keys: ['a'] }),
-        },
+        postJson({ origin: 'photos', keys: ['a'] }, ALL_KEY),
         await testEnv(),
       )
       expect(response.status).toBe(500)
@@ -117,7 +114,7 @@ describe('GET /openapi.json', () => {
   it('serves the document', async () => {
     const response = await app.request('/openapi.json', {}, await testEnv())
     expect(response.status).toBe(200)
-    openApiDocument = (await response.json()) as OpenApiDocument
+    openApiDocument = await response.json<OpenApiDocument>()
     expect(openApiDocument.openapi).toBe('3.1.0')
   })
 

@@ -8,7 +8,7 @@ async function post<T>(path: string, body: unknown): Promise<T> {
   const response = await fetch(`${service}${path}`, { method: 'POST', body: JSON.stringify(body) })
   if (!response.ok)
     throw new Error(`crypto service ${path}: ${response.status} ${await response.text()}`)
-  return (await response.json()) as T
+  return await response.json<T>()
 }
 
 export type Hash = 'SHA1' | 'SHA256'

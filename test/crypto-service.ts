@@ -93,7 +93,7 @@ const handlers: Record<string, Handler> = {
       privateKey: body.privateKey as string,
       policy: body.policy as string,
       algorithm: body.algorithm as 'SHA1' | 'SHA256' | undefined,
-    } as Parameters<typeof getSignedCookies>[0]),
+    }),
   }),
 }
 

@@ -17,7 +17,7 @@ import fc from 'fast-check'
 import { MAX_KEY_BYTES } from '../src/config/limits'
 
 /** The seed every fuzz file uses unless `VITE_FUZZ_SEED` says otherwise. Edit to move the corpus. */
-export const DEFAULT_FUZZ_SEED = 20_261_123
+const DEFAULT_FUZZ_SEED = 20_261_123
 
 function viteEnv(name: string): string | undefined {
   return (import.meta as ImportMeta & { env?: Record<string, string | undefined> }).env?.[name]
@@ -89,7 +89,7 @@ export function truncateUtf8(value: string, maxBytes: number): string {
   return value.slice(0, end)
 }
 
-export const ASCII_PUNCTUATION = ` !"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`
+const ASCII_PUNCTUATION = ` !"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const HEX_DIGITS = '0123456789ABCDEF'
 const LOWER_ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789'

@@ -17,7 +17,8 @@ import {
   sign,
   type TestKey,
 } from './auth/fixtures'
-import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from './routes/helpers'
+import { postJson } from './requests'
+import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, S3_AND_CDN_ORIGINS, testEnv } from './routes/helpers'
 
 const testKeys = inject('testKeys')
 
@@ -63,16 +64,7 @@ function forms(secret: string): string[] {
 
 async function leaksEnv(overrides: Partial<Env> = {}): Promise<Env> {
   return testEnv({
-    WAYBILL_ORIGINS: {
-      photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'MAIN' },
-      docs: { type: 's3', bucket: 'docs', region: 'us-east-1', credentials: 'MAIN' },
-      cdn: {
-        type: 'cloudfront',
-        baseUrl: 'https://cdn.example.com/assets',
-        keyPairId: 'K2JCJMDEHXQW5F',
-        privateKey: 'CDN_PRIVATE_KEY',
-      },
-    },
+    WAYBILL_ORIGINS: S3_AND_CDN_ORIGINS,
     MAIN_SECRET_ACCESS_KEY: S3_SECRET,
     MAIN_SESSION_TOKEN: SESSION_TOKEN,
     // As a secret often arrives: one line with literal \n.
@@ -412,18 +404,12 @@ describe('unexpected errors', () => {
   // platform or library error quoting its input would.
   async function failingCall(): Promise<Response> {
     const limiter = {
-      limit: async () => {
-        throw new Error(`rate limiter unavailable (request had ${S3_SECRET})`)
-      },
+      limit: () => Promise.reject(new Error(`rate limiter unavailable (request had ${S3_SECRET})`)),
     }
     const env = await leaksEnv({ WAYBILL_RATE_LIMITER: limiter as unknown as RateLimit })
     return createApp({ clock: () => NOW }).request(
       '/v1/sign',
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ALL_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ origin: 'photos', keys: ['a'] }),
-      },
+      postJson({ origin: 'photos', keys: ['a'] }, ALL_KEY),
       env,
     )
   }

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { constantTimeEqual, findApiKey } from '../../src/auth/api-key'
 import type { ApiKey } from '../../src/config'
-
-async function sha256(value: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value)))
-}
+import { sha256 } from '../hex'
 
 describe('constantTimeEqual', () => {
   it('is true only for the same bytes', () => {

@@ -5,7 +5,8 @@ import { base64url, exportSPKI } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { problemOf } from '../routes/helpers'
+import { PHOTOS_ORIGIN, problemOf } from '../routes/helpers'
+import { apiKeysBinding } from '../worker-env'
 import {
   ACCESS_AUD,
   ACCESS_CERTS,
@@ -27,11 +28,6 @@ const API_KEY = 'wb_test_web_key_0123456789'
 const keys: Partial<Record<string, TestKey>> = {}
 let accessKey: TestKey
 
-async function sha256Hex(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value))
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
-
 const GRANTS = [
   {
     to: 'sub:alice',
@@ -51,14 +47,14 @@ const GRANTS = [
 async function makeEnv(auth: unknown, overrides: Partial<Env> = {}): Promise<Env> {
   return {
     WAYBILL_ORIGINS: {
-      photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'MAIN' },
+      photos: PHOTOS_ORIGIN,
       docs: { type: 's3', bucket: 'docs', region: 'eu-west-1', credentials: 'MAIN' },
     },
     MAIN_ACCESS_KEY_ID: 'AKIDAUTHTEST',
     MAIN_SECRET_ACCESS_KEY: 'auth-test-secret',
     WAYBILL_AUTH: JSON.stringify(auth),
     WAYBILL_JWT_HS256_SECRET: HS256_SECRET,
-    WAYBILL_API_KEYS: JSON.stringify([{ id: 'web', sha256: await sha256Hex(API_KEY) }]),
+    WAYBILL_API_KEYS: await apiKeysBinding([{ id: 'web', key: API_KEY }]),
     WAYBILL_GRANTS: JSON.stringify(GRANTS),
     ...overrides,
   }
@@ -227,7 +223,7 @@ describe('each grant dimension is enforced', () => {
       { path: 'expiresIn', message: 'must be at most 3600 for this caller' },
     ])
     const capped = await signKeys(token, { keys: ['mine/alice/a'] })
-    expect(((await capped.json()) as { expiresAt: string }).expiresAt).toBe(
+    expect((await capped.json<{ expiresAt: string }>()).expiresAt).toBe(
       new Date(NOW.getTime() + 300_000).toISOString(),
     )
   })

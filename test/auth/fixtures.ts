@@ -37,7 +37,7 @@ export async function sign(
       alg: key.alg,
       ...('kid' in key ? { kid: key.kid } : {}),
       ...options.header,
-    } as never)
+    })
     .setIssuedAt(options.iat ?? now)
     .setExpirationTime(options.exp ?? now + 600)
   return jwt.sign('secret' in key ? key.secret : key.privateKey)
@@ -50,10 +50,13 @@ export class FakeJwksServer {
   down = false
   body: string | undefined
 
-  fetch = async (input: Request | string): Promise<Response> => {
+  fetch = (input: Request | string): Promise<Response> => {
     this.requests++
-    const url = typeof input === 'string' ? input : input.url
-    if (this.down) throw new TypeError('fetch failed: connection refused')
+    if (this.down) return Promise.reject(new TypeError('fetch failed: connection refused'))
+    return Promise.resolve(this.answer(typeof input === 'string' ? input : input.url))
+  }
+
+  private answer(url: string): Response {
     if (this.body !== undefined) return new Response(this.body, { status: 200 })
     const set = this.sets.get(url)
     if (set === undefined) return new Response('not found', { status: 404 })

@@ -6,6 +6,7 @@
 // multipart upload whose part cannot be sent is aborted, leaving nothing behind. The first test
 // saves a screenshot of the page in test-output/demo-page.png (demo-page-failed.png on failure).
 
+// The callbacks given to `evaluate` run in the page: they are typed against the DOM.
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -187,7 +188,7 @@ describe('the demo page', () => {
       await expect.poll(() => page.locator('#gallery-state').textContent()).toMatch(/^\d+ objects?/)
       const seeded = page.locator('li[data-key="gallery/seed.png"] img')
       await seeded.waitFor()
-      await expect.poll(() => seeded.evaluate((img) => img.naturalWidth)).toBe(40)
+      await expect.poll(() => seeded.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(40)
       const listCall = network
         .all()
         .find((e) => e.url.startsWith(`${pageOrigin}/v1/list/demo`) && e.method === 'GET')
@@ -248,7 +249,9 @@ describe('the demo page', () => {
         /^[0-9a-f]{64}$/,
       )
       const putImage = page.locator(`li[data-key="uploads/${files.put.name}"] img`)
-      await expect.poll(() => putImage.evaluate((img) => img.naturalWidth)).toBe(64)
+      await expect
+        .poll(() => putImage.evaluate((img: HTMLImageElement) => img.naturalWidth))
+        .toBe(64)
 
       // 2. A POST form: a simple request (no preflight needed), still answered under the rules.
       const post = await upload('post', /POST form/)
@@ -299,9 +302,9 @@ describe('the demo page', () => {
         .all()
         .find((e) => e.url === `${pageOrigin}/v1/uploads/multipart/complete`)
       expect(complete?.status).toBe(200)
-      expect(await page.locator('#progress').evaluate((progress) => progress.value)).toBe(
-        MULTIPART_BYTES,
-      )
+      expect(
+        await page.locator('#progress').evaluate((progress: HTMLProgressElement) => progress.value),
+      ).toBe(MULTIPART_BYTES)
 
       // Everything shows in one gallery listing.
       for (const file of Object.values(files)) {

@@ -28,6 +28,7 @@ import {
   truncateUtf8,
   utf8Bytes,
 } from '../fuzz-arbitraries'
+import { postJson } from '../requests'
 
 const ROUNDTRIP_RUNS = 50
 const MAX_SEGMENT_BYTES = 255
@@ -45,11 +46,7 @@ interface SignedUrl {
 
 async function sign(body: Record<string, unknown>): Promise<string> {
   const response = await exports.default.fetch(
-    new Request('http://waybill.test/v1/sign', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
+    new Request('http://waybill.test/v1/sign', postJson(body, apiKey.key)),
   )
   const text = await response.text()
   if (response.status !== 200) throw new Error(`sign ${response.status}: ${text}`)

@@ -1,11 +1,11 @@
 // GET /v1/list against versitygw: the Worker lists with ListObjectsV2 (aws4fetch) and signs a URL
 // per object; every URL is fetched back from versitygw.
 
-import { env } from 'cloudflare:workers'
-import { AwsClient } from 'aws4fetch'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
+import { ndjsonLines } from '../requests'
+import { apiKeysBinding, e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
 import { mapConcurrent } from './concurrency'
 
 const s3 = inject('s3')
@@ -28,19 +28,14 @@ const TREE = [
 
 const KEYS = { all: 'wb_test_list_all_0123456789', lister: 'wb_test_list_only_0123456789' }
 
-async function sha256Hex(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value))
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
-
 let listEnv: Env
 
 beforeAll(async () => {
   listEnv = {
-    ...(env as unknown as Env),
+    ...workerEnv,
     WAYBILL_ORIGINS: JSON.stringify({
       // The lister's prefix grants need the safe key policy.
-      e2e: { ...JSON.parse((env as unknown as Env).WAYBILL_ORIGINS as string).e2e, keys: 'safe' },
+      e2e: { ...e2eOrigin(), keys: 'safe' },
       cdn: {
         type: 'cloudfront',
         baseUrl: 'https://cdn.example.com',
@@ -57,9 +52,9 @@ beforeAll(async () => {
       },
     }),
     CDN_PRIVATE_KEY: keys.ecPkcs8,
-    WAYBILL_API_KEYS: JSON.stringify([
-      { id: 'all', sha256: await sha256Hex(KEYS.all) },
-      { id: 'lister', sha256: await sha256Hex(KEYS.lister) },
+    WAYBILL_API_KEYS: await apiKeysBinding([
+      { id: 'all', key: KEYS.all },
+      { id: 'lister', key: KEYS.lister },
     ]),
     WAYBILL_GRANTS: JSON.stringify([
       { to: 'apiKey:all', origin: 'e2e', actions: ['read', 'write', 'list'] },
@@ -70,22 +65,12 @@ beforeAll(async () => {
     ]),
   }
   // Seeding goes straight to the store, not through the code under test.
-  const client = new AwsClient({
-    accessKeyId: s3.accessKeyId,
-    secretAccessKey: s3.secretAccessKey,
-    service: 's3',
-    region: 'us-east-1',
-  })
   const all = [
     ...Array.from({ length: BIG }, (_, i) => bigKey(i)),
     ...TREE.map((k) => `${ROOT}/tree/${k}`),
   ]
   await mapConcurrent(all, 16, async (key) => {
-    const path = key.split('/').map(encodeURIComponent).join('/')
-    const response = await client.fetch(`${s3.endpoint}/${s3.bucket}/${path}`, {
-      method: 'PUT',
-      body: `body of ${key}`,
-    })
+    const response = await store.fetch(objectUrl(key), { method: 'PUT', body: `body of ${key}` })
     if (!response.ok) throw new Error(`seeding ${key}: ${response.status}`)
   })
 }, 120_000)
@@ -107,7 +92,7 @@ async function list(
     for (const v of Array.isArray(value) ? value : [value]) params.append(name, v)
   }
   return app.request(
-    `/v1/list/${options.origin ?? 'e2e'}?${params}`,
+    `/v1/list/${options.origin ?? 'e2e'}?${params.toString()}`,
     { headers: { authorization: `Bearer ${options.key ?? KEYS.all}`, ...options.headers } },
     listEnv,
   )
@@ -119,7 +104,7 @@ async function listing(
 ): Promise<Listing> {
   const response = await list(query, options)
   expect(response.status, await response.clone().text()).toBe(200)
-  return (await response.json()) as Listing
+  return await response.json<Listing>()
 }
 
 /** Every page of a listing, following cursors. */
@@ -136,19 +121,15 @@ async function allPages(query: Record<string, string | string[]>): Promise<Listi
 
 /** versitygw's own ListObjectsV2 answer, all pages: the reference for S3 semantics. */
 async function storeListing(prefix: string, delimiter?: string): Promise<string[]> {
-  const client = new AwsClient({
-    accessKeyId: s3.accessKeyId,
-    secretAccessKey: s3.secretAccessKey,
-    service: 's3',
-    region: 'us-east-1',
-  })
   const names: string[] = []
   let token: string | undefined
   do {
     const params = new URLSearchParams({ 'list-type': '2', prefix })
     if (delimiter !== undefined) params.set('delimiter', delimiter)
     if (token !== undefined) params.set('continuation-token', token)
-    const xml = await (await client.fetch(`${s3.endpoint}/${s3.bucket}/?${params}`)).text()
+    const xml = await (
+      await store.fetch(`${s3.endpoint}/${s3.bucket}/?${params.toString()}`)
+    ).text()
     for (const [, name] of xml.matchAll(/<(?:Key|Prefix)>([^<]*)<\/(?:Key|Prefix)>/g)) {
       if (name !== prefix) names.push(name!.replace(/&amp;/g, '&'))
     }
@@ -224,7 +205,7 @@ describe('GET /v1/list against versitygw', () => {
     }
     const none = await list({ prefix: `${ROOT}/big/` }, { key: KEYS.lister })
     expect(none.status).toBe(200)
-    const body = (await none.json()) as Listing
+    const body = await none.json<Listing>()
     expect(body.items.every((i) => i.url === undefined)).toBe(true)
     expect(none.headers.get('cache-control')).toBe('no-store')
   })
@@ -232,7 +213,7 @@ describe('GET /v1/list against versitygw', () => {
   it('refuses prefixes a list grant does not wholly contain', async () => {
     const response = await list({ prefix: [`${ROOT}/tree/`, 'other/'] }, { key: KEYS.lister })
     expect(response.status).toBe(403)
-    const problem = (await response.json()) as { errors: { path: string }[] }
+    const problem = await response.json<{ errors: { path: string }[] }>()
     expect(problem.errors.map((e) => e.path)).toEqual(['prefix.1'])
     // "list-x" would also reach "list-xyz/…".
     expect((await list({ prefix: ROOT }, { key: KEYS.lister })).status).toBe(403)
@@ -258,7 +239,7 @@ describe('GET /v1/list against versitygw', () => {
     // 600 s of life less the minute of margin (less the sub-second part of the fixed clock).
     expect(first.headers.get('cache-control')).toMatch(/^private, max-age=(539|540)$/)
     const etag = first.headers.get('etag')!
-    const body = (await first.json()) as Listing
+    const body = await first.json<Listing>()
     expect(Date.parse(body.expiresAt!) - NOW.getTime()).toBeGreaterThanOrEqual(599_000)
     const again = await list(
       { prefix: `${ROOT}/tree/`, expiresIn: '600' },
@@ -272,22 +253,16 @@ describe('GET /v1/list against versitygw', () => {
       { prefix: `${ROOT}/tree/`, delimiter: '/' },
       { headers: { accept: 'application/x-ndjson' } },
     )
-    const lines = (await response.text())
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
+    const lines = await ndjsonLines(response)
     expect(lines).toHaveLength(3)
-    expect(lines[2]).toEqual({ prefixes: expect.any(Array), cursor: null })
+    expect(lines[2]).toEqual({ prefixes: expect.any(Array) as unknown, cursor: null })
   })
 
   it(`streams ${BIG} items as NDJSON in signed chunks, the same as the JSON answer`, async () => {
     const query = { prefix: `${ROOT}/big/`, limit: '10000' }
     const response = await list(query, { headers: { accept: 'application/x-ndjson' } })
     expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
-    const lines = (await response.text())
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
+    const lines = await ndjsonLines(response)
     expect(lines).toHaveLength(BIG + 1)
     expect(lines.at(-1)).toEqual({ prefixes: [], cursor: null })
     const json = await listing(query)
@@ -309,7 +284,7 @@ describe('GET /v1/list against versitygw', () => {
       const response = await list(query)
       expect(response.status, JSON.stringify(query)).toBe(400)
       expect(response.headers.get('content-type')).toBe('application/problem+json')
-      const problem = (await response.json()) as { errors: { path: string }[] }
+      const problem = await response.json<{ errors: { path: string }[] }>()
       expect(problem.errors[0]!.path).toBe(path)
     }
     const page = await listing({ prefix: `${ROOT}/tree/`, limit: '1' })

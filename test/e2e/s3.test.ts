@@ -5,6 +5,7 @@ import { env, exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import { HARD_KEYS } from '../fixtures/keys'
+import { ndjsonLines, postJson } from '../requests'
 
 const apiKey = inject('apiKey')
 const s3 = inject('s3')
@@ -27,7 +28,7 @@ async function sign(body: Record<string, unknown>): Promise<SignedUrl[]> {
     body: JSON.stringify(body),
   })
   expect(response.status, await response.clone().text()).toBe(200)
-  const json = (await response.json()) as { urls: SignedUrl[] }
+  const json = await response.json<{ urls: SignedUrl[] }>()
   return json.urls
 }
 
@@ -150,15 +151,11 @@ describe('versitygw refuses what it must', () => {
     const signAt = async (expiresIn: number) => {
       const response = await app.request(
         '/v1/sign',
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ origin: 'e2e', keys: [KEY_A], expiresIn }),
-        },
+        postJson({ origin: 'e2e', keys: [KEY_A], expiresIn }, apiKey.key),
         env,
       )
       expect(response.status).toBe(200)
-      return ((await response.json()) as { urls: SignedUrl[] }).urls[0]!.url
+      return (await response.json<{ urls: SignedUrl[] }>()).urls[0]!.url
     }
     expect(await statusOf(await signAt(60))).toBe(403)
     expect(await statusOf(await signAt(7200))).toBe(200)
@@ -168,15 +165,11 @@ describe('versitygw refuses what it must', () => {
     const wrongEnv = { ...env, E2E_SECRET_ACCESS_KEY: `${s3.secretAccessKey}x` }
     const response = await createApp().request(
       '/v1/sign',
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ origin: 'e2e', keys: [KEY_A] }),
-      },
+      postJson({ origin: 'e2e', keys: [KEY_A] }, apiKey.key),
       wrongEnv,
     )
     expect(response.status).toBe(200)
-    const { urls } = (await response.json()) as { urls: SignedUrl[] }
+    const { urls } = await response.json<{ urls: SignedUrl[] }>()
     expect(await statusOf(urls[0]!.url)).toBe(403)
   })
 })
@@ -242,11 +235,7 @@ describe('the rest of the API against versitygw', () => {
     })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^application\/x-ndjson/)
-    const lines = new TextDecoder()
-      .decode(await response.arrayBuffer())
-      .trimEnd()
-      .split('\n')
-    const parsed = lines.map((line) => JSON.parse(line) as SignedUrl)
+    const parsed = await ndjsonLines<SignedUrl>(response)
     expect(parsed.map((p) => p.key)).toEqual(keys)
     const first = await fetch(parsed[0]!.url)
     expect(await first.text()).toBe('hello from waybill')

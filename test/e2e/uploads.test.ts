@@ -1,12 +1,13 @@
 // POST /v1/uploads against versitygw: exact PUT URLs, POST policies and multipart uploads, each
 // accepted when used as issued and rejected by the store when anything differs.
 
-import { env } from 'cloudflare:workers'
-import { AwsClient } from 'aws4fetch'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { form, postForm } from '../forms'
+import { sha256Base64, sha256Hex } from '../hex'
+import { postJson } from '../requests'
+import { apiKeysBinding, e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
 
 const s3 = inject('s3')
 const app = createApp()
@@ -16,33 +17,19 @@ const MAX_BYTES = 1024
 const MIB = 1024 * 1024
 
 let uploadEnv: Env
-const store = new AwsClient({
-  accessKeyId: s3.accessKeyId,
-  secretAccessKey: s3.secretAccessKey,
-  service: 's3',
-  region: 'us-east-1',
-})
-
-async function sha256(data: BufferSource, encoding: 'hex' | 'base64' = 'hex'): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', data))
-  if (encoding === 'base64') return btoa(String.fromCharCode(...digest))
-  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
 
 beforeAll(async () => {
-  const origin = JSON.parse((env as unknown as Env).WAYBILL_ORIGINS as string).e2e
+  const origin = e2eOrigin()
   const safe = { ...origin, keys: 'safe' }
   uploadEnv = {
-    ...(env as unknown as Env),
+    ...workerEnv,
     WAYBILL_ORIGINS: JSON.stringify({
       // Prefix grants need the safe key policy; "open" signs any key, under a whole-bucket grant.
       e2e: safe,
       open: origin,
       r2like: { ...safe, postPolicy: false },
     }),
-    WAYBILL_API_KEYS: JSON.stringify([
-      { id: 'up', sha256: await sha256(new TextEncoder().encode(API_KEY)) },
-    ]),
+    WAYBILL_API_KEYS: await apiKeysBinding([{ id: 'up', key: API_KEY }]),
     WAYBILL_GRANTS: JSON.stringify([
       // Small files of a few types under small/, anything under big/.
       {
@@ -67,21 +54,13 @@ beforeAll(async () => {
 })
 
 async function call(path: string, body: unknown): Promise<Response> {
-  return app.request(
-    path,
-    {
-      method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    },
-    uploadEnv,
-  )
+  return app.request(path, postJson(body, API_KEY), uploadEnv)
 }
 
 async function issue<T>(body: Record<string, unknown>, path = '/v1/uploads'): Promise<T> {
   const response = await call(path, { origin: 'e2e', ...body })
   expect(response.status, await response.clone().text()).toBe(200)
-  return (await response.json()) as T
+  return await response.json<T>()
 }
 
 interface PutUpload {
@@ -104,17 +83,18 @@ interface MultipartUpload {
   parts: { partNumber: number; url: string }[]
 }
 
-const objectUrl = (key: string) =>
-  `${s3.endpoint}/${s3.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`
-
 async function stored(key: string): Promise<Response> {
   return store.fetch(objectUrl(key))
 }
 
+/** `headers` less the one called `name`. */
+function without(headers: Record<string, string>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([n]) => n !== name))
+}
+
 /** Sends `headers` as a browser would: Content-Length comes from the body. */
 function put(upload: PutUpload, body: BodyInit, headers = upload.headers): Promise<Response> {
-  const { 'content-length': _, ...rest } = headers
-  return fetch(upload.url, { method: 'PUT', headers: rest, body })
+  return fetch(upload.url, { method: 'PUT', headers: without(headers, 'content-length'), body })
 }
 
 describe('PUT uploads', () => {
@@ -156,7 +136,7 @@ describe('PUT uploads', () => {
     expect(otherType.status).toBe(403)
     const longer = await put(upload, text + '!')
     expect(longer.status).toBe(403)
-    const { 'x-amz-meta-caption': _, ...withoutMeta } = upload.headers
+    const withoutMeta = without(upload.headers, 'x-amz-meta-caption')
     expect((await put(upload, text, withoutMeta)).status).toBe(403)
     expect((await stored(key)).status).toBe(404)
   })
@@ -167,16 +147,16 @@ describe('PUT uploads', () => {
       key: `${ROOT}/small/sum.txt`,
       contentType: 'text/plain',
       contentLength: body.length,
-      checksumSha256: await sha256(body, 'base64'),
+      checksumSha256: await sha256Base64(body),
     })
-    expect(good.headers['x-amz-checksum-sha256']).toBe(await sha256(body, 'base64'))
+    expect(good.headers['x-amz-checksum-sha256']).toBe(await sha256Base64(body))
     expect((await put(good, body)).status).toBe(200)
 
     const wrong = await issue<PutUpload>({
       key: `${ROOT}/small/badsum.txt`,
       contentType: 'text/plain',
       contentLength: body.length,
-      checksumSha256: await sha256(new TextEncoder().encode('another body'), 'base64'),
+      checksumSha256: await sha256Base64(new TextEncoder().encode('another body')),
     })
     const response = await put(wrong, body)
     expect(response.status).toBeGreaterThanOrEqual(400)
@@ -289,7 +269,7 @@ describe('multipart uploads', () => {
     expect(done.key).toBe(key)
     const back = new Uint8Array(await (await stored(key)).arrayBuffer())
     expect(back.length).toBe(data.length)
-    expect(await sha256(back)).toBe(await sha256(data))
+    expect(await sha256Hex(back)).toBe(await sha256Hex(data))
   })
 
   it('refuses a tampered part URL', async () => {
@@ -353,7 +333,7 @@ describe('multipart uploads', () => {
     // S3 says NoSuchUpload (404); versitygw says InvalidPart (400). Either way a 4xx saying so.
     expect([400, 404]).toContain(complete.status)
     expect(complete.headers.get('content-type')).toBe('application/problem+json')
-    expect(((await complete.json()) as { detail: string }).detail).toMatch(
+    expect((await complete.json<{ detail: string }>()).detail).toMatch(
       /refused by the store: (NoSuchUpload|InvalidPart)/,
     )
   })
@@ -417,7 +397,7 @@ describe('bad upload requests', () => {
       const response = await call('/v1/uploads', { origin: 'e2e', ...body })
       expect(response.status).toBe(status)
       expect(response.headers.get('content-type')).toBe('application/problem+json')
-      const problem = (await response.json()) as { errors: { path: string }[] }
+      const problem = await response.json<{ errors: { path: string }[] }>()
       expect(problem.errors.map((e) => e.path)).toContain(path)
     })
   }

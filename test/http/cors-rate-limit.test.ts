@@ -67,9 +67,9 @@ describe('rate limit', () => {
     const seen: string[] = []
     let remaining = 2
     const limiter = {
-      limit: async ({ key }: { key: string }) => {
+      limit: ({ key }: { key: string }) => {
         seen.push(key)
-        return { success: remaining-- > 0 }
+        return Promise.resolve({ success: remaining-- > 0 })
       },
     }
     const env = await testEnv({ WAYBILL_RATE_LIMITER: limiter })
@@ -85,7 +85,7 @@ describe('rate limit', () => {
   it('does not count unauthenticated requests against anyone', async () => {
     let calls = 0
     const env = await testEnv({
-      WAYBILL_RATE_LIMITER: { limit: async () => (calls++, { success: true }) },
+      WAYBILL_RATE_LIMITER: { limit: () => (calls++, Promise.resolve({ success: true })) },
     })
     expect((await postSign({ origin: 'photos', keys: ['a'] }, { env, key: 'wrong' })).status).toBe(
       401,

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createApp } from '../../src/app'
 import { makeKey, sign, FakeJwksServer, ISSUER, AUDIENCE, JWKS_URL } from '../auth/fixtures'
+import { postJson } from '../requests'
 import { ALL_KEY, NOW, PHOTOS_KEY, SECRET, testEnv } from '../routes/helpers'
 
 let lines: string[] = []
@@ -22,16 +23,7 @@ describe('request log', () => {
   it('with WAYBILL_REQUEST_LOG=errors, logs only answers of 400 and above', async () => {
     const app = createApp({ clock: () => NOW })
     const env = await testEnv({ WAYBILL_REQUEST_LOG: 'errors' })
-    const post = (body: unknown) =>
-      app.request(
-        '/v1/sign',
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${ALL_KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        },
-        env,
-      )
+    const post = (body: unknown) => app.request('/v1/sign', postJson(body, ALL_KEY), env)
     expect((await post({ origin: 'photos', keys: ['a'] })).status).toBe(200)
     expect(lines).toHaveLength(0)
     expect((await post({ origin: 'photos', keys: [''] })).status).toBe(400)

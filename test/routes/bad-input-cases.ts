@@ -16,13 +16,13 @@ import {
   MAX_TOKEN_BYTES,
 } from '../../src/config/limits'
 
-export const KIB = 1024
+const KIB = 1024
 export const MIB = 1024 * KIB
 
 /** Who calls: the harness's all-origins key, the photos-only key, nobody, or these raw headers. */
 export type Caller = 'valid' | 'photos-only' | 'none' | { headers: Record<string, string> }
 
-export type RowBody =
+type RowBody =
   | { json: unknown }
   /** Raw text, or a factory for large bodies (built only when the row runs). */
   | { text: string | (() => string) }
@@ -67,7 +67,7 @@ function padded(json: unknown, size: number): () => string {
 }
 
 /** Spaces in 1 MiB chunks, `totalBytes` in all, with no Content-Length. */
-export function spaceStream(totalBytes: number): () => ReadableStream<Uint8Array> {
+function spaceStream(totalBytes: number): () => ReadableStream<Uint8Array> {
   return () => {
     let left = totalBytes
     return new ReadableStream<Uint8Array>({
@@ -160,7 +160,7 @@ function manyHeaders(count: number): Record<string, string> {
  * @param valid a body the route accepts for the `valid` caller (or one failing only later).
  * @param wrongMethods methods to try on the path; the first also runs through the Worker.
  */
-export function jsonPostRoute(
+function jsonPostRoute(
   path: string,
   valid: Record<string, unknown>,
   limitBytes = MAX_SMALL_BODY_BYTES,
@@ -337,7 +337,7 @@ export function jsonPostRoute(
 }
 
 /** The rows every authenticated `GET` route gets: wrong credentials and wrong methods. */
-export function getRoute(path: string): BadInputCase[] {
+function getRoute(path: string): BadInputCase[] {
   return [
     ...authRows('GET', path),
     ...methodRows(path, ALLOW_GET, ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']),

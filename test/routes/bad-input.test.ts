@@ -18,8 +18,17 @@ import {
   ISSUER,
   makeKey,
 } from '../auth/fixtures'
+import { postJson } from '../requests'
 import { BAD_INPUT_CASES, MIB, type BadInputCase, type Caller } from './bad-input-cases'
-import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv, type Problem } from './helpers'
+import {
+  ALL_KEY,
+  NOW,
+  PHOTOS_KEY,
+  problemOf,
+  S3_AND_CDN_ORIGINS,
+  testEnv,
+  type Problem,
+} from './helpers'
 
 const testKeys = inject('testKeys')
 const workerKey = inject('apiKey').key
@@ -30,16 +39,7 @@ let app: ReturnType<typeof createApp>
 /** The route-test env plus a CloudFront origin, JWT (HS256 and cookie) and Cloudflare Access. */
 async function matrixEnv(): Promise<Env> {
   return testEnv({
-    WAYBILL_ORIGINS: {
-      photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'MAIN' },
-      docs: { type: 's3', bucket: 'docs', region: 'us-east-1', credentials: 'MAIN' },
-      cdn: {
-        type: 'cloudfront',
-        baseUrl: 'https://cdn.example.com/assets',
-        keyPairId: 'K2JCJMDEHXQW5F',
-        privateKey: 'CDN_PRIVATE_KEY',
-      },
-    },
+    WAYBILL_ORIGINS: S3_AND_CDN_ORIGINS,
     CDN_PRIVATE_KEY: testKeys.rsaPkcs8,
     WAYBILL_AUTH: JSON.stringify({
       jwt: { issuer: ISSUER, audience: AUDIENCE, hs256: true, cookie: 'wb_token' },
@@ -283,18 +283,14 @@ describe('response overrides that are fine', () => {
     const value = 'attachment; filename="a \\"quoted\\" name.pdf"; x=\'y\''
     const response = await app.request(
       '/v1/sign',
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ALL_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          origin: 'photos',
-          items: [{ key: 'a.pdf', response: { contentDisposition: value } }],
-        }),
-      },
+      postJson(
+        { origin: 'photos', items: [{ key: 'a.pdf', response: { contentDisposition: value } }] },
+        ALL_KEY,
+      ),
       env,
     )
     expect(response.status).toBe(200)
-    const { urls } = (await response.json()) as { urls: { url: string }[] }
+    const { urls } = await response.json<{ urls: { url: string }[] }>()
     const url = new URL(urls[0]!.url)
     expect(url.searchParams.get('response-content-disposition')).toBe(value)
     // Nothing that could end the query value or the URL survives unencoded.

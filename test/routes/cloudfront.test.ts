@@ -2,7 +2,8 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { nodeVerifies, policyOfUrl } from '../cloudfront-helpers'
-import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from './helpers'
+import { postJson } from '../requests'
+import { ALL_KEY, CDN_ORIGIN, NOW, PHOTOS_KEY, PHOTOS_ORIGIN, problemOf, testEnv } from './helpers'
 
 const keys = inject('testKeys')
 const NOW_S = NOW.getTime() / 1000
@@ -14,12 +15,9 @@ async function cdnEnv(
 ): Promise<Env> {
   return testEnv({
     WAYBILL_ORIGINS: {
-      photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'MAIN' },
+      photos: PHOTOS_ORIGIN,
       cdn: {
-        type: 'cloudfront',
-        baseUrl: 'https://cdn.example.com/assets',
-        keyPairId: 'K2JCJMDEHXQW5F',
-        privateKey: 'CDN_PRIVATE_KEY',
+        ...CDN_ORIGIN,
         cookie: { domain: '.example.com', sameSite: 'Strict' },
         ...overrides,
       },
@@ -49,15 +47,7 @@ async function post(
   key = ALL_KEY,
   app = createApp({ clock: () => NOW }),
 ) {
-  return app.request(
-    path,
-    {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    },
-    env,
-  )
+  return app.request(path, postJson(body, key), env)
 }
 
 interface SignBody {
@@ -76,7 +66,7 @@ describe('POST /v1/sign on a CloudFront origin', () => {
       await cdnEnv(),
     )
     expect(response.status, await response.clone().text()).toBe(200)
-    const body = (await response.json()) as SignBody
+    const body = await response.json<SignBody>()
     expect(body.expiresAt).toBe(new Date((NOW_S + 600) * 1000).toISOString())
     expect(body.urls[1]!.url).toBe(
       `${BASE}public/b%20c.png?Expires=${NOW_S + 600}&Key-Pair-Id=K2JCJMDEHXQW5F&Signature=${new URL(body.urls[1]!.url).searchParams.get('Signature')}`,
@@ -106,7 +96,7 @@ describe('POST /v1/sign on a CloudFront origin', () => {
     )
     expect(response.status, await response.clone().text()).toBe(200)
     expect(sign).toHaveBeenCalledTimes(1)
-    const { urls } = (await response.json()) as SignBody
+    const { urls } = await response.json<SignBody>()
     expect(urls).toHaveLength(10_000)
     const queries = new Set(urls.map(({ url }) => url.slice(url.indexOf('?'))))
     expect(queries.size).toBe(1)
@@ -138,7 +128,7 @@ describe('POST /v1/sign on a CloudFront origin', () => {
   it('uses SHA-256 and ECDSA keys when configured', async () => {
     const env = await cdnEnv({ hashAlgorithm: 'SHA256' }, { CDN_PRIVATE_KEY: keys.ecSec1 })
     const response = await post('/v1/sign', { origin: 'cdn', keys: ['public/a.jpg'] }, env)
-    const { urls } = (await response.json()) as SignBody
+    const { urls } = await response.json<SignBody>()
     expect(urls[0]!.url).toMatch(/&Hash-Algorithm=SHA256$/)
     const { policy, signature } = policyOfUrl(urls[0]!.url)
     expect(await nodeVerifies(keys.ecPublic, policy, signature, 'SHA256')).toBe(true)
@@ -214,11 +204,11 @@ describe('POST /v1/cookies', () => {
       await cdnEnv(),
     )
     expect(response.status, await response.clone().text()).toBe(200)
-    const body = (await response.json()) as {
+    const body = await response.json<{
       resource: string
       expiresAt: string
       cookies: Record<string, string>
-    }
+    }>()
     expect(body.resource).toBe(`${BASE}users/alice/*`)
     expect(Object.keys(body.cookies).sort()).toEqual([
       'CloudFront-Key-Pair-Id',
@@ -268,7 +258,7 @@ describe('POST /v1/cookies', () => {
       { origin: 'cdn', prefix: 'users/alice/' },
       await cdnEnv({ hashAlgorithm: 'SHA256' }),
     )
-    const body = (await response.json()) as { cookies: Record<string, string> }
+    const body = await response.json<{ cookies: Record<string, string> }>()
     expect(body.cookies['CloudFront-Hash-Algorithm']).toBe('SHA256')
     expect(response.headers.getSetCookie()).toHaveLength(4)
   })

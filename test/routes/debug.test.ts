@@ -1,14 +1,11 @@
 // The debug view: what was signed, per URL, for callers with a `debug` grant. Never key material.
 
 import { describe, expect, it } from 'vitest'
-import { hmacSha256, sha256Hex, toHex } from '../fixtures/web-crypto'
+import { hmacSha256Hex, sha256Hex, sigV4SigningKey } from '../hex'
 import { NOW, PHOTOS_KEY, SECRET, postSign, problemOf, testEnv } from './helpers'
 
 async function signatureOf(stringToSign: string): Promise<string> {
-  let key: ArrayBuffer = new TextEncoder().encode(`AWS4${SECRET}`).buffer as ArrayBuffer
-  for (const part of ['20261123', 'eu-west-1', 's3', 'aws4_request'])
-    key = await hmacSha256(new Uint8Array(key), part)
-  return toHex(await hmacSha256(new Uint8Array(key), stringToSign))
+  return hmacSha256Hex(await sigV4SigningKey(SECRET, '20261123', 'eu-west-1'), stringToSign)
 }
 
 const debugEnv = () =>
@@ -74,7 +71,7 @@ describe('POST /v1/sign with "debug": true', () => {
     )
     expect(noGrant.status).toBe(403)
     const plain = await postSign({ origin: 'photos', keys: ['other/b'] }, { env })
-    expect(((await plain.json()) as DebugBody).urls[0]!.debug).toBeUndefined()
+    expect((await plain.json<DebugBody>()).urls[0]!.debug).toBeUndefined()
   })
 
   it('refuses a debug flag that is not a boolean', async () => {

@@ -2,21 +2,40 @@
 
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
+import { apiKeysBinding } from '../worker-env'
 
 export const NOW = new Date('2026-11-23T10:00:00Z')
 export const ALL_KEY = 'wb_test_all_origins_0123456789'
 export const PHOTOS_KEY = 'wb_test_photos_only_0123456789'
 export const SECRET = 'routeTestSecret/DoNotUse+0123456789abcdefghij'
 
-async function sha256Hex(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value))
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
+/** The S3 origin route tests sign for most, with the `MAIN` credentials. */
+export const PHOTOS_ORIGIN = {
+  type: 's3',
+  bucket: 'photos',
+  region: 'eu-west-1',
+  credentials: 'MAIN',
+} as const
+
+/** A CloudFront origin whose private key is the `CDN_PRIVATE_KEY` binding. */
+export const CDN_ORIGIN = {
+  type: 'cloudfront',
+  baseUrl: 'https://cdn.example.com/assets',
+  keyPairId: 'K2JCJMDEHXQW5F',
+  privateKey: 'CDN_PRIVATE_KEY',
+} as const
+
+/** Two S3 origins and a CloudFront one, for tests that cover both kinds. */
+export const S3_AND_CDN_ORIGINS = {
+  photos: PHOTOS_ORIGIN,
+  docs: { type: 's3', bucket: 'docs', region: 'us-east-1', credentials: 'MAIN' },
+  cdn: CDN_ORIGIN,
+} as const
 
 export async function testEnv(overrides: Partial<Env> = {}): Promise<Env> {
   return {
     WAYBILL_ORIGINS: {
-      photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'MAIN' },
+      photos: PHOTOS_ORIGIN,
       docs: {
         type: 's3',
         bucket: 'docs',
@@ -27,9 +46,9 @@ export async function testEnv(overrides: Partial<Env> = {}): Promise<Env> {
     },
     MAIN_ACCESS_KEY_ID: 'AKIDROUTETEST',
     MAIN_SECRET_ACCESS_KEY: SECRET,
-    WAYBILL_API_KEYS: JSON.stringify([
-      { id: 'all', sha256: await sha256Hex(ALL_KEY) },
-      { id: 'photos-only', sha256: await sha256Hex(PHOTOS_KEY), label: 'the photos frontend' },
+    WAYBILL_API_KEYS: await apiKeysBinding([
+      { id: 'all', key: ALL_KEY },
+      { id: 'photos-only', key: PHOTOS_KEY, label: 'the photos frontend' },
     ]),
     WAYBILL_GRANTS: JSON.stringify([
       { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write', 'delete'] },
@@ -76,5 +95,5 @@ export async function problemOf(response: Response): Promise<Problem> {
       `expected a problem, got ${response.status} ${response.headers.get('content-type')}`,
     )
   }
-  return (await response.json()) as Problem
+  return await response.json<Problem>()
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ndjsonLines } from '../requests'
 import { ALL_KEY, NOW, PHOTOS_KEY, SECRET, app, postSign, problemOf, testEnv } from './helpers'
 
 interface SignBody {
@@ -16,7 +17,7 @@ describe('POST /v1/sign', () => {
     // Cacheable while the URLs keep a minute of life; the ETag is the body's.
     expect(response.headers.get('cache-control')).toBe('private, max-age=540')
     expect(response.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/)
-    const body = (await response.json()) as SignBody
+    const body = await response.json<SignBody>()
     expect(body.origin).toBe('photos')
     expect(body.method).toBe('GET')
     expect(body.expiresAt).toBe(new Date(NOW.getTime() + 600_000).toISOString())
@@ -28,7 +29,7 @@ describe('POST /v1/sign', () => {
 
   it('uses the default expiry and a path-style custom endpoint', async () => {
     const response = await postSign({ origin: 'docs', method: 'PUT', items: [{ key: 'x' }] })
-    const body = (await response.json()) as SignBody
+    const body = await response.json<SignBody>()
     expect(body.method).toBe('PUT')
     expect(body.urls[0]!.url).toMatch(/^http:\/\/127\.0\.0\.1:7070\/docs\/x\?.*X-Amz-Expires=900&/)
   })
@@ -44,7 +45,7 @@ describe('POST /v1/sign', () => {
         },
       ],
     })
-    const { urls } = (await response.json()) as SignBody
+    const { urls } = await response.json<SignBody>()
     const url = new URL(urls[0]!.url)
     expect(url.searchParams.get('response-content-disposition')).toBe(
       "attachment; filename*=UTF-8''r%C3%A9.pdf",
@@ -62,11 +63,8 @@ describe('POST /v1/sign', () => {
     expect(response.headers.get('waybill-expires-at')).toBe(
       new Date(NOW.getTime() + 900_000).toISOString(),
     )
-    const lines = new TextDecoder()
-      .decode(await response.arrayBuffer())
-      .trimEnd()
-      .split('\n')
-    expect(lines.map((line) => (JSON.parse(line) as { key: string }).key)).toEqual(keys)
+    const lines = await ndjsonLines<{ key: string }>(response)
+    expect(lines.map((line) => line.key)).toEqual(keys)
   })
 
   it('never returns the secret', async () => {

@@ -4,6 +4,7 @@
 import { describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
+import { postJson } from '../requests'
 import { ALL_KEY, testEnv, type Problem } from './helpers'
 
 const keys = inject('testKeys')
@@ -47,15 +48,7 @@ async function windowEnv(grantMax?: number): Promise<Env> {
 
 async function sign(iso: string, body: unknown, env: Env) {
   const { now, app } = appAt(iso)
-  const response = await app.request(
-    '/v1/sign',
-    {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ALL_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    },
-    env,
-  )
+  const response = await app.request('/v1/sign', postJson(body, ALL_KEY), env)
   const text = await response.text()
   return { now, response, text }
 }

@@ -5,17 +5,16 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/env'
 import { HS256_SECRET, sign } from '../auth/fixtures'
+import { objectUrl, store } from '../worker-env'
 import {
   app,
   call,
   LIMITS,
   MIB,
-  objectUrl,
   problem,
   ROOT,
   securityEnv,
   startUpload,
-  store,
   WILDCARD_MAX_EXPIRES_S,
   type Caller,
 } from './setup'
@@ -48,7 +47,7 @@ interface SigningRoute {
 const keyOf = (a: Attempt, i = 0) => `${a.folder}${a.name ?? `a${i}.png`}`
 const keys = (a: Attempt) => Array.from({ length: a.count ?? 1 }, (_, i) => keyOf(a, i))
 const bodyExpiry = async (response: Response) =>
-  Date.parse(((await response.json()) as { expiresAt: string }).expiresAt)
+  Date.parse((await response.json<{ expiresAt: string }>()).expiresAt)
 const handles = new Map<string, string>()
 // Dot segments must reach the Worker as sent: URL parsing would resolve them away.
 const encodeKey = (key: string) =>
@@ -115,6 +114,28 @@ const uploadRoute = (mode: string, extra: Record<string, unknown> = {}): Signing
   expiresAt: bodyExpiry,
 })
 
+/** A call on a multipart upload the folder's owner started, by its key and uploadId. */
+const multipartRoute = (
+  step: 'parts' | 'complete' | 'abort',
+  ok: number,
+  extra: (a: Attempt) => Record<string, unknown> = () => ({}),
+): SigningRoute => ({
+  route: `POST /v1/uploads/multipart/${step}`,
+  origin: 's3',
+  ok,
+  keyPath: 'uploadId',
+  send: async (a) => {
+    const { key, uploadId } = await handleFor(a)
+    return call(
+      env,
+      'POST',
+      `/v1/uploads/multipart/${step}`,
+      { origin: a.origin ?? 's3', key, uploadId, ...extra(a) },
+      a.caller,
+    )
+  },
+})
+
 const ROUTES = {
   'sign GET': signRoute('GET'),
   'sign PUT': signRoute('PUT'),
@@ -134,13 +155,13 @@ const ROUTES = {
         undefined,
         a.caller,
       ),
-    expiresAt: async (response) => {
+    expiresAt: (response) => {
       const url = new URL(response.headers.get('location')!)
       const date = url.searchParams.get('X-Amz-Date')!
       const signed = Date.parse(
         `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 11)}:${date.slice(11, 13)}:${date.slice(13)}`,
       )
-      return signed + Number(url.searchParams.get('X-Amz-Expires')) * 1000
+      return Promise.resolve(signed + Number(url.searchParams.get('X-Amz-Expires')) * 1000)
     },
   },
   list: listRoute('s3'),
@@ -164,56 +185,14 @@ const ROUTES = {
   'upload post': uploadRoute('post'),
   'upload multipart': uploadRoute('multipart', { contentLength: 6 * MIB }),
   'multipart parts': {
-    route: 'POST /v1/uploads/multipart/parts',
-    origin: 's3',
-    ok: 200,
-    keyPath: 'uploadId',
-    send: async (a) => {
-      const { key, uploadId } = await handleFor(a)
-      return call(
-        env,
-        'POST',
-        '/v1/uploads/multipart/parts',
-        { origin: a.origin ?? 's3', key, uploadId, partNumbers: [1], expiresIn: a.expiresIn },
-        a.caller,
-      )
-    },
+    ...multipartRoute('parts', 200, (a) => ({ partNumbers: [1], expiresIn: a.expiresIn })),
     expiresAt: bodyExpiry,
   },
-  'multipart complete': {
-    route: 'POST /v1/uploads/multipart/complete',
-    origin: 's3',
-    // Nothing was uploaded to these uploads: a granted caller gets the store's verdict on that.
-    ok: 400,
-    keyPath: 'uploadId',
-    send: async (a) => {
-      const { key, uploadId } = await handleFor(a)
-      const parts = [{ partNumber: 1, etag: '"0"' }]
-      return call(
-        env,
-        'POST',
-        '/v1/uploads/multipart/complete',
-        { origin: a.origin ?? 's3', key, uploadId, parts },
-        a.caller,
-      )
-    },
-  },
-  'multipart abort': {
-    route: 'POST /v1/uploads/multipart/abort',
-    origin: 's3',
-    ok: 204,
-    keyPath: 'uploadId',
-    send: async (a) => {
-      const { key, uploadId } = await handleFor(a)
-      return call(
-        env,
-        'POST',
-        '/v1/uploads/multipart/abort',
-        { origin: a.origin ?? 's3', key, uploadId },
-        a.caller,
-      )
-    },
-  },
+  // Nothing was uploaded to these uploads: a granted caller gets the store's verdict on that.
+  'multipart complete': multipartRoute('complete', 400, () => ({
+    parts: [{ partNumber: 1, etag: '"0"' }],
+  })),
+  'multipart abort': multipartRoute('abort', 204),
 } satisfies Record<string, SigningRoute>
 
 function listRoute(origin: string): SigningRoute {
@@ -226,10 +205,16 @@ function listRoute(origin: string): SigningRoute {
       const query = new URLSearchParams({ prefix: a.folder })
       if (a.expiresIn !== undefined) query.set('expiresIn', String(a.expiresIn))
       if (a.count !== undefined) query.set('limit', String(a.count))
-      return call(env, 'GET', `/v1/list/${a.origin ?? origin}?${query}`, undefined, a.caller)
+      return call(
+        env,
+        'GET',
+        `/v1/list/${a.origin ?? origin}?${query.toString()}`,
+        undefined,
+        a.caller,
+      )
     },
     expiresAt: async (response) => {
-      const { expiresAt } = (await response.json()) as { expiresAt: string | null }
+      const { expiresAt } = await response.json<{ expiresAt: string | null }>()
       return expiresAt === null ? 0 : Date.parse(expiresAt)
     },
   }
@@ -251,7 +236,6 @@ interface AttackClass {
 const ALICE = `${ROOT}/alice/`
 const NOT_SIGNING = { na: 'signs nothing with a lifetime or a batch' } as const
 const ONE_ENTRY = { na: 'signs one entry per request' } as const
-const NO_UPLOAD = { na: 'signs no upload' } as const
 
 /** The same expectation for every route, with exceptions. */
 function every(
@@ -448,7 +432,7 @@ describe('upload limits that only a signature can enforce', () => {
     },
     'upload post': async () => {
       const response = await upload({ mode: 'post', contentType: 'image/png' })
-      const { fields } = (await response.json()) as { fields: { policy: string } }
+      const { fields } = await response.json<{ fields: { policy: string } }>()
       const policy = JSON.parse(atob(fields.policy)) as { conditions: unknown[] }
       expect(policy.conditions).toContainEqual(['content-length-range', 0, LIMITS.maxContentLength])
       const family = await upload({ mode: 'post', contentType: 'image/*' })

@@ -6,16 +6,8 @@ import type { Env } from '../../src/config/env'
 import { HS256_SECRET, sign } from '../auth/fixtures'
 import { form, postForm } from '../forms'
 import { sha256Hex } from '../hex'
-import {
-  call,
-  MIB,
-  objectUrl,
-  problem,
-  ROOT,
-  securityEnv,
-  store,
-  WILDCARD_MAX_EXPIRES_S,
-} from './setup'
+import { objectUrl, store } from '../worker-env'
+import { call, MIB, problem, ROOT, securityEnv, WILDCARD_MAX_EXPIRES_S } from './setup'
 
 let env: Env
 const hs256 = { alg: 'HS256' as const, secret: new TextEncoder().encode(HS256_SECRET) }
@@ -85,10 +77,10 @@ describe('issue #14 findings', () => {
       contentType: 'image/png',
       contentLength: 1000,
     })
-    const { url, headers } = (await upload.json()) as {
+    const { url, headers } = await upload.json<{
       url: string
       headers: Record<string, string>
-    }
+    }>()
     const big = await fetch(url, {
       method: 'PUT',
       headers: { 'content-type': headers['content-type']! },
@@ -114,10 +106,10 @@ describe('issue #14 findings', () => {
       key: `${ROOT}/inbox/alice/photo.png`,
       contentType: 'image/png',
     })
-    const { url, fields } = (await exact.json()) as {
+    const { url, fields } = await exact.json<{
       url: string
       fields: Record<string, string>
-    }
+    }>()
     const png = new Blob([new Uint8Array(100)], { type: 'image/png' })
     const escape = `${ROOT}/inbox/alice/../../users/bob/pwned.png`
     expect((await postForm(url, form(fields, png, { key: escape }))).status).toBe(403)
@@ -133,11 +125,11 @@ describe('issue #14 findings', () => {
       contentType: 'application/octet-stream',
       contentLength: 12 * MIB,
     })
-    const upload = (await created.json()) as {
+    const upload = await created.json<{
       uploadId: string
       partSize: number
       parts: { partNumber: number; url: string }[]
-    }
+    }>()
     // Before: the follow-up trusted the sizes it was sent (partSize 12582911 for part 1).
     const resized = await call(env, 'POST', '/v1/uploads/multipart/parts', {
       origin: 's3',
@@ -192,7 +184,7 @@ describe('issue #14 findings', () => {
       policy: 'wildcard',
       keys,
     })
-    const { expiresAt } = (await byDefault.json()) as { expiresAt: string }
+    const { expiresAt } = await byDefault.json<{ expiresAt: string }>()
     expect(Date.parse(expiresAt) / 1000 - now()).toBeLessThanOrEqual(WILDCARD_MAX_EXPIRES_S)
   })
 
@@ -225,7 +217,7 @@ describe('issue #14 findings', () => {
     const forged = `${old}.AAAAAAAAAAAAAAAAAAAAAA`
     for (const cursor of [old, forged]) {
       const query = new URLSearchParams({ prefix, limit: '5', cursor })
-      const response = await call(env, 'GET', `/v1/list/s3?${query}`)
+      const response = await call(env, 'GET', `/v1/list/s3?${query.toString()}`)
       expect((await problem(response)).errors?.map((e) => e.path)).toEqual(['cursor'])
     }
   })

@@ -4,45 +4,31 @@
 // and HS256 JWTs. Upload limits (type, size) are on alice's whole-bucket grant on
 // `loose`. Everything runs on the real clock: URLs go to versitygw.
 
-import { env as workerEnv } from 'cloudflare:workers'
-import { AwsClient } from 'aws4fetch'
 import { inject } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { AUDIENCE, HS256_SECRET, ISSUER } from '../auth/fixtures'
-import { sha256Hex } from '../hex'
+import { apiKeysBinding, e2eOrigin, workerEnv } from '../worker-env'
 
-const s3 = inject('s3')
 const testKeys = inject('testKeys')
 
 export const ROOT = `sec-${crypto.randomUUID().slice(0, 8)}`
 export const MIB = 1024 * 1024
-export const CALLERS = { alice: 'wb_test_sec_alice_0123456789', bob: 'wb_test_sec_bob_0123456789' }
+const CALLERS = { alice: 'wb_test_sec_alice_0123456789', bob: 'wb_test_sec_bob_0123456789' }
 /** The grant limits every class pushes against. */
 export const LIMITS = { maxExpiresIn: 3600, maxBatch: 5, maxContentLength: 12 * MIB, rsa: 3 }
 export const WILDCARD_MAX_EXPIRES_S = 600
 
 export const app = createApp()
 
-/** The bucket itself, reached with its own credentials (seeding, and checking what landed). */
-export const store = new AwsClient({
-  accessKeyId: s3.accessKeyId,
-  secretAccessKey: s3.secretAccessKey,
-  service: 's3',
-  region: 'us-east-1',
-})
-export const objectUrl = (key: string) =>
-  `${s3.endpoint}/${s3.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`
-
 /** The security env, with `extraGrants` after the standard ones. */
 export async function securityEnv(
   overrides: Partial<Env> = {},
   extraGrants: readonly Record<string, unknown>[] = [],
 ): Promise<Env> {
-  const base = workerEnv as unknown as Env
-  const e2e = JSON.parse(base.WAYBILL_ORIGINS as string).e2e as Record<string, unknown>
+  const e2e = e2eOrigin()
   return {
-    ...base,
+    ...workerEnv,
     WAYBILL_ORIGINS: JSON.stringify({
       s3: { ...e2e, keys: 'safe' },
       loose: e2e,
@@ -55,10 +41,9 @@ export async function securityEnv(
       },
     }),
     CDN_PRIVATE_KEY: testKeys.rsaPkcs8,
-    WAYBILL_API_KEYS: JSON.stringify([
-      { id: 'alice', sha256: await sha256Hex(CALLERS.alice) },
-      { id: 'bob', sha256: await sha256Hex(CALLERS.bob) },
-    ]),
+    WAYBILL_API_KEYS: await apiKeysBinding(
+      Object.entries(CALLERS).map(([id, key]) => ({ id, key })),
+    ),
     WAYBILL_AUTH: JSON.stringify({ jwt: { issuer: ISSUER, audience: AUDIENCE, hs256: true } }),
     WAYBILL_JWT_HS256_SECRET: HS256_SECRET,
     WAYBILL_MAX_RSA_SIGNATURES: String(LIMITS.rsa),

@@ -1,22 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { resolveS3Endpoint } from '../../../src/core/s3/endpoint'
 import { signPostPolicy } from '../../../src/core/s3/post-policy'
-import { hmacSha256, toHex } from '../../fixtures/web-crypto'
+import { hmacSha256Hex, sigV4SigningKey } from '../../hex'
 
 const NOW = new Date('2026-11-23T10:00:00.250Z')
 const credentials = {
   accessKeyId: 'AKIDPOSTPOLICYTEST',
   secretAccessKey: 'postPolicyTestSecret/notReal+0123',
   sessionToken: 'post/policy+token==',
-}
-
-async function signingKey(): Promise<ArrayBuffer> {
-  let key: ArrayBuffer = new TextEncoder().encode(`AWS4${credentials.secretAccessKey}`)
-    .buffer as ArrayBuffer
-  for (const part of ['20261123', 'eu-west-1', 's3', 'aws4_request']) {
-    key = await hmacSha256(new Uint8Array(key), part)
-  }
-  return key
 }
 
 describe('signPostPolicy', () => {
@@ -55,7 +46,10 @@ describe('signPostPolicy', () => {
     const utf8 = new TextEncoder().encode(post.document)
     expect(post.fields.policy).toBe(btoa(String.fromCharCode(...utf8)))
     expect(post.fields['x-amz-signature']).toBe(
-      toHex(await hmacSha256(new Uint8Array(await signingKey()), post.fields.policy!)),
+      await hmacSha256Hex(
+        await sigV4SigningKey(credentials.secretAccessKey, '20261123', 'eu-west-1'),
+        post.fields.policy!,
+      ),
     )
     expect(post.fields.key).toBe('users/ümit/${filename}')
     expect(post.fields['Content-Type']).toBeUndefined()

@@ -36,6 +36,7 @@ import {
   visibleAscii,
 } from '../../fuzz-arbitraries'
 import { escapeUri, OVERRIDE_QUERY, SHA256_HEADER } from '../../fixtures/smithy-presign'
+import { hmacSha256Hex, sha256Hex, sigV4SigningKey } from '../../hex'
 
 /** Single URLs compared with the reference. */
 const SINGLE_RUNS = 10_000
@@ -176,7 +177,7 @@ const REGIONS = [
   'us-east-005',
 ]
 
-// S3's general purpose bucket rules as src/config/load.ts enforces them: 3-63 characters of a-z,
+// S3's general purpose bucket rules as src/config/origins.ts enforces them: 3-63 characters of a-z,
 // 0-9, '.' and '-', a letter or digit at both ends, no '..', not an IPv4 address.
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/
 const validBucket = (name: string) =>
@@ -352,31 +353,12 @@ const singleCase: fc.Arbitrary<Case> = fc
 
 // ---------------------------------------------------------------------------------------------
 
-const encoder = new TextEncoder()
-
-function hex(bytes: ArrayBuffer): string {
-  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('')
-}
-
-async function hmac(key: BufferSource, data: string): Promise<ArrayBuffer> {
-  const imported = await crypto.subtle.importKey(
-    'raw',
-    key,
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  )
-  return crypto.subtle.sign('HMAC', imported, encoder.encode(data))
-}
-
 /** The signature of a string to sign, with the key derived from scratch by Web Crypto. */
 async function webCryptoSignature(b: Batch, stringToSign: string): Promise<string> {
   const shortDate = b.now.toISOString().slice(0, 10).replace(/-/g, '')
-  let key = await hmac(encoder.encode(`AWS4${b.credentials.secretAccessKey}`), shortDate)
-  for (const part of [b.store.region, b.store.service ?? 's3', 'aws4_request']) {
-    key = await hmac(key, part)
-  }
-  return hex(await hmac(key, stringToSign))
+  const { secretAccessKey } = b.credentials
+  const key = await sigV4SigningKey(secretAccessKey, shortDate, b.store.region, b.store.service)
+  return hmacSha256Hex(key, stringToSign)
 }
 
 beforeAll(() => {
@@ -458,7 +440,7 @@ describe('S3 presigned URLs equal @smithy/signature-v4 on random input', () => {
               // The exposed steps describe the URL's signature: canonical request → SHA-256 →
               // string to sign → HMAC with a signing key derived independently.
               const canonical = presigner.canonicalRequest(item)
-              const digest = hex(await crypto.subtle.digest('SHA-256', encoder.encode(canonical)))
+              const digest = await sha256Hex(canonical)
               const signature = await webCryptoSignature(b, presigner.stringToSign(digest))
               expect(new URL(all[i]!).searchParams.get('X-Amz-Signature')).toBe(signature)
               urls++

@@ -9,25 +9,7 @@ import {
   SIGN_LANES,
   sha256AsciiHex,
 } from '../../../src/core/sigv4/sha256'
-
-const toHex = (buffer: ArrayBuffer) =>
-  [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('')
-
-async function webSha256(text: string | Uint8Array<ArrayBuffer>): Promise<string> {
-  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text
-  return toHex(await crypto.subtle.digest('SHA-256', bytes))
-}
-
-async function webHmac(key: Uint8Array<ArrayBuffer>, text: string): Promise<string> {
-  const imported = await crypto.subtle.importKey(
-    'raw',
-    key,
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  )
-  return toHex(await crypto.subtle.sign('HMAC', imported, new TextEncoder().encode(text)))
-}
+import { hmacSha256Hex, sha256Hex } from '../../hex'
 
 /** Deterministic bytes of a given length, all 256 values. */
 function bytesOf(length: number, seed: number): Uint8Array<ArrayBuffer> {
@@ -57,7 +39,7 @@ describe('sha256AsciiHex', () => {
   it('equals Web Crypto for every length across block and padding boundaries', async () => {
     for (let length = 0; length <= 300; length++) {
       const text = ascii(length, length)
-      expect(sha256AsciiHex(text), `length ${length}`).toBe(await webSha256(text))
+      expect(sha256AsciiHex(text), `length ${length}`).toBe(await sha256Hex(text))
     }
   })
 })
@@ -87,7 +69,7 @@ describe('HmacSha256', () => {
       ] as const) {
         const prefix = ascii(prefixLength, 1)
         const message = ascii(messageLength, 2)
-        const expected = await webHmac(key, prefix + message)
+        const expected = await hmacSha256Hex(key, prefix + message)
         expect(mac.withPrefix(prefix).signAsciiHex(message)).toBe(expected)
         expect(mac.signAsciiHex(prefix + message)).toBe(expected)
       }
@@ -116,7 +98,7 @@ describe('the assembled message', () => {
         ...new TextEncoder().encode(tail),
       ])
       expect(whole.length).toBe(length)
-      expect(messageSha256Hex(), `length ${length}`).toBe(await webSha256(whole))
+      expect(messageSha256Hex(), `length ${length}`).toBe(await sha256Hex(whole))
     }
   })
 
@@ -128,11 +110,11 @@ describe('the assembled message', () => {
       messageStart()
       messageAscii(text.slice(0, 1000))
       messageAscii(text.slice(1000))
-      expect(messageSha256Hex(), `length ${length}`).toBe(await webSha256(text))
+      expect(messageSha256Hex(), `length ${length}`).toBe(await sha256Hex(text))
       const bytes = bytesOf(length, 4)
       messageStart()
       messageBytes(bytes)
-      expect(messageSha256Hex(), `bytes ${length}`).toBe(await webSha256(bytes))
+      expect(messageSha256Hex(), `bytes ${length}`).toBe(await sha256Hex(bytes))
     }
     expect(sha256AsciiHex('abc')).toBe(
       'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
@@ -144,7 +126,7 @@ describe('the assembled message', () => {
     messageAscii('discarded')
     messageStart()
     messageAscii('abc')
-    expect(messageSha256Hex()).toBe(await webSha256('abc'))
+    expect(messageSha256Hex()).toBe(await sha256Hex('abc'))
   })
 })
 
@@ -155,7 +137,7 @@ describe('HmacSha256.signMessageDigestHex', () => {
     prefix: string,
     message: string,
   ): Promise<string> {
-    return webHmac(key, prefix + (await webSha256(message)))
+    return hmacSha256Hex(key, prefix + (await sha256Hex(message)))
   }
 
   function sign(mac: HmacSha256, message: string): string {
@@ -198,7 +180,9 @@ describe('HmacSha256.signMessageDigestHex', () => {
       expect(sign(a, 'm')).toBe(expected.a)
       // Creating a key, or signing a plain message, between two signatures changes neither.
       const c = new HmacSha256(new Uint8Array(64).fill(round))
-      expect(c.signAsciiHex('plain')).toBe(await webHmac(new Uint8Array(64).fill(round), 'plain'))
+      expect(c.signAsciiHex('plain')).toBe(
+        await hmacSha256Hex(new Uint8Array(64).fill(round), 'plain'),
+      )
       expect(sign(a, 'm')).toBe(expected.a)
     }
   })
@@ -220,7 +204,7 @@ describe('HmacSha256.signMessagesDigestHex (four SIMD lanes)', () => {
   const mac = new HmacSha256(key).withPrefix(prefix)
 
   async function reference(message: string): Promise<string> {
-    return webHmac(key, prefix + (await webSha256(message)))
+    return hmacSha256Hex(key, prefix + (await sha256Hex(message)))
   }
 
   function signOne(message: string): string {
@@ -290,7 +274,7 @@ describe('HmacSha256.signMessagesDigestHex (four SIMD lanes)', () => {
       const signatures = prefixed.signMessagesDigestHex()
       for (let i = 0; i < messages.length; i++) {
         expect(signatures[i], `prefix ${prefixLength}, item ${i}`).toBe(
-          await webHmac(key, ascii(prefixLength, 9) + (await webSha256(messages[i]!))),
+          await hmacSha256Hex(key, ascii(prefixLength, 9) + (await sha256Hex(messages[i]!))),
         )
       }
     }
@@ -307,8 +291,8 @@ describe('HmacSha256.signMessagesDigestHex (four SIMD lanes)', () => {
       messageNext()
       messageAscii('two')
       expect(other.signMessagesDigestHex()).toEqual([
-        await webHmac(new Uint8Array(20).fill(0x0b), 'other\n' + (await webSha256('one'))),
-        await webHmac(new Uint8Array(20).fill(0x0b), 'other\n' + (await webSha256('two'))),
+        await hmacSha256Hex(new Uint8Array(20).fill(0x0b), 'other\n' + (await sha256Hex('one'))),
+        await hmacSha256Hex(new Uint8Array(20).fill(0x0b), 'other\n' + (await sha256Hex('two'))),
       ])
       expect(signOne('three')).toBe(expected[2])
     }
