@@ -5,4 +5,5 @@ export declare function spawnWranglerDev(options: {
   envFile: string
   quiet?: boolean
   inspectorPort?: number
+  root?: string
 }): ChildProcess

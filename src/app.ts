@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { Scalar } from '@scalar/hono-api-reference'
 import { describeRoute, openAPIRouteHandler, type GenerateSpecOptions } from 'hono-openapi'
 import { every } from 'hono/combine'
 import { methodNotAllowed } from 'hono/method-not-allowed'
@@ -10,7 +11,7 @@ import { fromCoreError, WaybillError } from './errors'
 import { systemClock, type Clock } from './http/clock'
 import { requireConfig } from './http/config'
 import { cors } from './http/cors'
-import { jsonContent, problems, SECURITY_SCHEMES } from './http/openapi'
+import { jsonContent, publicProblems, SECURITY_SCHEMES } from './http/openapi'
 import { internalErrorResponse, problemResponse } from './http/problem'
 import { rateLimit } from './http/rate-limit'
 import { requestId, requestLog } from './http/request-log'
@@ -96,7 +97,11 @@ export function createApp(options: AppOptions = {}) {
       operationId: 'getHealth',
       summary: 'Liveness and configuration check',
       description: 'No authentication. 503 lists each problem when the configuration is invalid.',
-      responses: { 200: jsonContent(Health, 'Ready'), ...problems() },
+      security: [],
+      responses: {
+        200: jsonContent(Health, 'Ready'),
+        ...publicProblems('method_not_allowed', 'config_invalid'),
+      },
     }),
     requireConfig(),
     (c) => c.json({ ok: true as const }, 200, { 'cache-control': 'no-store' }),
@@ -106,13 +111,38 @@ export function createApp(options: AppOptions = {}) {
     describeRoute({
       operationId: 'getOpenApi',
       summary: 'This document',
-      responses: { 200: { description: 'The OpenAPI 3.1 document' } },
+      security: [],
+      responses: {
+        200: { description: 'The OpenAPI 3.1 document' },
+        ...publicProblems('method_not_allowed'),
+      },
     }),
     openAPIRouteHandler(app, {
       documentation: DOCUMENTATION,
       defaultValidationErrorResponse: false,
       // /openapi.json is an API route, not a static file.
       excludeStaticFile: false,
+    }),
+  )
+
+  app.get(
+    '/docs',
+    describeRoute({
+      operationId: 'getApiReference',
+      summary: 'This API, as an interactive reference page',
+      security: [],
+      responses: {
+        200: { description: 'An HTML page (Scalar) reading /openapi.json' },
+        ...publicProblems('method_not_allowed'),
+      },
+    }),
+    // Scalar's browser bundle is a static asset of this Worker (scripts/docs-assets.mjs), not a CDN's.
+    Scalar({
+      url: '/openapi.json',
+      pageTitle: 'waybill API',
+      cdn: '/vendor/scalar-api-reference.js',
+      withDefaultFonts: false,
+      hideClientButton: true,
     }),
   )
 

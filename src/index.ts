@@ -1,3 +1,5 @@
 import { createApp } from './app'
 
 export default createApp()
+
+export type { WaybillApi } from './app'

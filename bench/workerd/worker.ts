@@ -114,7 +114,7 @@ const smithyOptions = {
   unhoistableHeaders: new Set(['x-amz-content-sha256']),
 }
 
-type Impl = (n: number, env: Env) => Promise<string[]>
+type Impl = (n: number, env: Env) => string[] | Promise<string[]>
 
 export const IMPLEMENTATIONS: Record<string, Impl> = {
   async waybill(n) {
@@ -153,7 +153,7 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
           },
           smithyOptions,
         )
-        return `https://${HOST}${signed.path}?${new URLSearchParams(signed.query as Record<string, string>)}`
+        return `https://${HOST}${signed.path}?${new URLSearchParams(signed.query as Record<string, string>).toString()}`
       }),
     )
   },
@@ -168,10 +168,10 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
             path: `/${key}`,
             query: {},
             headers: { host: HOST },
-          } as never,
+          },
           { signingDate: NOW, expiresIn: EXPIRES_S },
         )
-        return `https://${HOST}${signed.path}?${new URLSearchParams(signed.query as Record<string, string>)}`
+        return `https://${HOST}${signed.path}?${new URLSearchParams(signed.query as Record<string, string>).toString()}`
       }),
     )
   },
@@ -188,7 +188,7 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
   // Not a signer: only the hashing part of waybill's per-URL work (assemble a canonical request in
   // the hash buffer, SHA-256 it, HMAC the digest), for the breakdown of where a URL's time goes.
   // As presignAll signs: SIGN_LANES canonical requests at a time, hashed side by side.
-  async 'waybill-hashing-only'(n) {
+  'waybill-hashing-only'(n) {
     const mac = new HmacSha256(new Uint8Array(32).fill(7)).withPrefix(STRING_TO_SIGN_HEAD)
     const all = keys(n)
     const out: string[] = []
@@ -203,7 +203,7 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
     return out
   },
   // The same one URL at a time, on the single-lane path (presign(), and batches of one).
-  async 'waybill-hashing-one-lane'(n) {
+  'waybill-hashing-one-lane'(n) {
     const mac = new HmacSha256(new Uint8Array(32).fill(7)).withPrefix(STRING_TO_SIGN_HEAD)
     const out: string[] = []
     for (const key of keys(n)) {
@@ -214,7 +214,7 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
   },
   // The JavaScript half of 'waybill-hashing-only': the canonical request is written into the
   // WebAssembly hasher's memory but not hashed. The difference is the WebAssembly call.
-  async 'waybill-assembly-only'(n) {
+  'waybill-assembly-only'(n) {
     const out: string[] = []
     for (const key of keys(n)) {
       assembleCanonicalRequest(key)
@@ -223,7 +223,7 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
     return out
   },
   // One SHA-256 of an 8-block message per item: a SHA-256 compression costs an eighth of it.
-  async 'sha256-8-blocks'(n) {
+  'sha256-8-blocks'(n) {
     const out: string[] = []
     for (let i = 0; i < n; i++) out.push(sha256AsciiHex(EIGHT_BLOCKS))
     return out
@@ -275,7 +275,7 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
       }),
     )
   },
-  async 'cf-sdk-cloudfront-signer'(n, env) {
+  'cf-sdk-cloudfront-signer'(n, env) {
     return keys(n).map((k) =>
       sdkCloudFrontUrl({
         url: objectUrl(CF_BASE, k),
@@ -285,13 +285,13 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
       }),
     )
   },
-  async 'cf-aws-cloudfront-sign'(n, env) {
+  'cf-aws-cloudfront-sign'(n, env) {
     return keys(n).map((k) =>
       awsCloudFrontSign(objectUrl(CF_BASE, k), {
         keypairId: KEY_PAIR_ID,
         privateKeyString: env.RSA_PEM,
         expireTime: CF_EXPIRES * 1000,
-      } as never),
+      }),
     )
   },
 }

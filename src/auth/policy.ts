@@ -73,7 +73,7 @@ export function prefixCovers(prefix: string, key: string): boolean {
 }
 
 /** True when every key starting with `keyPrefix` is covered by the grant prefix `prefix`. */
-export function prefixCoversAll(prefix: string, keyPrefix: string): boolean {
+function prefixCoversAll(prefix: string, keyPrefix: string): boolean {
   if (prefix === '') return true
   return keyPrefix.startsWith(prefix.endsWith('/') ? prefix : prefix + '/')
 }
@@ -84,10 +84,7 @@ function essence(contentType: string): string {
 }
 
 /** True when a grant's content type patterns admit `contentType` (a whole family needs `x/*`). */
-export function contentTypeAllowed(
-  patterns: readonly string[] | undefined,
-  contentType: string,
-): boolean {
+function contentTypeAllowed(patterns: readonly string[] | undefined, contentType: string): boolean {
   if (patterns === undefined) return true
   const media = essence(contentType)
   const family = media.slice(0, media.indexOf('/'))
@@ -103,7 +100,7 @@ const ACTIVE_TYPE =
   /^(?:text\/html|text\/xml|text\/xsl|application\/xml|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]*\+xml|(?:text|application)\/(?:x-)?(?:javascript|ecmascript)|text\/(?:jscript|livescript)|multipart\/x-mixed-replace|unknown\/unknown|application\/unknown|\*\/\*)$/
 
 /** True when serving an object as `contentType` would let it run script on the bucket's origin. */
-export function isActiveContent(contentType: string): boolean {
+function isActiveContent(contentType: string): boolean {
   return ACTIVE_TYPE.test(essence(contentType))
 }
 

@@ -12,7 +12,7 @@ const keys = new WeakMap<S3Origin, Map<string, Promise<CryptoKey>>>()
 
 function keyFor(origin: S3Origin, purpose: string): Promise<CryptoKey> {
   let byPurpose = keys.get(origin)
-  if (byPurpose === undefined) keys.set(origin, (byPurpose = new Map()))
+  if (byPurpose === undefined) keys.set(origin, (byPurpose = new Map<string, Promise<CryptoKey>>()))
   let key = byPurpose.get(purpose)
   if (key === undefined) {
     key = (async () => {
@@ -39,7 +39,7 @@ function keyFor(origin: S3Origin, purpose: string): Promise<CryptoKey> {
   return key
 }
 
-export function base64UrlEncode(bytes: Uint8Array): string {
+function base64UrlEncode(bytes: Uint8Array): string {
   let binary = ''
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
@@ -47,7 +47,7 @@ export function base64UrlEncode(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 }
 
-export function base64UrlDecode(text: string): Uint8Array | undefined {
+function base64UrlDecode(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
   try {
     return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0))
@@ -77,7 +77,7 @@ export async function seal(
 }
 
 /** The payload of a sealed value, read without checking its tag: only to describe a request. */
-export function peek(sealed: string): string | undefined {
+function peek(sealed: string): string | undefined {
   const dot = sealed.indexOf('.')
   const bytes = base64UrlDecode(dot < 0 ? sealed : sealed.slice(0, dot))
   if (bytes === undefined) return undefined

@@ -37,7 +37,7 @@ function withinValueLimit(text: string, limit: number): boolean {
  * on the declared length and again while reading, since a chunked body declares none), 400 for
  * more than `limits.values` values or anything that does not parse.
  */
-export async function readJsonBody(
+async function readJsonBody(
   c: Context,
   limits: BodyLimits = { bytes: MAX_SMALL_BODY_BYTES, values: MAX_JSON_VALUES },
 ): Promise<unknown> {

@@ -6,7 +6,7 @@ import { resolver, type DescribeRouteOptions } from 'hono-openapi'
 import * as v from 'valibot'
 import { STATUS, TITLE, type ErrorCode } from '../errors'
 
-export const ProblemSchema = v.pipe(
+const ProblemSchema = v.pipe(
   v.object({
     type: v.pipe(v.string(), v.examples(['urn:waybill:problem:invalid_request'])),
     title: v.pipe(v.string(), v.examples(['Invalid request'])),
@@ -31,12 +31,17 @@ export const ProblemSchema = v.pipe(
 )
 
 /** The answers every authenticated route may give besides its own. */
-const COMMON: readonly ErrorCode[] = ['unauthorized', 'too_many_requests', 'config_invalid']
+const AUTHENTICATED: readonly ErrorCode[] = ['unauthorized', 'too_many_requests', 'config_invalid']
 
-/** Responses for each problem `codes` may answer (and the common ones), by status. */
+/** Responses for each problem an authenticated route may answer, by status. */
 export function problems(...codes: ErrorCode[]) {
+  return publicProblems(...codes, ...AUTHENTICATED)
+}
+
+/** Responses for each problem `codes` may answer, by status. */
+export function publicProblems(...codes: ErrorCode[]) {
   const responses: Record<string, { description: string; content: object }> = {}
-  for (const code of [...codes, ...COMMON]) {
+  for (const code of codes) {
     const status = String(STATUS[code])
     const titles = responses[status]?.description
     responses[status] = {

@@ -4,9 +4,9 @@
 import { MAX_REPORTED_ERRORS } from '../config/limits'
 import { WaybillError, type FieldError } from '../errors'
 
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
-export interface ProblemBody {
+interface ProblemBody {
   type: string
   title: string
   status: number
@@ -15,7 +15,7 @@ export interface ProblemBody {
 }
 
 /** The `type` URI of a problem code; documented in the README and OpenAPI. */
-export function problemType(code: string): string {
+function problemType(code: string): string {
   return `urn:waybill:problem:${code}`
 }
 

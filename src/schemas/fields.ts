@@ -21,7 +21,7 @@ const mustBeString = (issue: v.BaseIssue<unknown>) =>
   `must be a string, not ${typeName(issue.input)}`
 
 /** Origin names: what bodies and paths use to pick an origin. */
-export const ORIGIN_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/
+const ORIGIN_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/
 
 export const OriginName = v.pipe(
   v.string('must be an origin name (a-z, 0-9, "-", "_")'),
@@ -36,7 +36,7 @@ export const ObjectKey = v.pipe(
   // v.check, not v.rawCheck: rawCheck builds a closure per call, which costs per key in a batch.
   v.check(
     (key) => checkObjectKey(key) === undefined,
-    (issue) => checkObjectKey(issue.input as string) ?? 'is not an object key',
+    (issue) => checkObjectKey(issue.input) ?? 'is not an object key',
   ),
   v.description(
     `An object key: any Unicode without lone surrogates, 1 to ${MAX_KEY_BYTES} bytes of UTF-8.`,
@@ -116,7 +116,7 @@ const HeaderValue = v.pipe(
   v.maxLength(MAX_OVERRIDE_CHARS, `must be 1 to ${MAX_OVERRIDE_CHARS} characters`),
   v.check(
     (value) => checkHeaderValue(value) === undefined,
-    (issue) => checkHeaderValue(issue.input as string) ?? 'must be printable ASCII',
+    (issue) => checkHeaderValue(issue.input) ?? 'must be printable ASCII',
   ),
 )
 

@@ -66,7 +66,7 @@ export const ListQuery = strict(
 )
 export type ListQuery = v.InferOutput<typeof ListQuery>
 
-export const ListedItem = v.object({
+const ListedItem = v.object({
   key: v.string(),
   size: v.number(),
   etag: v.string(),

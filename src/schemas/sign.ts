@@ -13,7 +13,7 @@ import {
 import { list, pathTo, strict } from './valibot'
 
 /** A batch field: `keys` or `items`. */
-export const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
+const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
   v.optional(
     v.pipe(
       list(item),

@@ -21,7 +21,6 @@ import {
 import { list, pathTo, strict } from './valibot'
 
 const MODES = ['put', 'post', 'multipart'] as const
-export type UploadMode = (typeof MODES)[number]
 
 const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/
 
@@ -151,6 +150,7 @@ const Expiry = v.pipe(v.string(), v.isoTimestamp(), v.description('When the URLs
 const PartUrl = v.object({ partNumber: v.number(), url: v.pipe(v.string(), v.url()) })
 
 export const UploadAnswer = v.pipe(
+  // A oneOf keyed on `mode`: each answer's `mode` is a constant.
   v.variant('mode', [
     v.object({
       mode: v.literal('put'),
@@ -183,7 +183,7 @@ export const UploadAnswer = v.pipe(
       expiresAt: Expiry,
     }),
   ]),
-  v.metadata({ discriminator: { propertyName: 'mode' } }),
+  v.description('What to do next depends on `mode`.'),
 )
 
 /** What names a multipart upload in every follow-up. */

@@ -155,7 +155,7 @@ export function record<
   const schema = v.record(key, value, (issue) => typeMessage(issue.input))
   const own = schema['~run'].bind(schema)
   const run = (dataset: Dataset, config: Config): Dataset => {
-    if (!Array.isArray(dataset.value)) return own(dataset as never, config) as Dataset
+    if (!Array.isArray(dataset.value)) return own(dataset as never, config)
     v._addIssue(schema as never, 'type', dataset as never, config, {
       message: typeMessage(dataset.value),
     })

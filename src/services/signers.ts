@@ -35,7 +35,7 @@ export interface BatchSigner {
 }
 
 /** S3: the canonical request and string to sign. CloudFront: the policy signed. */
-export type SigningSteps = { canonicalRequest: string; stringToSign: string } | { policy: string }
+type SigningSteps = { canonicalRequest: string; stringToSign: string } | { policy: string }
 
 const ACTION_OF: Readonly<Record<PresignMethod, Permit['action']>> = {
   GET: 'read',
@@ -55,6 +55,18 @@ function checked(permit: Permit, action: Permit['action']): Permit {
 function s3Origin(permit: Permit): S3Origin {
   if (permit.origin.type !== 's3') throw new Error('this artifact needs an S3 origin')
   return permit.origin
+}
+
+/** A presigner for one batch on an S3 origin. */
+function presignerFor(
+  origin: S3Origin,
+  method: PresignMethod,
+  expiresIn: number,
+  now: Date,
+  headers?: Readonly<Record<string, string>>,
+) {
+  const { endpoint, region, credentials } = origin
+  return prepareS3Presign({ endpoint, region, credentials, method, expiresIn, now, headers })
 }
 
 function epochSeconds(date: Date): number {
@@ -128,14 +140,7 @@ export function batchSigner(
   const time = signingTime(options.now, permit.expiresIn, permit.window, permit.maxLifetime)
   if (origin.type === 'cloudfront') return cloudFrontSigner(origin, permit, time)
   if (permit.under.length > 0) throw new Error('S3 URLs name exact keys only')
-  const presigner = prepareS3Presign({
-    endpoint: origin.endpoint,
-    region: origin.region,
-    credentials: origin.credentials,
-    method: options.method,
-    expiresIn: time.lifetime,
-    now: time.signedAt,
-  })
+  const presigner = presignerFor(origin, options.method, time.lifetime, time.signedAt)
   return {
     expiresAt: presigner.expiresAt,
     signedAt: time.signedAt,
@@ -179,15 +184,7 @@ export async function putUploadUrl(
   for (const [name, value] of Object.entries(extras.metadata ?? {})) {
     headers[`x-amz-meta-${name}`] = value
   }
-  const presigner = prepareS3Presign({
-    endpoint: origin.endpoint,
-    region: origin.region,
-    credentials: origin.credentials,
-    method: 'PUT',
-    expiresIn: permit.expiresIn,
-    now,
-    headers,
-  })
+  const presigner = presignerFor(origin, 'PUT', permit.expiresIn, now, headers)
   const [url] = await presigner.presignAll(permit.items)
   return { url: url!, headers, expiresAt: presigner.expiresAt }
 }
@@ -267,14 +264,8 @@ export async function partUploadUrls(
   const urls = new Map<number, string>()
   let expiresAt = now
   for (const [size, numbers] of bySize) {
-    const presigner = prepareS3Presign({
-      endpoint: origin.endpoint,
-      region: origin.region,
-      credentials: origin.credentials,
-      method: 'PUT',
-      expiresIn: permit.expiresIn,
-      now,
-      headers: { 'content-length': String(size) },
+    const presigner = presignerFor(origin, 'PUT', permit.expiresIn, now, {
+      'content-length': String(size),
     })
     const signed = await presigner.presignAll(
       numbers.map((partNumber) => ({ key, partNumber, uploadId: plan.uploadId })),

@@ -6,12 +6,7 @@ import { authorize, grantedOrigin, type ContentReach, type Permit } from '../aut
 import type { Principal } from '../auth/principal'
 import { seal, unseal } from '../auth/seal'
 import type { Config, Origin, S3Origin } from '../config'
-import {
-  FIRST_PART_URLS,
-  MAX_PART_SIZE_BYTES,
-  MAX_PARTS,
-  MIN_PART_SIZE_BYTES,
-} from '../config/limits'
+import { FIRST_PART_URLS, MAX_PARTS, MIN_PART_SIZE_BYTES } from '../config/limits'
 import { invalid, WaybillError, type FieldError } from '../errors'
 import type { UploadRequest } from '../schemas/uploads'
 import {
@@ -194,7 +189,7 @@ async function checkParts(
 }
 
 /** The part size for an upload: the caller's, or 5 MiB grown in whole MiB until 10,000 parts fit. */
-export function choosePartSize(contentLength: number, requested: number | undefined): number {
+function choosePartSize(contentLength: number, requested: number | undefined): number {
   const MIB = 1024 * 1024
   const least = Math.max(MIN_PART_SIZE_BYTES, Math.ceil(contentLength / MAX_PARTS / MIB) * MIB)
   return Math.max(requested ?? least, least)

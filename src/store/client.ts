@@ -233,16 +233,3 @@ export async function abortMultipartUpload(
     method: 'DELETE',
   })
 }
-
-/** ListMultipartUploads for one key: the ids of its uploads in progress (tests, cleanup). */
-export async function listMultipartUploads(origin: S3Origin, key: string): Promise<string[]> {
-  const xml = await call(
-    origin,
-    'ListMultipartUploads',
-    s3Url(origin, undefined, queryString({ prefix: key, uploads: '' })),
-    {},
-  )
-  return elements(xml, 'Upload')
-    .filter((upload) => text(upload, 'Key') === key)
-    .map((upload) => text(upload, 'UploadId') ?? '')
-}

@@ -13,6 +13,7 @@ import { applyBucketCors } from '../../scripts/bucket-cors.mjs'
 import { ensureChromium } from '../../scripts/chromium.mjs'
 import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
 import { spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
+import { copyDocsAssets } from '../../scripts/docs-assets.mjs'
 
 const WRANGLER_START_TIMEOUT_MS = 90_000
 const WRANGLER_STOP_TIMEOUT_MS = 5_000
@@ -137,6 +138,7 @@ export default async function setup(project: TestProject) {
       ].join('\n'),
       { mode: 0o600 },
     )
+    copyDocsAssets() // GET /docs loads Scalar's bundle from the Worker's assets
     const wrangler = spawnWranglerDev({
       port,
       envFile,

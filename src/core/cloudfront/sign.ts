@@ -122,7 +122,7 @@ export function withParams(url: string, params: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}${params}`
 }
 
-export interface SignedCookies {
+export type SignedCookies = {
   'CloudFront-Policy': string
   'CloudFront-Signature': string
   'CloudFront-Key-Pair-Id': string

@@ -12,7 +12,7 @@ import type { Credentials } from './presign'
 const ALGORITHM = 'AWS4-HMAC-SHA256'
 
 /** A form field's condition: exactly this value, or starting with this value. */
-export type FieldCondition = { eq: string } | { startsWith: string }
+type FieldCondition = { eq: string } | { startsWith: string }
 
 export interface PostPolicyInput {
   endpoint: S3Endpoint

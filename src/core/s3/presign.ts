@@ -70,7 +70,7 @@ const ALGORITHM = 'AWS4-HMAC-SHA256'
 const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD'
 
 /** The `response` override fields, in the order their query parameters sort. */
-export const RESPONSE_OVERRIDE_FIELDS: readonly (keyof ResponseOverrides)[] = [
+const RESPONSE_OVERRIDE_FIELDS: readonly (keyof ResponseOverrides)[] = [
   'cacheControl',
   'contentDisposition',
   'contentEncoding',

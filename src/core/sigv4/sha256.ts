@@ -280,6 +280,8 @@ export class HmacSha256 {
     for (let lane = 0; lane < SIGN_LANES; lane++) {
       bytes.set(this.#prefixTailBytes, STS4 + STS4_LANE_BYTES * lane)
     }
+    // Not an alias: which key's states are in module memory now.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     loadedKey = this
   }
 }

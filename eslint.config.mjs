@@ -1,0 +1,29 @@
+// ESLint with typescript-eslint's type-checked rules over the TypeScript sources (npm run check).
+// Formatting is Prettier's; the JavaScript scripts are plain Node and checked by running them.
+
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  {
+    ignores: [
+      'node_modules/',
+      '.tmp/',
+      '.tools/',
+      '.wrangler/',
+      'public/',
+      'docs/',
+      'client/src/openapi.d.ts',
+      '**/*.mjs',
+      '**/*.js',
+    ],
+  },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        project: ['./tsconfig.json', './tsconfig.node.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+)

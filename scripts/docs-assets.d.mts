@@ -1,0 +1,2 @@
+export declare const DOCS_BUNDLE: string
+export declare function copyDocsAssets(): string

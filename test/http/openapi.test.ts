@@ -1,0 +1,100 @@
+// The OpenAPI document: generated from the route schemas, with the limits the code enforces, an
+// operationId, a summary and security on every operation, and the committed copy up to date.
+
+import { describe, expect, it } from 'vitest'
+import committed from '../../docs/openapi.json'
+import { createApp } from '../../src/app'
+import {
+  MAX_BATCH_CEILING,
+  MAX_EXPIRES_S,
+  MAX_LIST_LIMIT,
+  MAX_OVERRIDE_CHARS,
+  MAX_SIGNING_WINDOW_S,
+} from '../../src/config/limits'
+
+interface Schema {
+  properties?: Record<string, Schema>
+  items?: Schema
+  maxItems?: number
+  maximum?: number
+  maxLength?: number
+  required?: string[]
+}
+interface Operation {
+  operationId?: string
+  summary?: string
+  security?: unknown[]
+  parameters?: { name: string; schema: Schema }[]
+  requestBody?: { content: Record<string, { schema: Schema }> }
+  responses: Record<string, { content?: Record<string, { schema: Schema }> }>
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>
+}
+
+async function served(): Promise<Document> {
+  const response = await createApp().request('/openapi.json')
+  expect(response.status).toBe(200)
+  return response.json<Document>()
+}
+
+const operations = (document: Document) =>
+  Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  )
+
+describe('the OpenAPI document', () => {
+  it('is the one committed in docs/openapi.json (npm run openapi regenerates it)', async () => {
+    expect(await served()).toEqual(committed)
+  })
+
+  it('gives every operation an operationId, a summary and its security', async () => {
+    const ids = new Set<string>()
+    for (const { path, method, operation } of operations(await served())) {
+      const where = `${method} ${path}`
+      expect(operation.operationId, where).toMatch(/^[a-z][A-Za-z]+$/)
+      expect(ids.has(operation.operationId!), where).toBe(false)
+      ids.add(operation.operationId!)
+      expect(operation.summary, where).toBeTruthy()
+      expect(Array.isArray(operation.security), where).toBe(true)
+    }
+  })
+
+  it('describes every problem as problem+json naming each field', async () => {
+    for (const { path, method, operation } of operations(await served())) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue
+        const schema = response.content?.['application/problem+json']?.schema
+        expect(schema, `${method} ${path} ${status}`).toBeDefined()
+        expect(schema!.properties!.errors!.items!.properties!.path).toBeDefined()
+      }
+    }
+  })
+
+  it('states the limits the code enforces', async () => {
+    const document = await served()
+    const body = document.paths['/v1/sign']!.post!.requestBody!.content['application/json']!.schema
+    expect(body.properties!.keys!.maxItems).toBe(MAX_BATCH_CEILING)
+    expect(body.properties!.items!.maxItems).toBe(MAX_BATCH_CEILING)
+    expect(body.properties!.expiresIn!.maximum).toBe(MAX_EXPIRES_S)
+    expect(body.properties!.signingWindow!.maximum).toBe(MAX_SIGNING_WINDOW_S)
+    const overrides = body.properties!.items!.items!.properties!.response!.properties!
+    for (const field of Object.values(overrides)) expect(field.maxLength).toBe(MAX_OVERRIDE_CHARS)
+    const limit = document.paths['/v1/list/{origin}']!.get!.parameters!.find(
+      (parameter) => parameter.name === 'limit',
+    )
+    expect(limit!.schema.maximum).toBe(MAX_LIST_LIMIT)
+  })
+
+  it('answers uploads with a oneOf keyed on mode', async () => {
+    const document = await served()
+    const answer = document.paths['/v1/uploads']!.post!.responses['200']!.content![
+      'application/json'
+    ]!.schema as { oneOf: { properties: { mode: { const: string } } }[] }
+    expect(answer.oneOf.map((option) => option.properties.mode.const)).toEqual([
+      'put',
+      'post',
+      'multipart',
+    ])
+  })
+})
