@@ -237,6 +237,18 @@ function lengthLimit(grants: readonly ResolvedGrant[]): number | undefined {
   return largest(grants, (grant) => grant.maxContentLength!)
 }
 
+/** Refused: a grant covers the target but limits what this artifact does not sign. */
+function unsignedLimit(path: string, limit: string): Verdict {
+  return {
+    ok: false,
+    status: 403,
+    error: {
+      path,
+      message: `a grant to write covers it, but limits ${limit}, which this URL does not sign; use POST /v1/uploads`,
+    },
+  }
+}
+
 /** Filters `grants` down to those whose upload limits this signature enforces. */
 function judgeContent(
   grants: readonly ResolvedGrant[],
@@ -250,17 +262,7 @@ function judgeContent(
       (type !== undefined && contentTypeAllowed(grant.contentTypes, type.value)),
   )
   if (typed.length === 0) {
-    if (type === undefined) {
-      return {
-        ok: false,
-        status: 403,
-        error: {
-          path,
-          message:
-            'a grant to write covers it, but limits the content type, which this URL does not sign; use POST /v1/uploads',
-        },
-      }
-    }
+    if (type === undefined) return unsignedLimit(path, 'the content type')
     const allowed = [...new Set(grants.flatMap(({ grant }) => grant.contentTypes ?? []))]
     return {
       ok: false,
@@ -279,16 +281,7 @@ function judgeContent(
   if (sized.length > 0) return sized
   const limit = lengthLimit(typed)!
   const lengthPath = content?.lengthPath
-  if (lengthPath === undefined) {
-    return {
-      ok: false,
-      status: 403,
-      error: {
-        path,
-        message: `a grant to write covers it, but limits the size to ${limit} bytes, which this URL does not sign; use POST /v1/uploads`,
-      },
-    }
-  }
+  if (lengthPath === undefined) return unsignedLimit(path, `the size to ${limit} bytes`)
   const message =
     most === undefined
       ? `is required: this caller's uploads are limited to ${limit} bytes, and only a signed length enforces that`

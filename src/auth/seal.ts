@@ -3,6 +3,7 @@
 // purpose, over the payload and what it is bound to (the caller, the key), so a caller can neither
 // forge one, alter one, nor use another caller's. Keys are imported once per origin and purpose.
 
+import * as v from 'valibot'
 import type { S3Origin } from '../config'
 import { constantTimeEqual } from './api-key'
 
@@ -65,13 +66,14 @@ async function tag(origin: S3Origin, purpose: string, payload: string, bound: st
   return new Uint8Array(mac, 0, TAG_BYTES)
 }
 
-/** `payload` sealed for `purpose` on `origin`, bound to `bound` (which it does not carry). */
+/** `value` (as JSON) sealed for `purpose` on `origin`, bound to `bound` (which it does not carry). */
 export async function seal(
   origin: S3Origin,
   purpose: string,
-  payload: string,
+  value: unknown,
   bound: string,
 ): Promise<string> {
+  const payload = JSON.stringify(value)
   const body = base64UrlEncode(encoder.encode(payload))
   return `${body}.${base64UrlEncode(await tag(origin, purpose, payload, bound))}`
 }
@@ -88,18 +90,30 @@ function peek(sealed: string): string | undefined {
   }
 }
 
-/** The payload when `sealed` was sealed by `seal` with the same origin, purpose and binding. */
-export async function unseal(
+/**
+ * The value `seal` sealed with the same origin, purpose and binding, and that `schema` accepts;
+ * undefined for anything else.
+ */
+export async function unseal<const TSchema extends v.GenericSchema>(
   origin: S3Origin,
   purpose: string,
   sealed: string,
   bound: string,
-): Promise<string | undefined> {
+  schema: TSchema,
+): Promise<v.InferOutput<TSchema> | undefined> {
   const parts = sealed.split('.')
   if (parts.length !== 2) return undefined
   const payload = peek(sealed)
   const presented = base64UrlDecode(parts[1]!)
   if (payload === undefined || presented === undefined) return undefined
   const expected = await tag(origin, purpose, payload, bound)
-  return constantTimeEqual(presented, expected) ? payload : undefined
+  if (!constantTimeEqual(presented, expected)) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  const result = v.safeParse(schema, value)
+  return result.success ? result.output : undefined
 }

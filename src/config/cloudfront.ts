@@ -13,7 +13,7 @@ import { CoreError } from '../core/errors'
 import { OriginName, SigningWindow } from '../schemas/fields'
 import { list, pathTo, strict } from '../schemas/valibot'
 import type { Env } from './env'
-import { Keys, readSecret, webUrl } from './fields'
+import { Keys, parsedString, readSecret, webUrl } from './fields'
 import type { CloudFrontCookieConfig } from './types'
 
 const KEY_PAIR_ID = /^[A-Z0-9]{8,64}$/
@@ -24,17 +24,11 @@ const COOKIE_PATH = /^\/[\x21-\x3a\x3c-\x7e]*$/
 const baseUrlMessage =
   'must be the distribution URL, such as "https://d111111abcdef8.cloudfront.net" (an optional path, no query)'
 /** The distribution URL, ending in `/`. */
-const BaseUrl = v.pipe(
-  v.string(baseUrlMessage),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const url = webUrl(dataset.value)
-    if (url === undefined || url.search !== '' || url.hash !== '') {
-      addIssue({ message: baseUrlMessage })
-      return NEVER
-    }
-    return url.origin + url.pathname.replace(/\/?$/, '/')
-  }),
-)
+const BaseUrl = parsedString(baseUrlMessage, (text) => {
+  const url = webUrl(text)
+  if (url === undefined || url.search !== '' || url.hash !== '') return undefined
+  return url.origin + url.pathname.replace(/\/?$/, '/')
+})
 
 const keyPairIdMessage = 'must be the public key id, such as "K2JCJMDEHXQW5F"'
 const KeyPairId = v.pipe(v.string(keyPairIdMessage), v.regex(KEY_PAIR_ID, keyPairIdMessage))

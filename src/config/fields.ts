@@ -15,6 +15,22 @@ export const Keys = v.optional(
   'safe',
 )
 
+/** A string that `parse` turns into its value, or refuses (undefined) with `message`. */
+export function parsedString<TOutput>(
+  message: string,
+  parse: (text: string) => TOutput | undefined,
+) {
+  return v.pipe(
+    v.string(message),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const parsed = parse(dataset.value)
+      if (parsed !== undefined) return parsed
+      addIssue({ message })
+      return NEVER
+    }),
+  )
+}
+
 /** `value` as a URL with one of `protocols` and no credentials, or undefined. */
 export function webUrl(value: string, protocols = ['https:', 'http:']): URL | undefined {
   const url = URL.parse(value)

@@ -10,6 +10,7 @@ import { ExpiresIn, OriginName, wholeNumber } from '../schemas/fields'
 import { list, pathTo, strict } from '../schemas/valibot'
 import { MAX_BATCH_CEILING, MAX_EXPIRES_S, MAX_UPLOAD_BYTES } from './limits'
 import type { Action, Grant, GrantSubject, Origin } from './types'
+import { parsedString } from './fields'
 
 const ACTIONS = ['read', 'write', 'delete', 'list', 'debug'] as const satisfies readonly Action[]
 const SUBJECT_KINDS = ['apiKey', 'sub', 'role', 'email'] as const
@@ -27,14 +28,10 @@ function subjectOf(to: string): GrantSubject | undefined {
 
 const subjectMessage =
   'must be "apiKey:<id>", "sub:<subject>", "role:<role>", "email:<address>" or "*"'
-const Subject = v.pipe(
-  v.string(subjectMessage),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const subject = subjectOf(dataset.value)
-    if (subject === undefined) addIssue({ message: subjectMessage })
-    return subject === undefined ? NEVER : Object.freeze(subject)
-  }),
-)
+const Subject = parsedString(subjectMessage, (text) => {
+  const subject = subjectOf(text)
+  return subject && Object.freeze(subject)
+})
 
 /** Why a prefix template cannot be a grant's prefix, or undefined. */
 function prefixProblem(prefix: string): string | undefined {

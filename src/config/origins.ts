@@ -10,7 +10,7 @@ import { OriginName, SigningWindow } from '../schemas/fields'
 import { pathTo, record, strict } from '../schemas/valibot'
 import { cloudFrontOrigin } from './cloudfront'
 import type { Env } from './env'
-import { Keys, readSecret, webUrl } from './fields'
+import { Keys, parsedString, readSecret, webUrl } from './fields'
 import type { Origin } from './types'
 
 const REGION = /^[a-z0-9][a-z0-9-]{0,62}$/
@@ -33,17 +33,10 @@ const Region = v.pipe(v.string(regionMessage), v.regex(REGION, regionMessage))
 const endpointMessage =
   'must be an http(s) origin such as "https://<account>.r2.cloudflarestorage.com" or "http://127.0.0.1:7070" (no path, query or credentials)'
 /** A custom endpoint: an origin and nothing more. */
-const Endpoint = v.pipe(
-  v.string(endpointMessage),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const url = webUrl(dataset.value)
-    if (url === undefined || url.href !== `${url.origin}/`) {
-      addIssue({ message: endpointMessage })
-      return NEVER
-    }
-    return url.origin
-  }),
-)
+const Endpoint = parsedString(endpointMessage, (text) => {
+  const url = webUrl(text)
+  return url === undefined || url.href !== `${url.origin}/` ? undefined : url.origin
+})
 
 const accessKeyIdMessage = 'must be set (a secret) to an access key id'
 const AccessKeyId = v.pipe(

@@ -10,7 +10,7 @@ import {
   SigningWindow,
   VersionId,
 } from './fields'
-import { list, pathTo, strict } from './valibot'
+import { isRecord, list, pathTo, strict } from './valibot'
 
 /** A batch field: `keys` or `items`. */
 const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
@@ -21,7 +21,7 @@ const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
       v.maxLength(
         MAX_BATCH_CEILING,
         (issue) =>
-          `must contain at most ${MAX_BATCH_CEILING} entries (got ${(issue.input as unknown[]).length}); split the batch`,
+          `must contain at most ${MAX_BATCH_CEILING} entries (got ${issue.input.length}); split the batch`,
       ),
       v.description(
         `1 to WAYBILL_MAX_BATCH entries (default 10,000, at most ${MAX_BATCH_CEILING}), or the grant's maxBatch.`,
@@ -34,44 +34,47 @@ const SignItem = strict(
   { type: 'must be an object { "key", "versionId"?, "response"? }' },
 )
 
+const signFields = strict(
+  {
+    origin: OriginName,
+    method: v.optional(
+      v.pipe(
+        v.picklist(['GET', 'HEAD', 'PUT', 'DELETE'], 'must be one of GET, HEAD, PUT, DELETE'),
+        v.description('GET and HEAD need a read grant, PUT write, DELETE delete.'),
+      ),
+      'GET',
+    ),
+    expiresIn: v.optional(ExpiresIn),
+    keys: batchOf(ObjectKey),
+    items: batchOf(SignItem),
+    policy: v.optional(
+      v.pipe(
+        v.picklist(['canned', 'wildcard'], 'must be "canned" or "wildcard"'),
+        v.description(
+          'CloudFront only: a canned policy per URL, or one wildcard policy for the batch.',
+        ),
+      ),
+    ),
+    signingWindow: v.optional(SigningWindow),
+    debug: v.optional(
+      v.pipe(
+        v.boolean('must be true or false'),
+        v.description('Also answer what was signed per URL (needs a debug grant).'),
+      ),
+      false,
+    ),
+  },
+  { required: { origin: 'is required' } },
+)
+
 export const SignBody = v.pipe(
-  strict(
-    {
-      origin: OriginName,
-      method: v.optional(
-        v.pipe(
-          v.picklist(['GET', 'HEAD', 'PUT', 'DELETE'], 'must be one of GET, HEAD, PUT, DELETE'),
-          v.description('GET and HEAD need a read grant, PUT write, DELETE delete.'),
-        ),
-        'GET',
-      ),
-      expiresIn: v.optional(ExpiresIn),
-      keys: batchOf(ObjectKey),
-      items: batchOf(SignItem),
-      policy: v.optional(
-        v.pipe(
-          v.picklist(['canned', 'wildcard'], 'must be "canned" or "wildcard"'),
-          v.description(
-            'CloudFront only: a canned policy per URL, or one wildcard policy for the batch.',
-          ),
-        ),
-      ),
-      signingWindow: v.optional(SigningWindow),
-      debug: v.optional(
-        v.pipe(
-          v.boolean('must be true or false'),
-          v.description('Also answer what was signed per URL (needs a debug grant).'),
-        ),
-        false,
-      ),
-    },
-    { required: { origin: 'is required' } },
-  ),
+  signFields,
   // What one field allows depends on another: checked once per request, with paths set here.
+  // Checked even when a field failed, so every problem is told at once.
   v.rawCheck(({ dataset, addIssue }) => {
     const body = dataset.value
-    if (typeof body !== 'object' || body === null) return
-    const { keys, items, method } = body as { keys?: unknown; items?: unknown; method?: unknown }
+    if (!isRecord(body)) return
+    const { keys, items, method } = body
     if (keys === undefined && items === undefined) {
       addIssue({ message: 'is required (or "items")', path: pathTo(body, 'keys') })
     } else if (keys !== undefined && items !== undefined) {
@@ -79,7 +82,7 @@ export const SignBody = v.pipe(
     }
     if (!Array.isArray(items) || (method !== 'PUT' && method !== 'DELETE')) return
     items.forEach((item: unknown, i) => {
-      if (typeof item !== 'object' || item === null) return
+      if (!isRecord(item)) return
       if (method === 'PUT' && 'versionId' in item) {
         addIssue({
           message: 'cannot be used with PUT',

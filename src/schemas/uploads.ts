@@ -18,7 +18,7 @@ import {
   UploadId,
   wholeNumber,
 } from './fields'
-import { list, pathTo, strict } from './valibot'
+import { isRecord, list, pathTo, strict } from './valibot'
 
 const MODES = ['put', 'post', 'multipart'] as const
 
@@ -98,10 +98,10 @@ export const UploadBody = v.pipe(
     },
   ]),
   // What one field allows depends on the mode: checked once per request, with paths set here.
+  // Checked even when a field failed, so every problem is told at once.
   v.rawCheck(({ dataset, addIssue }) => {
-    const value = dataset.value
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return
-    const body = value as Partial<v.InferOutput<typeof uploadFields>>
+    const body = dataset.value
+    if (!isRecord(body)) return
     const mode = body.mode ?? 'put'
     const refuse = (field: string, message: string) =>
       addIssue({ message, path: pathTo(body, field) })
@@ -113,10 +113,18 @@ export const UploadBody = v.pipe(
     } else if (body.key === undefined && !('key' in body)) {
       refuse('key', 'is required')
     }
-    if (body.contentType?.includes('/*') === true && mode !== 'post') {
+    if (
+      typeof body.contentType === 'string' &&
+      body.contentType.includes('/*') &&
+      mode !== 'post'
+    ) {
       refuse('contentType', 'a family such as "image/*" is for mode "post" only')
     }
-    if (mode === 'put' && (body.contentLength ?? 0) > MAX_PUT_BYTES) {
+    if (
+      mode === 'put' &&
+      typeof body.contentLength === 'number' &&
+      body.contentLength > MAX_PUT_BYTES
+    ) {
       refuse('contentLength', `must be a whole number from 0 to ${MAX_PUT_BYTES}`)
     }
     if (mode === 'multipart' && body.contentLength === undefined) {

@@ -9,6 +9,11 @@ import * as v from 'valibot'
 import { MAX_REPORTED_ERRORS } from '../config/limits'
 import { invalid, type FieldError } from '../errors'
 
+/** True for a JSON object (not an array): what cross-field checks look inside. */
+export function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /** How a JSON value's type reads in a message: `a string`, `an array`, `null`. */
 export function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`

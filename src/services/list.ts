@@ -1,6 +1,7 @@
 // A signed listing: ListObjectsV2 over one or more prefixes (concurrently, bounded), merged in S3's
 // order up to a limit, each object with a URL where the caller may read, and a sealed cursor.
 
+import * as v from 'valibot'
 import { authorize } from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import { seal, unseal } from '../auth/seal'
@@ -51,7 +52,7 @@ function compareKeys(a: string, b: string): number {
 const CURSOR_PURPOSE = 'list-cursor'
 
 function encodeCursor(bucket: S3Origin, binding: CursorBinding, cursor: Cursor): Promise<string> {
-  return seal(bucket, CURSOR_PURPOSE, JSON.stringify(cursor), JSON.stringify(binding))
+  return seal(bucket, CURSOR_PURPOSE, cursor, JSON.stringify(binding))
 }
 
 /** The cursor, when waybill sealed it for this very listing and every field is what it wrote. */
@@ -60,24 +61,16 @@ async function decodeCursor(
   binding: CursorBinding,
   text: string,
 ): Promise<Cursor | undefined> {
-  const payload = await unseal(bucket, CURSOR_PURPOSE, text, JSON.stringify(binding))
-  if (payload === undefined) return undefined
-  try {
-    const { i, a } = JSON.parse(payload) as Record<string, unknown>
-    if (
-      Number.isInteger(i) &&
-      (i as number) >= 0 &&
-      (i as number) < binding[1].length &&
-      typeof a === 'string' &&
-      isWellFormedKey(a) &&
-      utf8Length(a) <= MAX_KEY_BYTES + 4
-    ) {
-      return { i: i as number, a }
-    }
-  } catch {
-    // Falls through to "not a cursor".
-  }
-  return undefined
+  const prefixes = binding[1].length
+  const schema = v.object({
+    i: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(prefixes - 1)),
+    // A key, or a common prefix followed by AFTER_ALL.
+    a: v.pipe(
+      v.string(),
+      v.check((after) => isWellFormedKey(after) && utf8Length(after) <= MAX_KEY_BYTES + 4),
+    ),
+  })
+  return unseal(bucket, CURSOR_PURPOSE, text, JSON.stringify(binding), schema)
 }
 
 /** The S3 origin a listing reads: the origin itself, or the bucket behind a CloudFront origin. */

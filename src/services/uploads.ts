@@ -2,6 +2,7 @@
 // the Worker starts, with part URLs; and the multipart follow-ups, each checked against the
 // upload's sealed handle.
 
+import * as v from 'valibot'
 import { authorize, grantedOrigin, type ContentReach, type Permit } from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import { seal, unseal } from '../auth/seal'
@@ -71,45 +72,25 @@ function contentOf(request: UploadRequest): ContentReach {
   }
 }
 
-/** A multipart upload as waybill sealed it: the store's id and the sizes it was created with. */
-interface UploadHandle {
-  uploadId: string
-  contentLength: number
-  partSize: number
-  contentType: string
-}
-
 // The handle is bound to the origin, the caller and the key: another caller's handle, or this
 // caller's for another key, does not unseal.
 const boundTo = (principal: Principal, key: string) => `${principal.kind}:${principal.id}\n${key}`
 
 function sealHandle(origin: S3Origin, principal: Principal, key: string, handle: UploadHandle) {
-  const payload = JSON.stringify({
-    u: handle.uploadId,
-    n: handle.contentLength,
-    s: handle.partSize,
-    t: handle.contentType,
-  })
-  return seal(origin, HANDLE_PURPOSE, payload, boundTo(principal, key))
+  return seal(origin, HANDLE_PURPOSE, handle, boundTo(principal, key))
 }
 
-function parseHandle(payload: string | undefined): UploadHandle | undefined {
-  if (payload === undefined) return undefined
-  try {
-    const { u, n, s, t } = JSON.parse(payload) as Record<string, unknown>
-    if (
-      typeof u === 'string' &&
-      typeof t === 'string' &&
-      Number.isSafeInteger(n) &&
-      Number.isSafeInteger(s)
-    ) {
-      return { uploadId: u, contentLength: n as number, partSize: s as number, contentType: t }
-    }
-  } catch {
-    // Falls through to "not a handle".
-  }
-  return undefined
-}
+/**
+ * A multipart upload as waybill sealed it: the store's id and the sizes and type it was created
+ * with. Anything else is not a handle waybill sealed.
+ */
+const Handle = v.object({
+  uploadId: v.string(),
+  contentLength: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  partSize: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  contentType: v.string(),
+})
+type UploadHandle = v.InferOutput<typeof Handle>
 
 /**
  * The permit for a follow-up on a multipart upload: the handle must unseal for this caller and key
@@ -128,8 +109,12 @@ async function authorizeFollowUp(
       errors: [{ path: 'uploadId', message: 'was not issued to this caller for this key' }],
     })
   if (origin.type !== 's3') throw notOurs()
-  const handle = parseHandle(
-    await unseal(origin, HANDLE_PURPOSE, ref.uploadId, boundTo(principal, ref.key)),
+  const handle = await unseal(
+    origin,
+    HANDLE_PURPOSE,
+    ref.uploadId,
+    boundTo(principal, ref.key),
+    Handle,
   )
   if (handle === undefined) throw notOurs()
   const permit = authorize(config, principal, {
