@@ -17,6 +17,7 @@ import { rateLimit } from './http/rate-limit'
 import { requestId, requestLog } from './http/request-log'
 import type { AppEnv, RouteDeps } from './http/types'
 import { cookieRoutes } from './routes/cookies'
+import { followRoutes, linkRoutes } from './routes/links'
 import { listRoutes } from './routes/list'
 import { redirectRoutes } from './routes/redirect'
 import { signRoutes } from './routes/sign'
@@ -37,6 +38,7 @@ function api(deps: RouteDeps) {
     .route('/redirect', redirectRoutes(deps))
     .route('/list', listRoutes(deps))
     .route('/uploads', uploadRoutes(deps))
+    .route('/links', linkRoutes(deps))
 }
 
 /** The API's type, for Hono's typed client: `hc<WaybillApi>('https://waybill.example/v1')`. */
@@ -146,15 +148,14 @@ export function createApp(options: AppOptions = {}) {
     }),
   )
 
+  const deps: RouteDeps = {
+    clock,
+    authenticated: every(authenticate({ jwks, clock }), rateLimit()),
+    authenticatedByCookie: every(authenticate({ jwks, clock, cookie: true }), rateLimit()),
+  }
   app.use('/v1/*', requireConfig())
-  app.route(
-    '/v1',
-    api({
-      clock,
-      authenticated: every(authenticate({ jwks, clock }), rateLimit()),
-      authenticatedByCookie: every(authenticate({ jwks, clock, cookie: true }), rateLimit()),
-    }),
-  )
+  app.route('/v1', api(deps))
+  app.route('/l', followRoutes(deps))
 
   app.notFound(() =>
     problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'gone'
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -15,12 +16,14 @@ export type ErrorCode =
   | 'config_invalid'
   | 'auth_unavailable'
   | 'upstream_error'
+  | 'not_configured'
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  gone: 410,
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -28,6 +31,7 @@ export const STATUS: Record<ErrorCode, number> = {
   config_invalid: 503,
   auth_unavailable: 503,
   upstream_error: 502,
+  not_configured: 501,
 }
 
 export const TITLE: Record<ErrorCode, string> = {
@@ -35,6 +39,7 @@ export const TITLE: Record<ErrorCode, string> = {
   unauthorized: 'Unauthorized',
   forbidden: 'Forbidden',
   not_found: 'Not found',
+  gone: 'Gone',
   method_not_allowed: 'Method not allowed',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
@@ -42,6 +47,7 @@ export const TITLE: Record<ErrorCode, string> = {
   config_invalid: 'Service misconfigured',
   auth_unavailable: 'Authentication temporarily unavailable',
   upstream_error: 'The storage service failed',
+  not_configured: 'Not configured',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */

@@ -26,6 +26,8 @@ const S3_SECRET = 'leaksTestSecret/Never+Logged/0123456789abcdefABCDEF'
 const SESSION_TOKEN = 'IQoJb3JpZ2luX2VjELeaksTestSessionToken/0123+456789abcdefXYZ=='
 const WRONG_API_KEY = 'wb_someone_elses_key_9876543210'
 const OTHER_HS256_SECRET = 'not-the-configured-hs256-secret-0123456789'
+const LINK_SECRET = 'leaksTestLinkSecret/Never+Logged/0123456789'
+const OLD_LINK_SECRET = 'leaksTestOldLinkSecret/Never+Logged/98765'
 const NOW_S = NOW.getTime() / 1000
 
 let lines: string[] = []
@@ -73,6 +75,10 @@ async function leaksEnv(overrides: Partial<Env> = {}): Promise<Env> {
       jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: JWKS_URL, hs256: true, cookie: 'wb' },
     }),
     WAYBILL_JWT_HS256_SECRET: HS256_SECRET,
+    WAYBILL_LINK_SECRETS: JSON.stringify([
+      { id: 'new', secret: LINK_SECRET },
+      { id: 'old', secret: OLD_LINK_SECRET },
+    ]),
     WAYBILL_GRANTS: JSON.stringify([
       { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write', 'delete'] },
       { to: 'apiKey:all', origin: 'docs', actions: ['read'] },
@@ -186,6 +192,23 @@ describe('secrets never reach a log line or an error response', () => {
     await call('redirect with JWT cookie', '/v1/redirect/photos/users/alice/c.jpg', {
       headers: { cookie: `wb=${hsJwt}` },
     })
+    await call('links s3', '/v1/links', {
+      headers: bearer(ALL_KEY),
+      body: json({
+        origin: 'photos',
+        items: [{ key: 'l1.jpg', download: true }, { key: 'l2.jpg' }],
+      }),
+    })
+    await call('links cloudfront', '/v1/links', {
+      headers: bearer(ALL_KEY),
+      body: json({ origin: 'cdn', keys: ['l3.jpg'] }),
+    })
+    const issued = answers
+      .filter((a) => a.label.startsWith('links '))
+      .flatMap((a) => (JSON.parse(a.body) as { links: { url: string }[] }).links)
+      .map(({ url }) => new URL(url).pathname)
+    expect(issued).toHaveLength(3)
+    for (const [i, path] of issued.entries()) await call(`follow link ${i}`, path)
     const successes = answers.filter((a) => a.status < 400)
     expect(successes.map((a) => `${a.label} ${a.status}`)).toEqual([
       'sign s3 200',
@@ -199,6 +222,11 @@ describe('secrets never reach a log line or an error response', () => {
       'sign with HS256 JWT 200',
       'sign with RS256 JWT 200',
       'redirect with JWT cookie 302',
+      'links s3 200',
+      'links cloudfront 200',
+      'follow link 0 302',
+      'follow link 1 302',
+      'follow link 2 302',
     ])
 
     // 401 of every kind, with the credential in the request.
@@ -277,6 +305,12 @@ describe('secrets never reach a log line or an error response', () => {
     })
     await call('405', '/v1/sign', { method: 'GET', headers: bearer(ALL_KEY) })
     await call('404', '/v1/nothing', { headers: bearer(ALL_KEY) })
+    const token = issued[0]!.slice('/l/'.length)
+    const [kid, payload, tag] = token.split('.') as [string, string, string]
+    const flipped = `${tag.slice(0, -2)}${tag.endsWith('AA') ? 'BB' : 'AA'}`
+    await call('403 tampered link', `/l/${kid}.${payload}.${flipped}`)
+    await call('403 link under another secret id', `/l/old.${payload}.${tag}`)
+    await call('400 malformed link', `/l/${token}${'x'.repeat(3000)}`)
     await call('401 JWT with an unknown kid', '/v1/sign', {
       headers: bearer(unknownKidJwt),
       body: json({ origin: 'photos', keys: ['users/alice/a'] }),
@@ -306,6 +340,14 @@ describe('secrets never reach a log line or an error response', () => {
       ],
       ['raw API key in broken JSON', { WAYBILL_API_KEYS: `[{"id":"all","sha256":"${ALL_KEY}"` }],
       ['HS256 secret too short', { WAYBILL_JWT_HS256_SECRET: HS256_SECRET.slice(0, 20) }],
+      [
+        'link secret too short',
+        { WAYBILL_LINK_SECRETS: JSON.stringify([{ id: 'new', secret: LINK_SECRET.slice(0, 20) }]) },
+      ],
+      [
+        'link secrets in broken JSON',
+        { WAYBILL_LINK_SECRETS: `[{"id":"new","secret":"${LINK_SECRET}"` },
+      ],
     ]
     for (const [name, overrides] of badConfigs) {
       await call(
@@ -317,6 +359,11 @@ describe('secrets never reach a log line or an error response', () => {
       )
     }
 
+    // Each failing call answered the status its label names.
+    const labelled = answers.filter((a) => /^\d{3} /.test(a.label))
+    expect(labelled.map((a) => `${a.label.slice(0, 3)} ${a.label}`)).toEqual(
+      labelled.map((a) => `${a.status} ${a.label}`),
+    )
     const statuses = answers.map((a) => a.status)
     for (const status of [401, 403, 400, 413, 415, 405, 404, 503])
       expect(statuses).toContain(status)
@@ -348,6 +395,10 @@ describe('secrets never reach a log line or an error response', () => {
       ['wrong API key', WRONG_API_KEY],
       ['HS256 secret', HS256_SECRET],
       ['other HS256 secret', OTHER_HS256_SECRET],
+      ['link secret', LINK_SECRET],
+      ['old link secret', OLD_LINK_SECRET],
+      ['link secret prefix', LINK_SECRET.slice(0, 20)],
+      ...issued.map((path, i): [string, string] => [`link token ${i}`, path.slice('/l/'.length)]),
       ['HS256 JWT', hsJwt],
       ['RS256 JWT', rsJwt],
       ['expired JWT', expiredJwt],
@@ -382,7 +433,7 @@ describe('secrets never reach a log line or an error response', () => {
     }
     // Successful answers carry signatures and the session token by design, never the rest.
     for (const [name, secret] of secrets.filter(([n]) =>
-      /S3 secret|API key|HS256 secret|JWT|PEM/.test(n),
+      /S3 secret|API key|HS256 secret|JWT|PEM|link secret/.test(n),
     )) {
       for (const form of forms(secret)) {
         for (const answer of successes) {

@@ -206,6 +206,43 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/links': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Signed links to objects, for an <img src>, an email or a chat
+     * @description Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. Needs WAYBILL_LINK_SECRETS (501 otherwise).
+     */
+    post: operations['createLinks']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/l/{token}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Follow a signed link: a 302 to a URL signed for a few minutes */
+    get: operations['followLink']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -419,6 +456,16 @@ export interface operations {
               contentType?: string
               expires?: string
             }
+            /**
+             * @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).
+             * @example report 2026.pdf
+             */
+            download?: true | string
+            /**
+             * @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).
+             * @example report 2026.pdf
+             */
+            inline?: true | string
           }[]
           /**
            * @description CloudFront only: a canned policy per URL, or one wildcard policy for the batch.
@@ -866,6 +913,12 @@ export interface operations {
       query?: {
         /** @description Seconds the URL stays valid; capped by the grant. */
         expiresIn?: number
+        /** @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode). */
+        download?: string | true
+        /** @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode). */
+        inline?: string | true
+        /** @description Never active content (HTML, XML, SVG, JavaScript) unless the grant names it. */
+        contentType?: string
       }
       header?: never
       path: {
@@ -2215,6 +2268,385 @@ export interface operations {
       }
       /** @description The storage service failed */
       502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  createLinks: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description An origin configured in WAYBILL_ORIGINS.
+           * @example photos
+           */
+          origin: string
+          /** @description Seconds the link works; default a day, capped by the grant's maxLinkExpiresIn (default its maxExpiresIn). */
+          expiresIn?: number
+          /** @description 1 to the grant's maxBatch entries. */
+          keys?: string[]
+          /** @description 1 to the grant's maxBatch entries. */
+          items?: {
+            /**
+             * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+             * @example gallery/2026/cat.jpg
+             */
+            key: string
+            /**
+             * @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).
+             * @example report 2026.pdf
+             */
+            download?: true | string
+            /**
+             * @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).
+             * @example report 2026.pdf
+             */
+            inline?: true | string
+            /** @description Never active content (HTML, XML, SVG, JavaScript) unless the grant names it. */
+            contentType?: string
+          }[]
+        } & (unknown | unknown)
+      }
+    }
+    responses: {
+      /** @description One link per key, in input order */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            origin: string
+            /**
+             * Format: date-time
+             * @description When the links stop working.
+             */
+            expiresAt: string
+            links: {
+              key: string
+              /**
+               * Format: uri
+               * @description https://<this waybill>/l/<token>: anyone holding it may follow it.
+               */
+              url: string
+            }[]
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not configured */
+      501: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  followLink: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        token: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Found: `Location` is the signed URL */
+      302: {
+        headers: {
+          location?: string
+          'cache-control'?: string
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Gone */
+      410: {
         headers: {
           [name: string]: unknown
         }

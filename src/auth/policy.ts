@@ -7,7 +7,11 @@
 
 import type { Action, Config, Grant, GrantSubject, Origin } from '../config'
 import { PLACEHOLDER } from '../config/grants'
-import { MAX_EXPIRES_S, MAX_REPORTED_ERRORS as MAX_LISTED } from '../config/limits'
+import {
+  DEFAULT_LINK_EXPIRES_S,
+  MAX_EXPIRES_S,
+  MAX_REPORTED_ERRORS as MAX_LISTED,
+} from '../config/limits'
 import type { PresignItem, PresignMethod } from '../core/s3/presign'
 import { WaybillError, invalid, type FieldError } from '../errors'
 import { unsafeKeyReason } from './key-safety'
@@ -133,9 +137,9 @@ export interface Reach {
   action: Action
   /** The objects the artifact names, by exact key. */
   items?: readonly PresignItem[] | undefined
-  /** The field naming item `i`'s key (`keys.3`, `items.3.key`); its object is `itemBase(i)`. */
+  /** The field naming item `i`'s key (`keys.3`, `items.3.key`), and its Content-Type override. */
   itemPath?: ((i: number) => string) | undefined
-  itemBase?: ((i: number) => string) | undefined
+  overridePath?: ((i: number) => string) | undefined
   /** Key patterns it reaches: every key starting with `prefix` (wildcards, starts-with, listings). */
   under?: readonly { prefix: string; path: string }[] | undefined
   /** Entries it carries, against the grants' `maxBatch` (default: the items, at their field). */
@@ -145,6 +149,8 @@ export interface Reach {
   signingWindow?: number | undefined
   /** For `write`: the upload limits the signature enforces. Absent: none. */
   content?: ContentReach | undefined
+  /** A signed link: its lifetime is bounded by the grants' `maxLinkExpiresIn`. */
+  link?: boolean | undefined
   /** Leave out the items no grant covers instead of refusing (listings: keys without a URL). */
   partial?: boolean | undefined
   /** What the origin's type cannot do; checked once the caller is known to hold a grant there. */
@@ -337,6 +343,9 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   )
   if (grants.length === 0 && !partial) throw noGrant(action, origin.name)
 
+  const expiryOf = reach.link
+    ? (grant: Grant) => grant.maxLinkExpiresIn
+    : (grant: Grant) => grant.maxExpiresIn
   const judge = (
     covering: readonly ResolvedGrant[],
     path: string,
@@ -371,12 +380,12 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
     if (override !== undefined) {
       allowed = allowed.filter(({ grant }) => overrideAllowed(grant, override))
       if (allowed.length === 0) {
-        const base = reach.itemBase?.(itemIndex) ?? path
+        const overridePath = reach.overridePath?.(itemIndex) ?? `${path}.response.contentType`
         return {
           ok: false,
           status: 400,
           error: {
-            path: `${base}.response.contentType`,
+            path: overridePath,
             message: isActiveContent(override)
               ? `must not be ${essence(override)} for this caller: a browser would run the object as a page on the bucket's origin`
               : 'is not a type this caller may set',
@@ -386,7 +395,7 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
     }
     return {
       ok: true,
-      expiry: largest(allowed, (grant) => grant.maxExpiresIn),
+      expiry: largest(allowed, expiryOf),
       batch: largest(allowed, (grant) => grant.maxBatch),
       maxLength: lengthLimit(allowed),
     }
@@ -451,14 +460,15 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
 
   // A partial reach that covers nothing signs nothing: no limit below applies to it.
   const nothing = partial && kept.length === 0 && under.length === 0
-  if (nothing) allowedExpiry = largest(grants, (grant) => grant.maxExpiresIn) || MAX_EXPIRES_S
+  if (nothing) allowedExpiry = largest(grants, expiryOf) || MAX_EXPIRES_S
 
   const rsa =
     origin.type === 'cloudfront' && origin.signingKeys[0]!.parsed.kind === 'rsa'
       ? config.maxRsaSignatures
       : Infinity
   // Canned CloudFront URLs cost one RSA signature each; a listing signs one per entry it returns.
-  const signs = action === 'list' || (action === 'read' && under.length === 0)
+  // A link costs nothing to issue: its one signature is made each time it is followed.
+  const signs = !reach.link && (action === 'list' || (action === 'read' && under.length === 0))
   const maxCount = Math.min(allowedBatch, signs ? rsa : Infinity)
   const count = reach.count ?? {
     n: kept.length,
@@ -482,7 +492,9 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
       { path: 'expiresIn', message: `must be at most ${allowedExpiry} for this caller` },
     ])
   }
-  const expiresIn = reach.expiresIn ?? Math.min(config.defaultExpiresIn, allowedExpiry)
+  const expiresIn =
+    reach.expiresIn ??
+    Math.min(reach.link ? DEFAULT_LINK_EXPIRES_S : config.defaultExpiresIn, allowedExpiry)
   let window = origin.signingWindow
   if (reach.signingWindow !== undefined) {
     // A URL lives up to expiresIn + window, which must stay within the grant.
@@ -518,6 +530,39 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
               : undefined
             : length.atMost,
     maxCount,
+  } as Omit<Permit, typeof PERMIT> as Permit
+  issued.add(permit)
+  return Object.freeze(permit)
+}
+
+/**
+ * The permit a followed link carries: reading its one object, for `expiresIn` seconds at most
+ * `maxLifetime` (what is left of the link). The link was authorized when it was issued (`authorize`
+ * with `link`); following it needs no caller, only the origin to exist still and the key to pass
+ * its key policy. 404 otherwise, as for a link to nothing.
+ */
+export function linkPermit(
+  config: Config,
+  link: { origin: string; item: PresignItem; expiresIn: number; maxLifetime: number },
+): Permit {
+  const origin = config.origins.get(link.origin)
+  if (
+    origin === undefined ||
+    (origin.keys === 'safe' && unsafeKeyReason(link.item.key) !== undefined)
+  ) {
+    throw new WaybillError('not_found', 'This link leads to nothing that can be signed now.')
+  }
+  const permit = {
+    origin,
+    action: 'read',
+    items: [link.item],
+    under: [],
+    expiresIn: link.expiresIn,
+    window: origin.signingWindow,
+    maxLifetime: link.maxLifetime,
+    content: undefined,
+    maxContentLength: undefined,
+    maxCount: 1,
   } as Omit<Permit, typeof PERMIT> as Permit
   issued.add(permit)
   return Object.freeze(permit)

@@ -22,6 +22,10 @@ export interface Env {
   WAYBILL_DEFAULT_EXPIRES_S?: unknown
   /** Most RSA signatures (canned CloudFront URLs) one request may cost (default 250). */
   WAYBILL_MAX_RSA_SIGNATURES?: unknown
+  /** Secret, JSON: `[{ "id", "secret" }]`, the secrets that sign and check signed links. */
+  WAYBILL_LINK_SECRETS?: unknown
+  /** JSON: `[{ "issuedBefore", "origin"?, "principal"? }]`, links to refuse. */
+  WAYBILL_LINK_REVOCATIONS?: unknown
   /** `all` (default): a log line per request; `errors`: only for answers of 400 and above. */
   WAYBILL_REQUEST_LOG?: unknown
   /** Optional Workers Rate Limiting binding, keyed per principal. */

@@ -8,7 +8,7 @@
 import * as v from 'valibot'
 import { ExpiresIn, OriginName, wholeNumber } from '../schemas/fields'
 import { list, pathTo, strict } from '../schemas/valibot'
-import { MAX_BATCH_CEILING, MAX_EXPIRES_S, MAX_UPLOAD_BYTES } from './limits'
+import { MAX_BATCH_CEILING, MAX_EXPIRES_S, MAX_LINK_EXPIRES_S, MAX_UPLOAD_BYTES } from './limits'
 import type { Action, Grant, GrantSubject, Origin } from './types'
 import { parsedString } from './fields'
 
@@ -107,6 +107,8 @@ function grant(origins: ReadonlyMap<string, Origin> | undefined) {
         prefix: v.optional(Prefix, ''),
         actions: Actions,
         maxExpiresIn: v.optional(ExpiresIn, MAX_EXPIRES_S),
+        // Without one, maxExpiresIn.
+        maxLinkExpiresIn: v.optional(wholeNumber(1, MAX_LINK_EXPIRES_S)),
         // Without one, WAYBILL_MAX_BATCH (see ./load).
         maxBatch: v.optional(wholeNumber(1, MAX_BATCH_CEILING)),
         contentTypes: v.optional(
@@ -136,7 +138,12 @@ function grant(origins: ReadonlyMap<string, Origin> | undefined) {
         addIssue({ message: problem, path: pathTo(grant, 'prefix') })
         return NEVER
       }
-      return { ...rest, subject, actions: new Set(actions) }
+      return {
+        ...rest,
+        subject,
+        actions: new Set(actions),
+        maxLinkExpiresIn: rest.maxLinkExpiresIn ?? rest.maxExpiresIn,
+      }
     }),
   )
 }

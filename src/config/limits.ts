@@ -32,6 +32,16 @@ export const MAX_SIGNING_WINDOW_S = 86_400
 /** A response carrying URLs may be cached only while the URLs in it still have this much life. */
 export const CACHE_MARGIN_S = 60
 
+/** Signed links: the longest a link may work, the life of the URL a link redirects to, and the
+ * default life of a link when the request gives none (each capped by the grant). */
+export const MAX_LINK_EXPIRES_S = 366 * 86_400
+export const LINK_URL_EXPIRES_S = 300
+export const DEFAULT_LINK_EXPIRES_S = 86_400
+export const MIN_LINK_SECRET_CHARS = 32
+
+/** Longest file name for `download`/`inline` (file systems hold 255). */
+export const MAX_FILENAME_CHARS = 255
+
 /** Longest response-override value accepted (S3 itself limits header size to 8 KiB in total). */
 export const MAX_OVERRIDE_CHARS = 1024
 export const MAX_VERSION_ID_CHARS = 1024

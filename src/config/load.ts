@@ -11,6 +11,7 @@ import { authSchema } from './auth'
 import { Cors } from './cors'
 import type { Env } from './env'
 import { grantsSchema } from './grants'
+import { LinkRevocations, LinkSecrets } from './links'
 import {
   DEFAULT_EXPIRES_S,
   DEFAULT_MAX_BATCH,
@@ -70,6 +71,8 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
         DEFAULT_MAX_RSA_SIGNATURES,
         wholeNumber(1, MAX_RSA_SIGNATURES_CEILING),
       ),
+      WAYBILL_LINK_SECRETS: json(LinkSecrets),
+      WAYBILL_LINK_REVOCATIONS: json(LinkRevocations),
       WAYBILL_REQUEST_LOG: v.optional(
         v.picklist(['all', 'errors'], 'must be "all" (the default) or "errors"'),
         'all',
@@ -89,6 +92,8 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       defaultExpiresIn: vars.WAYBILL_DEFAULT_EXPIRES_S,
       maxRsaSignatures: vars.WAYBILL_MAX_RSA_SIGNATURES,
       requestLog: vars.WAYBILL_REQUEST_LOG,
+      linkSecrets: vars.WAYBILL_LINK_SECRETS,
+      linkRevocations: vars.WAYBILL_LINK_REVOCATIONS,
     })),
   )
 }

@@ -107,6 +107,8 @@ export interface Grant {
   readonly prefix: string
   readonly actions: ReadonlySet<Action>
   readonly maxExpiresIn: number
+  /** How long a signed link to an object may work (default: maxExpiresIn). */
+  readonly maxLinkExpiresIn: number
   readonly maxBatch: number
   /** For `write`: allowed content types (`image/*` style), or undefined for any. */
   readonly contentTypes?: readonly string[] | undefined
@@ -140,6 +142,23 @@ export interface Config {
   readonly maxRsaSignatures: number
   /** Which requests get a log line: every one, or those answered with 400 and above. */
   readonly requestLog: 'all' | 'errors'
+  /** Signed links: the first secret signs, all check; none, links are off. */
+  readonly linkSecrets: readonly LinkSecret[]
+  readonly linkRevocations: readonly LinkRevocation[]
+}
+
+/** A secret that signs and checks links, named by the id links carry. */
+export interface LinkSecret {
+  readonly id: string
+  readonly secret: string
+}
+
+/** Links issued before `issuedBefore` (ms), on `origin` and by `principal` when given, are refused. */
+export interface LinkRevocation {
+  readonly issuedBefore: number
+  readonly origin?: string | undefined
+  /** As the request log names a caller: `jwt:alice`, `api-key:web`, `access:…`. */
+  readonly principal?: string | undefined
 }
 
 export type ConfigResult =

@@ -63,12 +63,12 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
     validQuery(RedirectQuery),
     async (c) => {
       const target = c.req.valid('param')
-      const { expiresIn } = c.req.valid('query')
+      const query = c.req.valid('query')
       logFields(c, { origin: target.origin, action: 'read', items: 1 })
       const { location, headers } = await redirectTo(
         c.get('config'),
         c.get('principal'),
-        { ...target, expiresIn },
+        { ...target, ...query },
         clock(),
       )
       for (const [name, value] of Object.entries(headers)) c.header(name, value)

@@ -5,6 +5,7 @@
 import * as v from 'valibot'
 import {
   MAX_EXPIRES_S,
+  MAX_FILENAME_CHARS,
   MAX_KEY_BYTES,
   MAX_METADATA_BYTES,
   MAX_OVERRIDE_CHARS,
@@ -13,9 +14,10 @@ import {
   MAX_VERSION_ID_CHARS,
   MIN_EXPIRES_S,
 } from '../config/limits'
+import { contentDisposition } from '../core/disposition'
 import { checkHeaderValue, checkObjectKey } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
-import { record, strict, typeName } from './valibot'
+import { isRecord, record, strict, typeName } from './valibot'
 
 const mustBeString = (issue: v.BaseIssue<unknown>) =>
   `must be a string, not ${typeName(issue.input)}`
@@ -120,6 +122,16 @@ const HeaderValue = v.pipe(
   ),
 )
 
+/**
+ * A `response.contentType` override. Anything but a well-formed type makes browsers sniff the
+ * body, which can find HTML.
+ */
+export const OverrideContentType = v.pipe(
+  HeaderValue,
+  v.regex(MEDIA_TYPE, 'must be a media type such as "application/pdf"'),
+  v.description('Never active content (HTML, XML, SVG, JavaScript) unless the grant names it.'),
+)
+
 /** `response-*` overrides S3 applies to a GET or HEAD answer. */
 export const ResponseOverrides = strict(
   {
@@ -132,16 +144,7 @@ export const ResponseOverrides = strict(
     ),
     contentEncoding: v.optional(HeaderValue),
     contentLanguage: v.optional(HeaderValue),
-    // Anything but a well-formed type makes browsers sniff the body, which can find HTML.
-    contentType: v.optional(
-      v.pipe(
-        HeaderValue,
-        v.regex(MEDIA_TYPE, 'must be a media type such as "application/pdf"'),
-        v.description(
-          'Never active content (HTML, XML, SVG, JavaScript) unless the grant names it.',
-        ),
-      ),
-    ),
+    contentType: v.optional(OverrideContentType),
     expires: v.optional(HeaderValue),
   },
   { type: 'must be an object' },
@@ -178,6 +181,58 @@ export const Metadata = v.pipe(
   ),
   v.description('User metadata, sent as x-amz-meta-<name> headers.'),
 )
+
+/** Why `name` cannot be a download's file name (any Unicode a header can carry), or undefined. */
+function filenameProblem(name: string): string | undefined {
+  if (name.length === 0 || name.length > MAX_FILENAME_CHARS || !name.isWellFormed()) {
+    return `must be a file name of 1 to ${MAX_FILENAME_CHARS} characters`
+  }
+  if (/[\x00-\x1f\x7f-\x9f]/.test(name)) return 'must not contain control characters'
+  if (contentDisposition('attachment', name).length > MAX_OVERRIDE_CHARS) {
+    return `is too long: its Content-Disposition must fit ${MAX_OVERRIDE_CHARS} characters`
+  }
+  return undefined
+}
+
+/**
+ * `download` / `inline`: S3 (or the bucket behind CloudFront) sends the object with
+ * `Content-Disposition: attachment` (or `inline`) and this file name; `true` names it after the
+ * key's last segment.
+ */
+export const Disposition = v.pipe(
+  v.union([v.literal(true), v.string()], 'must be true or a file name'),
+  v.check(
+    (value) => value === true || filenameProblem(value) === undefined,
+    (issue) => (typeof issue.input === 'string' ? filenameProblem(issue.input) : undefined) ?? '',
+  ),
+  v.description(
+    "A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).",
+  ),
+  v.examples(['report 2026.pdf']),
+)
+
+/**
+ * The checks across one object's `download`, `inline` and `response` options: one disposition at
+ * most, and `true` only for a key with a name after its last `/`. `refuse(field, message)` files a
+ * problem at that field of the object.
+ */
+export function checkDisposition(
+  item: Readonly<Record<string, unknown>>,
+  refuse: (field: string, message: string) => void,
+): void {
+  const { key, download, inline, response } = item
+  if (download !== undefined && inline !== undefined) {
+    refuse('inline', 'send either "download" or "inline", not both')
+  }
+  const set = download !== undefined ? 'download' : inline !== undefined ? 'inline' : undefined
+  if (set === undefined) return
+  if (isRecord(response) && response.contentDisposition !== undefined) {
+    refuse(set, 'sets Content-Disposition itself: send it or response.contentDisposition, not both')
+  }
+  if (item[set] === true && typeof key === 'string' && key.endsWith('/')) {
+    refuse(set, 'needs a file name: the key has none after its last "/"')
+  }
+}
 
 /** A part number of a multipart upload. */
 export const PartNumber = v.pipe(

@@ -1,8 +1,8 @@
 // GET /v1/redirect/{origin}/{key…}: the path and the query.
 
 import * as v from 'valibot'
-import { ObjectKey, OriginName, QueryExpiresIn } from './fields'
-import { strict } from './valibot'
+import { Disposition, ObjectKey, OriginName, OverrideContentType, QueryExpiresIn } from './fields'
+import { isRecord, pathTo, strict } from './valibot'
 
 /** The origin and the key, from the raw path (the key decoded exactly once). */
 export const RedirectTarget = strict({
@@ -15,11 +15,32 @@ export const RedirectTarget = strict({
   ),
 })
 
-export const RedirectQuery = strict(
-  {
-    expiresIn: v.optional(
-      v.pipe(QueryExpiresIn, v.description('Seconds the URL stays valid; capped by the grant.')),
-    ),
-  },
-  { noun: 'parameter' },
+/** `?download=report.pdf`, or `?download` alone for the key's last segment. */
+const QueryDisposition = v.pipe(
+  v.string('must be given once'),
+  v.transform((value): true | string => (value === '' ? true : value)),
+  Disposition,
+)
+
+export const RedirectQuery = v.pipe(
+  strict(
+    {
+      expiresIn: v.optional(
+        v.pipe(QueryExpiresIn, v.description('Seconds the URL stays valid; capped by the grant.')),
+      ),
+      download: v.optional(QueryDisposition),
+      inline: v.optional(QueryDisposition),
+      contentType: v.optional(OverrideContentType),
+    },
+    { noun: 'parameter' },
+  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const query = dataset.value
+    if (isRecord(query) && query.download !== undefined && query.inline !== undefined) {
+      addIssue({
+        message: 'send either "download" or "inline", not both',
+        path: pathTo(query, 'inline'),
+      })
+    }
+  }),
 )

@@ -3,6 +3,8 @@
 import * as v from 'valibot'
 import { MAX_BATCH_CEILING } from '../config/limits'
 import {
+  checkDisposition,
+  Disposition,
   ExpiresIn,
   ObjectKey,
   OriginName,
@@ -30,8 +32,14 @@ const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
   )
 
 const SignItem = strict(
-  { key: ObjectKey, versionId: v.optional(VersionId), response: v.optional(ResponseOverrides) },
-  { type: 'must be an object { "key", "versionId"?, "response"? }' },
+  {
+    key: ObjectKey,
+    versionId: v.optional(VersionId),
+    response: v.optional(ResponseOverrides),
+    download: v.optional(Disposition),
+    inline: v.optional(Disposition),
+  },
+  { type: 'must be an object { "key", "versionId"?, "response"?, "download"?, "inline"? }' },
 )
 
 const signFields = strict(
@@ -80,9 +88,22 @@ export const SignBody = v.pipe(
     } else if (keys !== undefined && items !== undefined) {
       addIssue({ message: 'send either "keys" or "items", not both', path: pathTo(body, 'items') })
     }
-    if (!Array.isArray(items) || (method !== 'PUT' && method !== 'DELETE')) return
+    if (!Array.isArray(items)) return
+    const writes = method === 'PUT' || method === 'DELETE'
     items.forEach((item: unknown, i) => {
       if (!isRecord(item)) return
+      checkDisposition(item, (field, message) =>
+        addIssue({ message, path: pathTo(body, 'items', i, field) }),
+      )
+      if (!writes) return
+      for (const field of ['download', 'inline'] as const) {
+        if (field in item) {
+          addIssue({
+            message: 'applies to GET and HEAD only',
+            path: pathTo(body, 'items', i, field),
+          })
+        }
+      }
       if (method === 'PUT' && 'versionId' in item) {
         addIssue({
           message: 'cannot be used with PUT',

@@ -4,20 +4,32 @@ import { authorize } from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import type { Config } from '../config'
 import { cacheControlUntil, VARY } from '../http/answer'
+import { lastSegment } from '../core/disposition'
+import { invalid } from '../errors'
+import { objectItem, type ObjectRequest } from './objects'
 import { batchSigner } from './signers'
 
 /** The signed URL to send the caller to, and the headers that let the redirect be cached. */
 export async function redirectTo(
   config: Config,
   principal: Principal,
-  target: { origin: string; key: string; expiresIn?: number | undefined },
+  target: ObjectRequest & { origin: string; expiresIn?: number | undefined },
   now: Date,
 ): Promise<{ location: string; headers: Record<string, string> }> {
+  if ((target.download ?? target.inline) === true && lastSegment(target.key) === '') {
+    throw invalid([
+      {
+        path: target.download !== undefined ? 'download' : 'inline',
+        message: 'needs a file name: the key has none after its last "/"',
+      },
+    ])
+  }
   const permit = authorize(config, principal, {
     origin: target.origin,
     action: 'read',
-    items: [{ key: target.key }],
+    items: [objectItem(target)],
     itemPath: () => 'key',
+    overridePath: () => 'contentType',
     expiresIn: target.expiresIn,
   })
   const signer = batchSigner(permit, { method: 'GET', now })

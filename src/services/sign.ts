@@ -9,6 +9,7 @@ import type { PresignItem } from '../core/s3/presign'
 import type { FieldError } from '../errors'
 import { cacheControlUntil, etagOf, RawJson, VARY } from '../http/answer'
 import type { SignBody } from '../schemas/sign'
+import { objectItem } from './objects'
 import { batchSigner, type BatchSigner } from './signers'
 
 /** What the request asks that the origin's type cannot do. */
@@ -23,11 +24,12 @@ function originFits(origin: Origin, body: SignBody, items: readonly PresignItem[
   if (body.method !== 'GET' && body.method !== 'HEAD') {
     errors.push({ path: 'method', message: 'must be GET or HEAD for a CloudFront origin' })
   }
+  // Response overrides travel as query parameters to the bucket behind the distribution.
   items.forEach((item, i) => {
-    if (item.response !== undefined || item.versionId !== undefined) {
+    if (item.versionId !== undefined) {
       errors.push({
         path: `items.${i}`,
-        message: 'response overrides and versionId are not supported by CloudFront origins',
+        message: 'versionId is not supported by CloudFront origins',
       })
     }
   })
@@ -58,7 +60,8 @@ export function signBatch(
   body: SignBody,
   now: Date,
 ): SignedBatch {
-  const items: readonly PresignItem[] = body.items ?? (body.keys ?? []).map((key) => ({ key }))
+  const items: readonly PresignItem[] =
+    body.items?.map(objectItem) ?? (body.keys ?? []).map((key) => ({ key }))
   const field = body.keys !== undefined ? 'keys' : 'items'
   const itemPath = field === 'keys' ? (i: number) => `keys.${i}` : (i: number) => `items.${i}.key`
   // A wildcard policy reaches every key under the batch's common prefix, not only these.
@@ -71,7 +74,7 @@ export function signBatch(
     action: actionFor(body.method),
     items,
     itemPath,
-    itemBase: (i) => `${field}.${i}`,
+    overridePath: (i) => `${field}.${i}.response.contentType`,
     under: wildcard,
     expiresIn: body.expiresIn,
     signingWindow: body.signingWindow,

@@ -19,7 +19,12 @@ import {
 } from '../core/cloudfront/sign'
 import { encodeKeyPath } from '../core/sigv4/encoding'
 import { signPostPolicy, type PostPolicy } from '../core/s3/post-policy'
-import { prepareS3Presign, type PresignItem, type PresignMethod } from '../core/s3/presign'
+import {
+  prepareS3Presign,
+  responseQuery,
+  type PresignItem,
+  type PresignMethod,
+} from '../core/s3/presign'
 import { sha256AsciiHex } from '../core/sigv4/sha256'
 import { signingTime, type SigningTime } from '../core/window'
 
@@ -95,6 +100,11 @@ function cloudFrontSigner(
   const expires = epochSeconds(time.expiresAt)
   const { expiresAt, signedAt } = time
   const { items } = permit
+  // The object's URL with its response-* overrides, for the S3 origin behind the distribution.
+  const urlOf = (item: PresignItem) => {
+    const url = objectUrl(origin.baseUrl, item.key)
+    return item.response === undefined ? url : `${url}?${responseQuery(item.response).slice(1)}`
+  }
   const wildcard = permit.under[0]
   if (wildcard !== undefined) {
     const resource = `${origin.baseUrl}${encodeKeyPath(wildcard)}*`
@@ -107,19 +117,17 @@ function cloudFrontSigner(
       async sign(from = 0, to = items.length) {
         params ??= customPolicyParams(key, customPolicy({ resource, dateLessThan: expires }))
         const query = await params
-        return items
-          .slice(from, to)
-          .map((item) => withParams(objectUrl(origin.baseUrl, item.key), query))
+        return items.slice(from, to).map((item) => withParams(urlOf(item), query))
       },
     }
   }
   return {
     expiresAt,
     signedAt,
-    explain: (item) => ({ policy: cannedPolicy(objectUrl(origin.baseUrl, item.key), expires) }),
+    explain: (item) => ({ policy: cannedPolicy(urlOf(item), expires) }),
     sign: (from = 0, to = items.length) =>
       inChunks(items.slice(from, to), CLOUDFRONT_SIGN_CHUNK, (item) =>
-        signCannedUrl(key, objectUrl(origin.baseUrl, item.key), expires),
+        signCannedUrl(key, urlOf(item), expires),
       ),
   }
 }

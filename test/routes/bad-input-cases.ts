@@ -384,6 +384,51 @@ const override = (value: unknown, extra: Record<string, unknown> = {}) => ({
 const DISPOSITION = 'items.0.response.contentDisposition'
 
 const SIGN_ROWS: BadInputCase[] = [
+  sign(
+    'download and inline',
+    { origin: 'photos', items: [{ key: 'a', download: true, inline: 'b' }] },
+    400,
+    'items.0.inline',
+  ),
+  sign(
+    'download with response.contentDisposition',
+    {
+      origin: 'photos',
+      items: [{ key: 'a', download: true, response: { contentDisposition: 'inline' } }],
+    },
+    400,
+    'items.0.download',
+  ),
+  sign(
+    'download with PUT',
+    { origin: 'photos', method: 'PUT', items: [{ key: 'a', download: true }] },
+    400,
+    'items.0.download',
+  ),
+  sign(
+    'download of a folder key',
+    { origin: 'photos', items: [{ key: 'a/', download: true }] },
+    400,
+    'items.0.download',
+  ),
+  sign(
+    'download as an empty name',
+    { origin: 'photos', items: [{ key: 'a', download: '' }] },
+    400,
+    'items.0.download',
+  ),
+  sign(
+    'download with a lone surrogate',
+    { origin: 'photos', items: [{ key: 'a', download: 'a\ud800' }] },
+    400,
+    'items.0.download',
+  ),
+  sign(
+    'inline as false',
+    { origin: 'photos', items: [{ key: 'a', inline: false }] },
+    400,
+    'items.0.inline',
+  ),
   ...jsonPostRoute('/v1/sign', SIGN_VALID, MAX_BODY_BYTES),
   sign('missing origin', { keys: ['a'] }, 400, 'origin'),
   sign('origin a number', { origin: 7, keys: ['a'] }, 400, 'origin'),
@@ -643,8 +688,8 @@ const SIGN_ROWS: BadInputCase[] = [
     'method',
   ),
   sign(
-    'overrides on a CloudFront origin',
-    { origin: 'cdn', items: [{ key: 'public/a', response: { contentType: 'text/plain' } }] },
+    'a versionId on a CloudFront origin',
+    { origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] },
     400,
     'items.0',
   ),
@@ -737,6 +782,24 @@ const redirect = (
 })
 
 const REDIRECT_ROWS: BadInputCase[] = [
+  redirect('download and inline', '/v1/redirect/photos/a.pdf?download&inline', 400, {
+    errorPath: 'inline',
+  }),
+  redirect('download twice', '/v1/redirect/photos/a.pdf?download=a&download=b', 400, {
+    errorPath: 'download',
+  }),
+  redirect('download of a folder key', '/v1/redirect/photos/a/?download', 400, {
+    errorPath: 'download',
+  }),
+  redirect('a download name with a CR', '/v1/redirect/photos/a.pdf?download=a%0Db', 400, {
+    errorPath: 'download',
+  }),
+  redirect('contentType text/html', '/v1/redirect/photos/a.pdf?contentType=text/html', 400, {
+    errorPath: 'contentType',
+  }),
+  redirect('contentType not a type', '/v1/redirect/photos/a.pdf?contentType=pdf', 400, {
+    errorPath: 'contentType',
+  }),
   ...getRoute('/v1/redirect/photos/a.jpg'),
   redirect('an unknown origin', '/v1/redirect/nowhere/a.jpg', 403, {
     errorPath: 'origin',
@@ -1101,6 +1164,93 @@ const MULTIPART_ROWS: BadInputCase[] = [
   })),
 ]
 
+const LINKS_VALID = { origin: 'photos', keys: ['a.jpg'] }
+const links = (name: string, body: unknown, status: number, errorPath: string): BadInputCase => ({
+  name: `POST /v1/links: ${name}`,
+  method: 'POST',
+  path: '/v1/links',
+  body: { json: body },
+  status,
+  errorPath,
+})
+const A_TOKEN = `k1.${'A'.repeat(40)}.${'A'.repeat(22)}`
+const LINK_ROWS: BadInputCase[] = [
+  ...jsonPostRoute('/v1/links', LINKS_VALID),
+  links('no keys nor items', { origin: 'photos' }, 400, 'keys'),
+  links('keys and items', { ...LINKS_VALID, items: [{ key: 'a' }] }, 400, 'items'),
+  links('an empty batch', { origin: 'photos', keys: [] }, 400, 'keys'),
+  links('expiresIn 0', { ...LINKS_VALID, expiresIn: 0 }, 400, 'expiresIn'),
+  links('expiresIn past a year', { ...LINKS_VALID, expiresIn: 400 * 86_400 }, 400, 'expiresIn'),
+  links('expiresIn above the grant', { ...LINKS_VALID, expiresIn: 8 * 86_400 }, 400, 'expiresIn'),
+  links('a key outside every grant', { origin: 'cdn', keys: ['private/a'] }, 403, 'keys.0'),
+  links('an unknown origin', { ...LINKS_VALID, origin: 'nowhere' }, 403, 'origin'),
+  links('an unsafe key', { origin: 'photos', keys: ['a/../b'] }, 400, 'keys.0'),
+  links(
+    'download and inline',
+    { origin: 'photos', items: [{ key: 'a', download: true, inline: true }] },
+    400,
+    'items.0.inline',
+  ),
+  links(
+    'download of a folder key',
+    { origin: 'photos', items: [{ key: 'a/', download: true }] },
+    400,
+    'items.0.download',
+  ),
+  links(
+    'a download name with a newline',
+    { origin: 'photos', items: [{ key: 'a', download: 'a\nb' }] },
+    400,
+    'items.0.download',
+  ),
+  links(
+    'a download name of 256 characters',
+    { origin: 'photos', items: [{ key: 'a', download: 'x'.repeat(256) }] },
+    400,
+    'items.0.download',
+  ),
+  links(
+    'download as a number',
+    { origin: 'photos', items: [{ key: 'a', download: 5 }] },
+    400,
+    'items.0.download',
+  ),
+  links(
+    'contentType text/html',
+    { origin: 'photos', items: [{ key: 'a', contentType: 'text/html' }] },
+    400,
+    'items.0.contentType',
+  ),
+  links(
+    'contentType not a type',
+    { origin: 'photos', items: [{ key: 'a', contentType: 'pdf' }] },
+    400,
+    'items.0.contentType',
+  ),
+  links(
+    'an unknown item field',
+    { origin: 'photos', items: [{ key: 'a', versionId: 'v' }] },
+    400,
+    'items.0.versionId',
+  ),
+  ...(
+    [
+      [`/l/${A_TOKEN}`, 403, 'token', 'a token under a secret this waybill does not have'],
+      [`/l/k1.${'A'.repeat(40)}.short`, 400, 'token', 'a token with a short tag'],
+      ['/l/only-one-part', 400, 'token', 'a token that is not three parts'],
+      [`/l/k1.${'A'.repeat(9000)}.${'A'.repeat(22)}`, 400, 'token', 'a token of 9 KiB'],
+    ] as const
+  ).map(([path, status, errorPath, name]) => ({
+    name: `GET /l/…: ${name}`,
+    method: 'GET',
+    path,
+    caller: 'none' as const,
+    status,
+    errorPath,
+  })),
+  ...methodRows(`/l/${A_TOKEN}`, ALLOW_GET, ['POST', 'PUT', 'DELETE']),
+]
+
 /** Every row of the matrix. */
 export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...SIGN_ROWS,
@@ -1109,5 +1259,6 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...LIST_ROWS,
   ...UPLOAD_ROWS,
   ...MULTIPART_ROWS,
+  ...LINK_ROWS,
   ...OTHER_ROWS,
 ]

@@ -41,6 +41,9 @@ async function matrixEnv(): Promise<Env> {
   return testEnv({
     WAYBILL_ORIGINS: S3_AND_CDN_ORIGINS,
     CDN_PRIVATE_KEY: testKeys.rsaPkcs8,
+    WAYBILL_LINK_SECRETS: JSON.stringify([
+      { id: 'k0', secret: 'bad-input-matrix-link-secret-0123456789' },
+    ]),
     WAYBILL_AUTH: JSON.stringify({
       jwt: { issuer: ISSUER, audience: AUDIENCE, hs256: true, cookie: 'wb_token' },
       access: { teamDomain: ACCESS_TEAM, aud: ACCESS_AUD },
@@ -181,7 +184,15 @@ describe(`bad-input matrix (${BAD_INPUT_CASES.length} rows)`, () => {
     const routes = new Set(
       BAD_INPUT_CASES.map((row) => row.path.split('?')[0]!.split('/').slice(0, 3).join('/')),
     )
-    for (const route of ['/v1/sign', '/v1/cookies', '/v1/redirect', '/healthz', '/openapi.json']) {
+    for (const route of [
+      '/v1/sign',
+      '/v1/cookies',
+      '/v1/redirect',
+      '/v1/links',
+      '/l/k1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA',
+      '/healthz',
+      '/openapi.json',
+    ]) {
       expect(routes, route).toContain(route)
     }
   })

@@ -138,10 +138,8 @@ describe('POST /v1/sign on a CloudFront origin', () => {
     const env = await cdnEnv()
     const cases: Array<[unknown, string]> = [
       [{ origin: 'cdn', method: 'PUT', keys: ['users/alice/a'] }, 'method'],
-      [
-        { origin: 'cdn', items: [{ key: 'public/a', response: { contentType: 'text/plain' } }] },
-        'items.0',
-      ],
+      // Response overrides travel to the bucket (issue #17); a version cannot.
+      [{ origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] }, 'items.0'],
       [{ origin: 'photos', keys: ['a'], policy: 'wildcard' }, 'policy'],
       [{ origin: 'cdn', keys: ['public/a'], policy: 'everything' }, 'policy'],
     ]
@@ -150,6 +148,26 @@ describe('POST /v1/sign on a CloudFront origin', () => {
       expect(response.status, JSON.stringify(body)).toBe(400)
       expect((await problemOf(response)).errors?.[0]?.path).toBe(path)
     }
+  })
+})
+
+describe('downloads through CloudFront', () => {
+  it('signs the response-* overrides into the URL the canned policy covers', async () => {
+    const response = await post(
+      '/v1/sign',
+      { origin: 'cdn', items: [{ key: 'public/a b.pdf', download: 'résumé "1".pdf' }] },
+      await cdnEnv(),
+    )
+    expect(response.status, await response.clone().text()).toBe(200)
+    const { urls } = await response.json<SignBody>()
+    const url = new URL(urls[0]!.url)
+    expect(url.searchParams.get('response-content-disposition')).toBe(
+      `attachment; filename="r_sum_ _1_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%221%22.pdf`,
+    )
+    const { policy, signature } = policyOfUrl(urls[0]!.url)
+    const signed = urls[0]!.url.slice(0, urls[0]!.url.indexOf('&Expires='))
+    expect(policy).toContain(`"Resource":${JSON.stringify(signed)}`)
+    expect(await nodeVerifies(keys.rsaPublic, policy, signature, 'SHA1')).toBe(true)
   })
 })
 

@@ -155,14 +155,7 @@ const ROUTES = {
         undefined,
         a.caller,
       ),
-    expiresAt: (response) => {
-      const url = new URL(response.headers.get('location')!)
-      const date = url.searchParams.get('X-Amz-Date')!
-      const signed = Date.parse(
-        `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 11)}:${date.slice(11, 13)}:${date.slice(13)}`,
-      )
-      return Promise.resolve(signed + Number(url.searchParams.get('X-Amz-Expires')) * 1000)
-    },
+    expiresAt: locationExpiry,
   },
   list: listRoute('s3'),
   'list CloudFront': listRoute('cdn'),
@@ -193,7 +186,45 @@ const ROUTES = {
     parts: [{ partNumber: 1, etag: '"0"' }],
   })),
   'multipart abort': multipartRoute('abort', 204),
+  links: {
+    route: 'POST /v1/links',
+    origin: 's3',
+    ok: 200,
+    keyPath: 'keys.0',
+    send: (a) => issueLink(a),
+    expiresAt: bodyExpiry,
+  },
+  // The link is issued as the attempt says, then followed by nobody in particular: what a holder
+  // of the link gets. When issuing is refused, that refusal is the answer.
+  'follow link': {
+    route: 'GET /l/:token',
+    origin: 's3',
+    ok: 302,
+    keyPath: 'keys.0',
+    send: async (a) => {
+      const issued = await issueLink(a)
+      if (issued.status !== 200) return issued
+      const { links } = await issued.json<{ links: { url: string }[] }>()
+      return call(env, 'GET', new URL(links[0]!.url).pathname, undefined, null)
+    },
+    expiresAt: locationExpiry,
+  },
 } satisfies Record<string, SigningRoute>
+
+function issueLink(a: Attempt): Promise<Response> {
+  const body = { origin: a.origin ?? 's3', keys: keys(a), expiresIn: a.expiresIn }
+  return call(env, 'POST', '/v1/links', body, a.caller)
+}
+
+/** When a redirect's signed URL stops working. */
+function locationExpiry(response: Response): Promise<number> {
+  const url = new URL(response.headers.get('location')!)
+  const date = url.searchParams.get('X-Amz-Date')!
+  const signed = Date.parse(
+    `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 11)}:${date.slice(11, 13)}:${date.slice(13)}`,
+  )
+  return Promise.resolve(signed + Number(url.searchParams.get('X-Amz-Expires')) * 1000)
+}
 
 function listRoute(origin: string): SigningRoute {
   return {
@@ -356,6 +387,8 @@ const CLASSES: AttackClass[] = [
       'sign CloudFront wildcard': { status: 400, path: 'keys' },
       list: { status: 400, path: 'limit' },
       'list CloudFront': { status: 400, path: 'limit' },
+      links: { status: 400, path: 'keys' },
+      'follow link': { status: 400, path: 'keys' },
     }),
   },
   {
@@ -395,7 +428,7 @@ describe('the attack matrix covers every signing route', () => {
   it('every /v1 route the app serves is in the table, and every class names every route', () => {
     const served = new Set(
       app.routes
-        .filter((r) => r.method !== 'ALL' && r.path.startsWith('/v1/'))
+        .filter((r) => r.method !== 'ALL' && /^\/(?:v1|l)\//.test(r.path))
         .map((r) => `${r.method} ${r.path}`),
     )
     const tabled = new Set(Object.values(ROUTES).map((route) => route.route))

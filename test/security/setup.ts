@@ -47,6 +47,9 @@ export async function securityEnv(
     WAYBILL_AUTH: JSON.stringify({ jwt: { issuer: ISSUER, audience: AUDIENCE, hs256: true } }),
     WAYBILL_JWT_HS256_SECRET: HS256_SECRET,
     WAYBILL_MAX_RSA_SIGNATURES: String(LIMITS.rsa),
+    WAYBILL_LINK_SECRETS: JSON.stringify([
+      { id: 'k1', secret: 'security-tests-link-secret-0123456789' },
+    ]),
     WAYBILL_GRANTS: JSON.stringify([
       // One grant per caller rather than `{apiKey}`, so the same tests run on older code too.
       ...Object.keys(CALLERS).map((id) => ({

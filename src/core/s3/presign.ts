@@ -144,18 +144,28 @@ function canonicalHeaderValue(value: string): string {
   return value.trim().replace(/ +/g, ' ')
 }
 
+/**
+ * The `response-*` query parameters for `response`, each as `&name=value`, in canonical order.
+ * CloudFront URLs carry them too, for the S3 origin behind the distribution.
+ *
+ * @example
+ * responseQuery({ contentType: 'application/pdf' }) // '&response-content-type=application%2Fpdf'
+ */
+export function responseQuery(response: ResponseOverrides): string {
+  let query = ''
+  for (const [field, param] of OVERRIDE_PARAMS) {
+    const value = response[field]
+    if (value !== undefined) query += `&${param}=${encodeRfc3986(value)}`
+  }
+  return query
+}
+
 // The per-item parameters in canonical (code point) order: partNumber, response-*, uploadId,
 // versionId all sort after the X-Amz-* ones.
 function itemQuery(item: PresignItem): string {
   let query = ''
   if (item.partNumber !== undefined) query += `&partNumber=${item.partNumber}`
-  const response = item.response
-  if (response !== undefined) {
-    for (const [field, param] of OVERRIDE_PARAMS) {
-      const value = response[field]
-      if (value !== undefined) query += `&${param}=${encodeRfc3986(value)}`
-    }
-  }
+  if (item.response !== undefined) query += responseQuery(item.response)
   if (item.uploadId !== undefined) query += `&uploadId=${encodeRfc3986(item.uploadId)}`
   if (item.versionId !== undefined) query += `&versionId=${encodeRfc3986(item.versionId)}`
   return query

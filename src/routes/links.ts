@@ -1,0 +1,82 @@
+// POST /v1/links: signed links anyone holding them may follow; GET /l/{token}: follow one.
+
+import { Hono } from 'hono'
+import { describeRoute } from 'hono-openapi'
+import { json } from '../http/answer'
+import { jsonBody } from '../http/body'
+import { requireConfig } from '../http/config'
+import { jsonContent, pathParameters, problems, publicProblems, SECURITY } from '../http/openapi'
+import { logFields } from '../http/request-log'
+import type { AppEnv, RouteDeps } from '../http/types'
+import { validBody, validParams } from '../http/validate'
+import { LinkParams, LinksAnswer, LinksBody } from '../schemas/links'
+import { followLink, issueLinks } from '../services/links'
+
+/** `POST /v1/links`. */
+export function linkRoutes({ clock, authenticated }: RouteDeps) {
+  return new Hono<AppEnv>().post(
+    '/',
+    describeRoute({
+      operationId: 'createLinks',
+      summary: 'Signed links to objects, for an <img src>, an email or a chat',
+      description:
+        'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. Needs WAYBILL_LINK_SECRETS (501 otherwise).',
+      security: SECURITY,
+      responses: {
+        200: jsonContent(LinksAnswer, 'One link per key, in input order'),
+        ...problems(
+          'invalid_request',
+          'forbidden',
+          'payload_too_large',
+          'unsupported_media_type',
+          'not_configured',
+        ),
+      },
+    }),
+    authenticated,
+    jsonBody(),
+    validBody(LinksBody),
+    async (c) => {
+      const body = c.req.valid('json')
+      logFields(c, {
+        origin: body.origin,
+        action: 'read',
+        items: (body.items ?? body.keys ?? []).length,
+      })
+      const origin = new URL(c.req.url).origin
+      const answer = await issueLinks(c.get('config'), c.get('principal'), body, origin, clock())
+      return json(c, answer, { 'cache-control': 'no-store' })
+    },
+  )
+}
+
+/** `GET /l/{token}`: no credentials; the token is the authority. */
+export function followRoutes({ clock }: RouteDeps) {
+  return new Hono<AppEnv>().get(
+    '/:token',
+    describeRoute({
+      operationId: 'followLink',
+      summary: 'Follow a signed link: a 302 to a URL signed for a few minutes',
+      security: [],
+      parameters: pathParameters(LinkParams),
+      responses: {
+        302: {
+          description: 'Found: `Location` is the signed URL',
+          headers: {
+            location: { schema: { type: 'string', format: 'uri' } },
+            'cache-control': { schema: { type: 'string' } },
+          },
+        },
+        ...publicProblems('forbidden', 'not_found', 'gone', 'config_invalid'),
+      },
+    }),
+    requireConfig(),
+    validParams(LinkParams),
+    async (c) => {
+      const { token } = c.req.valid('param')
+      const { location, headers } = await followLink(c.get('config'), token, clock())
+      for (const [name, value] of Object.entries(headers)) c.header(name, value)
+      return c.redirect(location, 302)
+    },
+  )
+}

@@ -1,0 +1,105 @@
+// POST /v1/links and GET /l/{token}: the requests and the answer.
+
+import * as v from 'valibot'
+import { MAX_BATCH_CEILING, MAX_LINK_EXPIRES_S } from '../config/limits'
+import {
+  checkDisposition,
+  Disposition,
+  ObjectKey,
+  OriginName,
+  OverrideContentType,
+  wholeNumber,
+} from './fields'
+import { isRecord, list, pathTo, strict } from './valibot'
+
+const LinkItem = strict(
+  {
+    key: ObjectKey,
+    download: v.optional(Disposition),
+    inline: v.optional(Disposition),
+    contentType: v.optional(OverrideContentType),
+  },
+  { type: 'must be an object { "key", "download"?, "inline"?, "contentType"? }' },
+)
+
+const batch = <TItem extends v.GenericSchema>(item: TItem) =>
+  v.optional(
+    v.pipe(
+      list(item),
+      v.minLength(1, 'must contain at least one entry'),
+      v.maxLength(MAX_BATCH_CEILING, `must contain at most ${MAX_BATCH_CEILING} entries`),
+      v.description("1 to the grant's maxBatch entries."),
+    ),
+  )
+
+const linkFields = strict({
+  origin: OriginName,
+  expiresIn: v.optional(
+    v.pipe(
+      wholeNumber(
+        1,
+        MAX_LINK_EXPIRES_S,
+        `must be a whole number of seconds from 1 to ${MAX_LINK_EXPIRES_S}`,
+      ),
+      v.description(
+        "Seconds the link works; default a day, capped by the grant's maxLinkExpiresIn (default its maxExpiresIn).",
+      ),
+    ),
+  ),
+  keys: batch(ObjectKey),
+  items: batch(LinkItem),
+})
+
+export const LinksBody = v.pipe(
+  linkFields,
+  // Checked even when a field failed, so every problem is told at once.
+  v.rawCheck(({ dataset, addIssue }) => {
+    const body = dataset.value
+    if (!isRecord(body)) return
+    const { keys, items } = body
+    if (keys === undefined && items === undefined) {
+      addIssue({ message: 'is required (or "items")', path: pathTo(body, 'keys') })
+    } else if (keys !== undefined && items !== undefined) {
+      addIssue({ message: 'send either "keys" or "items", not both', path: pathTo(body, 'items') })
+    }
+    if (!Array.isArray(items)) return
+    items.forEach((item: unknown, i) => {
+      if (isRecord(item)) {
+        checkDisposition(item, (field, message) =>
+          addIssue({ message, path: pathTo(body, 'items', i, field) }),
+        )
+      }
+    })
+  }),
+  v.metadata({ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }),
+  v.examples([
+    { origin: 'photos', expiresIn: 604_800, items: [{ key: 'reports/2026.pdf', download: true }] },
+  ]),
+)
+export type LinksBody = v.InferOutput<typeof LinksBody>
+
+export const LinksAnswer = v.object({
+  origin: v.string(),
+  expiresAt: v.pipe(v.string(), v.isoTimestamp(), v.description('When the links stop working.')),
+  links: v.array(
+    v.object({
+      key: v.string(),
+      url: v.pipe(
+        v.string(),
+        v.url(),
+        v.description('https://<this waybill>/l/<token>: anyone holding it may follow it.'),
+      ),
+    }),
+  ),
+})
+
+/** A link's token: `<secret id>.<payload>.<tag>`, base64url. */
+export const LinkParams = strict({
+  token: v.pipe(
+    v.string('is not a link waybill issued'),
+    v.regex(
+      /^[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{1,8192}\.[A-Za-z0-9_-]{22}$/,
+      'is not a link waybill issued',
+    ),
+  ),
+})

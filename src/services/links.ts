@@ -1,0 +1,150 @@
+// Signed links: issue them for a caller's objects (POST /v1/links), and follow one (GET /l/{token})
+// to a freshly signed URL that lives only minutes.
+
+import { principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
+import { authorize, linkPermit } from '../auth/policy'
+import type { Principal } from '../auth/principal'
+import type { Config, LinkRevocation } from '../config'
+import { LINK_URL_EXPIRES_S, MAX_EXPIRES_S } from '../config/limits'
+import { WaybillError } from '../errors'
+import { cacheControlUntil } from '../http/answer'
+import type { LinksBody } from '../schemas/links'
+import { objectItem, type ObjectRequest } from './objects'
+import { batchSigner } from './signers'
+
+const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000)
+
+/** What a link asks of its object's answer, in the payload's short form. */
+function options(request: ObjectRequest): Pick<LinkPayload, 'd' | 'n' | 't'> {
+  const name = request.download ?? request.inline
+  return {
+    ...(name === undefined ? {} : { d: request.download !== undefined ? 'attachment' : 'inline' }),
+    ...(typeof name === 'string' ? { n: name } : {}),
+    ...(request.contentType === undefined ? {} : { t: request.contentType }),
+  }
+}
+
+/**
+ * Links for a caller's objects: authorized as reads of each (a link's life is bounded by the
+ * grants' `maxLinkExpiresIn`), each a token under the first link secret.
+ */
+export async function issueLinks(
+  config: Config,
+  principal: Principal,
+  body: LinksBody,
+  baseUrl: string,
+  now: Date,
+) {
+  if (config.linkSecrets.length === 0) {
+    throw new WaybillError(
+      'not_configured',
+      'Signed links are off here: WAYBILL_LINK_SECRETS is not set.',
+    )
+  }
+  const requests: readonly ObjectRequest[] = body.items ?? (body.keys ?? []).map((key) => ({ key }))
+  const field = body.keys !== undefined ? 'keys' : 'items'
+  const permit = authorize(config, principal, {
+    origin: body.origin,
+    action: 'read',
+    items: requests.map(objectItem),
+    itemPath: field === 'keys' ? (i) => `keys.${i}` : (i) => `items.${i}.key`,
+    overridePath: (i) => `${field}.${i}.contentType`,
+    expiresIn: body.expiresIn,
+    link: true,
+  })
+  const issued = epochSeconds(now)
+  const expires = issued + permit.expiresIn
+  const by = await principalHash(`${principal.kind}:${principal.id}`)
+  const links = await Promise.all(
+    requests.map(async (request) => {
+      const token = await signLink(config.linkSecrets, {
+        o: permit.origin.name,
+        k: request.key,
+        e: expires,
+        i: issued,
+        p: by,
+        ...options(request),
+      })
+      return { key: request.key, url: `${baseUrl}/l/${token}` }
+    }),
+  )
+  return { origin: permit.origin.name, expiresAt: new Date(expires * 1000).toISOString(), links }
+}
+
+const revokedBy = new WeakMap<LinkRevocation, Promise<string | undefined>>()
+
+/** True when a configured revocation covers the link. */
+async function revoked(
+  revocations: readonly LinkRevocation[],
+  link: LinkPayload,
+): Promise<boolean> {
+  for (const revocation of revocations) {
+    if (link.i * 1000 >= revocation.issuedBefore) continue
+    if (revocation.origin !== undefined && revocation.origin !== link.o) continue
+    let hash = revokedBy.get(revocation)
+    if (hash === undefined) {
+      hash =
+        revocation.principal === undefined
+          ? Promise.resolve(undefined)
+          : principalHash(revocation.principal)
+      revokedBy.set(revocation, hash)
+    }
+    const principal = await hash
+    if (principal === undefined || principal === link.p) return true
+  }
+  return false
+}
+
+/**
+ * Where a link leads now: a URL signed for minutes (never past the link's own end), with the
+ * redirect's cache rule. 404 for what is not a link, 403 for a token tampered with or under a
+ * secret no longer configured, 410 for a link expired or revoked.
+ */
+export async function followLink(config: Config, token: string, now: Date) {
+  const notALink = () =>
+    new WaybillError('not_found', 'No such link.', {
+      errors: [{ path: 'token', message: 'is not a link waybill issued' }],
+    })
+  if (config.linkSecrets.length === 0) throw notALink()
+  const verified = await verifyLink(config.linkSecrets, token)
+  if ('fault' in verified) {
+    if (verified.fault === 'malformed') throw notALink()
+    throw new WaybillError('forbidden', 'This link is not valid.', {
+      errors: [
+        {
+          path: 'token',
+          message:
+            verified.fault === 'tampered'
+              ? 'does not match its signature'
+              : 'was signed with a secret this waybill no longer has',
+        },
+      ],
+    })
+  }
+  const link = verified.payload
+  const left = link.e - epochSeconds(now)
+  if (left <= 0) {
+    throw new WaybillError('gone', `This link expired at ${new Date(link.e * 1000).toISOString()}.`)
+  }
+  if (await revoked(config.linkRevocations, link)) {
+    throw new WaybillError('gone', 'This link has been revoked.')
+  }
+  const name = link.n ?? true
+  const permit = linkPermit(config, {
+    origin: link.o,
+    item: objectItem({
+      key: link.k,
+      download: link.d === 'attachment' ? name : undefined,
+      inline: link.d === 'inline' ? name : undefined,
+      contentType: link.t,
+    }),
+    expiresIn: Math.min(LINK_URL_EXPIRES_S, left),
+    maxLifetime: Math.min(left, MAX_EXPIRES_S),
+  })
+  const signer = batchSigner(permit, { method: 'GET', now })
+  const [location] = await signer.sign()
+  return {
+    location: location!,
+    headers: { 'cache-control': cacheControlUntil(signer.expiresAt, now) },
+  }
+}

@@ -1,0 +1,244 @@
+// Signed links: POST /v1/links issues them under a read grant; GET /l/{token} follows one to a URL
+// signed for a few minutes. Tampered, expired, revoked and unknown-secret links get problems.
+
+import { describe, expect, it } from 'vitest'
+import { createApp } from '../../src/app'
+import type { Env } from '../../src/config/env'
+import { LINK_URL_EXPIRES_S } from '../../src/config/limits'
+import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from './helpers'
+
+const SECRET_1 = { id: 'k1', secret: 'link-test-secret-one-0123456789abcdef' }
+const SECRET_2 = { id: 'k2', secret: 'link-test-secret-two-0123456789abcdef' }
+const DAY_S = 86_400
+
+async function linksEnv(overrides: Partial<Env> = {}): Promise<Env> {
+  return testEnv({
+    WAYBILL_LINK_SECRETS: JSON.stringify([SECRET_1]),
+    WAYBILL_GRANTS: JSON.stringify([
+      { to: 'apiKey:all', origin: 'photos', actions: ['read'], maxLinkExpiresIn: 30 * DAY_S },
+      { to: 'apiKey:photos-only', origin: 'photos', prefix: 'public/', actions: ['read'] },
+    ]),
+    ...overrides,
+  })
+}
+
+/** An app whose clock reads `at` (seconds after NOW). */
+const appAt = (at = 0) => createApp({ clock: () => new Date(NOW.getTime() + at * 1000) })
+
+async function issue(body: unknown, env: Env, key = ALL_KEY, at = 0): Promise<Response> {
+  return appAt(at).request(
+    'https://waybill.example/v1/links',
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    },
+    env,
+  )
+}
+
+interface LinksAnswer {
+  origin: string
+  expiresAt: string
+  links: { key: string; url: string }[]
+}
+
+async function links(body: unknown, env: Env): Promise<LinksAnswer> {
+  const response = await issue(body, env)
+  expect(response.status, await response.clone().text()).toBe(200)
+  return response.json<LinksAnswer>()
+}
+
+/** Follows a link with no credentials at all, `at` seconds after NOW. */
+async function follow(url: string, env: Env, at = 0): Promise<Response> {
+  return appAt(at).request(new URL(url).pathname, { redirect: 'manual' }, env)
+}
+
+describe('POST /v1/links', () => {
+  it('issues a link per key that anyone may follow to a URL signed for minutes', async () => {
+    const env = await linksEnv()
+    const answer = await links({ origin: 'photos', keys: ['a.jpg', 'b c/ü.png'] }, env)
+    expect(answer.links.map((l) => l.key)).toEqual(['a.jpg', 'b c/ü.png'])
+    // The default life of a link: a day.
+    expect(answer.expiresAt).toBe(new Date(NOW.getTime() + DAY_S * 1000).toISOString())
+    for (const { url } of answer.links) expect(url).toMatch(/^https:\/\/waybill\.example\/l\//)
+    const response = await follow(answer.links[1]!.url, env, 3600)
+    expect(response.status).toBe(302)
+    const location = new URL(response.headers.get('location')!)
+    expect(location.pathname).toBe('/b%20c/%C3%BC.png')
+    expect(location.searchParams.get('X-Amz-Expires')).toBe(String(LINK_URL_EXPIRES_S))
+    expect(response.headers.get('cache-control')).toBe(
+      `private, max-age=${LINK_URL_EXPIRES_S - 60}`,
+    )
+  })
+
+  it('states a typical link’s length', async () => {
+    const env = await linksEnv()
+    const { links: issued } = await links(
+      { origin: 'photos', items: [{ key: 'gallery/2026/img-000123.jpg', download: true }] },
+      env,
+    )
+    const url = issued[0]!.url
+    console.info(JSON.stringify({ typicalLink: url, chars: url.length }))
+    expect(url.length).toBeLessThan(300)
+  })
+
+  it('carries download, inline and contentType into the URL the link leads to', async () => {
+    const env = await linksEnv()
+    const answer = await links(
+      {
+        origin: 'photos',
+        items: [
+          { key: 'reports/2026.pdf', download: true },
+          { key: 'reports/2026.pdf', inline: 'Rapport ü.pdf', contentType: 'application/pdf' },
+        ],
+      },
+      env,
+    )
+    const [first, second] = await Promise.all(answer.links.map((l) => follow(l.url, env)))
+    const one = new URL(first!.headers.get('location')!).searchParams
+    expect(one.get('response-content-disposition')).toBe(
+      `attachment; filename="2026.pdf"; filename*=UTF-8''2026.pdf`,
+    )
+    const two = new URL(second!.headers.get('location')!).searchParams
+    expect(two.get('response-content-disposition')).toBe(
+      `inline; filename="Rapport _.pdf"; filename*=UTF-8''Rapport%20%C3%BC.pdf`,
+    )
+    expect(two.get('response-content-type')).toBe('application/pdf')
+  })
+
+  it('bounds a link by maxLinkExpiresIn (or maxExpiresIn), not by seven days', async () => {
+    const env = await linksEnv()
+    const month = await links({ origin: 'photos', keys: ['a'], expiresIn: 30 * DAY_S }, env)
+    expect(month.expiresAt).toBe(new Date(NOW.getTime() + 30 * DAY_S * 1000).toISOString())
+    const tooLong = await issue({ origin: 'photos', keys: ['a'], expiresIn: 31 * DAY_S }, env)
+    expect((await problemOf(tooLong)).errors).toEqual([
+      { path: 'expiresIn', message: `must be at most ${30 * DAY_S} for this caller` },
+    ])
+    // photos-only has no maxLinkExpiresIn: its maxExpiresIn (seven days) bounds its links.
+    const week = await issue(
+      { origin: 'photos', keys: ['public/a'], expiresIn: 8 * DAY_S },
+      env,
+      PHOTOS_KEY,
+    )
+    expect((await problemOf(week)).errors?.[0]?.path).toBe('expiresIn')
+  })
+
+  it('needs a read grant on every key, all or nothing', async () => {
+    const env = await linksEnv()
+    const response = await issue(
+      { origin: 'photos', keys: ['public/a', 'private/b'] },
+      env,
+      PHOTOS_KEY,
+    )
+    expect(response.status).toBe(403)
+    expect((await problemOf(response)).errors?.map((e) => e.path)).toEqual(['keys.1'])
+  })
+
+  it('answers 501 when no link secret is configured', async () => {
+    const env = await linksEnv({ WAYBILL_LINK_SECRETS: undefined })
+    const response = await issue({ origin: 'photos', keys: ['a'] }, env)
+    expect(response.status).toBe(501)
+    expect((await problemOf(response)).detail).toMatch(/WAYBILL_LINK_SECRETS/)
+  })
+})
+
+describe('GET /l/{token}', () => {
+  async function oneLink(env: Env, body: Record<string, unknown> = {}) {
+    const answer = await links({ origin: 'photos', keys: ['a.jpg'], ...body }, env)
+    return answer.links[0]!.url
+  }
+
+  it('refuses a link changed anywhere: payload, tag or secret id', async () => {
+    const env = await linksEnv()
+    const url = await oneLink(env)
+    const token = new URL(url).pathname.slice('/l/'.length)
+    const [id, payload, tag] = token.split('.') as [string, string, string]
+    const other = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as Record<
+      string,
+      unknown
+    >
+    other.k = 'private/secret.jpg'
+    const forged = btoa(JSON.stringify(other))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '')
+    const flip = (text: string) => (text[0] === 'A' ? 'B' : 'A') + text.slice(1)
+    const cases: Array<[string, number]> = [
+      [`${id}.${forged}.${tag}`, 403],
+      [`${id}.${payload}.${flip(tag)}`, 403],
+      [`k2.${payload}.${tag}`, 403],
+      [`${id}.${payload}`, 400],
+      ['not-a-link', 400],
+    ]
+    for (const [bad, status] of cases) {
+      const response = await appAt().request(`/l/${bad}`, { redirect: 'manual' }, env)
+      expect(response.status, bad).toBe(status)
+      expect(response.headers.get('location'), bad).toBeNull()
+      expect((await problemOf(response)).status).toBe(status)
+    }
+  })
+
+  it('works until it expires, then answers 410 Gone', async () => {
+    const env = await linksEnv()
+    const url = await oneLink(env, { expiresIn: 600 })
+    const near = await follow(url, env, 599)
+    expect(near.status).toBe(302)
+    // The URL it leads to never outlives the link.
+    expect(new URL(near.headers.get('location')!).searchParams.get('X-Amz-Expires')).toBe('1')
+    const gone = await follow(url, env, 600)
+    expect(gone.status).toBe(410)
+    expect((await problemOf(gone)).detail).toMatch(/expired/)
+  })
+
+  it('keeps old links working across a rotation, until their secret is removed', async () => {
+    const before = await linksEnv()
+    const old = await oneLink(before)
+    const rotated = await linksEnv({ WAYBILL_LINK_SECRETS: JSON.stringify([SECRET_2, SECRET_1]) })
+    expect((await follow(old, rotated)).status).toBe(302)
+    const fresh = await oneLink(rotated)
+    expect(new URL(fresh).pathname).toMatch(/^\/l\/k2\./)
+    const dropped = await linksEnv({ WAYBILL_LINK_SECRETS: JSON.stringify([SECRET_2]) })
+    expect((await follow(old, dropped)).status).toBe(403)
+    expect((await follow(fresh, dropped)).status).toBe(302)
+  })
+
+  it('refuses links revoked by origin, by caller, or all before a time', async () => {
+    const env = await linksEnv()
+    const url = await oneLink(env)
+    const later = new Date(NOW.getTime() + 1000).toISOString()
+    const earlier = new Date(NOW.getTime() - 1000).toISOString()
+    const cases: Array<[unknown[], number]> = [
+      [[{ issuedBefore: later }], 410],
+      [[{ issuedBefore: later, origin: 'photos' }], 410],
+      [[{ issuedBefore: later, origin: 'docs' }], 302],
+      [[{ issuedBefore: later, principal: 'api-key:all' }], 410],
+      [[{ issuedBefore: later, principal: 'api-key:photos-only' }], 302],
+      [[{ issuedBefore: earlier }], 302],
+    ]
+    for (const [revocations, status] of cases) {
+      const revoked = await linksEnv({ WAYBILL_LINK_REVOCATIONS: JSON.stringify(revocations) })
+      const response = await follow(url, revoked, 10)
+      expect(response.status, JSON.stringify(revocations)).toBe(status)
+    }
+  })
+
+  it('answers 404 for a link to an origin no longer configured', async () => {
+    const env = await linksEnv()
+    const url = await oneLink(env)
+    const without = await linksEnv({
+      WAYBILL_ORIGINS: {
+        docs: { type: 's3', bucket: 'docs', region: 'us-east-1', credentials: 'MAIN' },
+      },
+      WAYBILL_GRANTS: JSON.stringify([]),
+    })
+    expect((await follow(url, without)).status).toBe(404)
+  })
+
+  it('never shows who issued it', async () => {
+    const env = await linksEnv()
+    const token = new URL(await oneLink(env)).pathname.split('.')[1]!
+    const payload = atob(token.replace(/-/g, '+').replace(/_/g, '/'))
+    expect(payload).not.toContain('all')
+  })
+})
