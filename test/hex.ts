@@ -4,7 +4,7 @@
 const encoder = new TextEncoder()
 
 /** Lower-case hex of `bytes`. */
-function toHex(bytes: ArrayBuffer | Uint8Array): string {
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   let hex = ''
   for (const byte of new Uint8Array(bytes)) hex += byte.toString(16).padStart(2, '0')
   return hex

@@ -5,6 +5,7 @@
 
 import * as v from 'valibot'
 import type { S3Origin } from '../config'
+import { charCodeBytes } from '../core/sigv4/encoding'
 import { constantTimeEqual } from './api-key'
 
 const TAG_BYTES = 16
@@ -51,7 +52,7 @@ export function base64UrlEncode(bytes: Uint8Array): string {
 export function base64UrlDecode(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
   try {
-    return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0))
+    return charCodeBytes(atob(text.replace(/-/g, '+').replace(/_/g, '/')))
   } catch {
     return undefined
   }

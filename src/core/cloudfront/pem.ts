@@ -4,6 +4,7 @@
 // RFC 8017 (PKCS#1) A.1.2, RFC 5208 (PKCS#8), RFC 5915 (SEC1 ECPrivateKey), RFC 5480 (curve OIDs).
 
 import { CoreError } from '../errors'
+import { charCodeBytes } from '../sigv4/encoding'
 import {
   INTEGER,
   NULL,
@@ -54,7 +55,7 @@ function pemBody(text: string): { label: string; der: Uint8Array } {
   } catch {
     throw new CoreError('invalid_key_material', 'has a body that is not valid base64')
   }
-  return { label, der: Uint8Array.from(binary, (c) => c.charCodeAt(0)) }
+  return { label, der: charCodeBytes(binary) }
 }
 
 function bitLength(bytes: Uint8Array): number {

@@ -17,7 +17,13 @@ import {
   SIGN_LANES,
   type HmacSha256,
 } from '../sigv4/sha256'
-import { encodeKeyPath, encodeRfc3986, isWellFormedKey, utf8Length } from '../sigv4/encoding'
+import {
+  charCodeBytes,
+  encodeKeyPath,
+  encodeRfc3986,
+  isWellFormedKey,
+  utf8Length,
+} from '../sigv4/encoding'
 import { toAmzDate } from '../sigv4/time'
 import type { S3Endpoint } from './endpoint'
 
@@ -126,10 +132,6 @@ export interface S3Presigner {
   presignAll(items: readonly PresignItem[]): Promise<string[]>
 }
 
-function asciiBytes(text: string): Uint8Array {
-  return Uint8Array.from(text, (c) => c.charCodeAt(0))
-}
-
 /** Why a header cannot be signed into a URL, or `undefined`. */
 function checkSignedHeader(name: string, value: string): string | undefined {
   if (!/^[a-z0-9-]+$/.test(name) || name === 'host' || name.startsWith('x-amz-date')) {
@@ -218,10 +220,13 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
   const canonicalTail = `\n${canonicalHeaders}\n${signedHeaders}\n${UNSIGNED_PAYLOAD}`
   const stringToSignHead = `${ALGORITHM}\n${longDate}\n${scope}\n`
   const urlHead = `${endpoint.protocol}//${endpoint.host}`
-  const key = signingKey(credentials.secretAccessKey, shortDate, input.region, service)
-  // The string to sign's head is the same for the batch: its whole blocks are hashed once.
+  // The string to sign's head is the same for the batch: its whole blocks are hashed once, on first
+  // use (a failed key derivation is retried by the next call, not kept).
   let mac: HmacSha256 | undefined
-  const macFor = async (): Promise<HmacSha256> => (mac ??= (await key).withPrefix(stringToSignHead))
+  const macFor = async (): Promise<HmacSha256> =>
+    (mac ??= (
+      await signingKey(credentials.secretAccessKey, shortDate, input.region, service)
+    ).withPrefix(stringToSignHead))
 
   const pathOf = (item: PresignItem): string => {
     const problem = checkObjectKey(item.key)
@@ -237,8 +242,8 @@ export function prepareS3Presign(input: PresignBatchInput): S3Presigner {
 
   // Synchronous per URL: every piece of the canonical request is ASCII, the constant ones encoded
   // once here, and the canonical request is assembled straight into the hasher's buffer.
-  const queryHeadBytes = asciiBytes(canonicalQueryHead)
-  const tailBytes = asciiBytes(canonicalTail)
+  const queryHeadBytes = charCodeBytes(canonicalQueryHead)
+  const tailBytes = charCodeBytes(canonicalTail)
   const appendCanonicalRequest = (path: string, extra: string): void => {
     messageAscii(canonicalHead)
     messageAscii(path)

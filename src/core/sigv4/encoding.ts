@@ -30,6 +30,17 @@ export function encodeKeyPath(key: string): string {
 
 const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/
 
+/**
+ * The char codes of `text` as bytes: ASCII text, or a binary string such as `atob` returns (every
+ * char code < 256). A plain loop: `Uint8Array.from(text, fn)` costs about 0.1 µs per character in
+ * V8, which was most of what preparing a one-URL batch cost.
+ */
+export function charCodeBytes(text: string): Uint8Array {
+  const out = new Uint8Array(text.length)
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i)
+  return out
+}
+
 /** Number of bytes `value` takes in UTF-8, without allocating. Lone surrogates count as 3 (U+FFFD). */
 export function utf8Length(value: string): number {
   let bytes = 0

@@ -7,9 +7,10 @@ import {
   messageSha256Hex,
   messageStart,
   SIGN_LANES,
+  sha256,
   sha256AsciiHex,
 } from '../../../src/core/sigv4/sha256'
-import { hmacSha256Hex, sha256Hex } from '../../hex'
+import { hmacSha256Hex, sha256Hex, toHex } from '../../hex'
 
 /** Deterministic bytes of a given length, all 256 values. */
 function bytesOf(length: number, seed: number): Uint8Array<ArrayBuffer> {
@@ -76,8 +77,37 @@ describe('HmacSha256', () => {
     }
   })
 
-  it('refuses keys longer than a block (SigV4 keys are 32 bytes)', () => {
-    expect(() => new HmacSha256(new Uint8Array(65))).toThrow(RangeError)
+  it('hashes a key longer than a block first (RFC 4231 test cases 6 and 7)', () => {
+    const key = new Uint8Array(131).fill(0xaa)
+    expect(
+      new HmacSha256(key).signAsciiHex('Test Using Larger Than Block-Size Key - Hash Key First'),
+    ).toBe('60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54')
+    expect(
+      new HmacSha256(key).signAsciiHex(
+        'This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm.',
+      ),
+    ).toBe('9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2')
+  })
+
+  it('equals Web Crypto for keys of 1 to 200 bytes, as hex and as bytes', async () => {
+    for (let keyLength = 1; keyLength <= 200; keyLength += 13) {
+      const key = bytesOf(keyLength, keyLength)
+      const message = ascii(keyLength + 7, 3)
+      const expected = await hmacSha256Hex(key, message)
+      const mac = new HmacSha256(key)
+      expect(mac.signAsciiHex(message), `key of ${keyLength} bytes`).toBe(expected)
+      expect(toHex(mac.signAscii(message))).toBe(expected)
+    }
+  })
+})
+
+describe('sha256', () => {
+  it('equals Web Crypto for bytes of every length across block boundaries', async () => {
+    for (let length = 0; length <= 300; length += 7) {
+      const data = bytesOf(length, 5)
+      const expected = new Uint8Array(await crypto.subtle.digest('SHA-256', data))
+      expect(sha256(data), `length ${length}`).toEqual(expected)
+    }
   })
 })
 
