@@ -9,3 +9,10 @@ export const MAX_KEY_BYTES = 1024
 
 /** Derived SigV4 signing keys kept per isolate: one per (secret, day, region, service). */
 export const SIGNING_KEY_CACHE_ENTRIES = 64
+
+/**
+ * Batch presigners kept per credentials: one per (endpoint, region, method, lifetime, signing
+ * second). Enough for every origin's methods within a signing window; a new second without a
+ * window replaces the oldest.
+ */
+export const PRESIGNER_CACHE_ENTRIES = 32

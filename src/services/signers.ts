@@ -19,12 +19,8 @@ import {
 } from '../core/cloudfront/sign'
 import { encodeKeyPath } from '../core/sigv4/encoding'
 import { signPostPolicy, type PostPolicy } from '../core/s3/post-policy'
-import {
-  prepareS3Presign,
-  responseQuery,
-  type PresignItem,
-  type PresignMethod,
-} from '../core/s3/presign'
+import { cachedS3Presign } from '../core/s3/presign-cache'
+import { responseQuery, type PresignItem, type PresignMethod } from '../core/s3/presign'
 import { sha256AsciiHex } from '../core/sigv4/sha256'
 import { signingTime, type SigningTime } from '../core/window'
 
@@ -62,7 +58,7 @@ function s3Origin(permit: Permit): S3Origin {
   return permit.origin
 }
 
-/** A presigner for one batch on an S3 origin. */
+/** A presigner for one batch on an S3 origin: the one the last request like it used, if any. */
 function presignerFor(
   origin: S3Origin,
   method: PresignMethod,
@@ -71,7 +67,7 @@ function presignerFor(
   headers?: Readonly<Record<string, string>>,
 ) {
   const { endpoint, region, credentials } = origin
-  return prepareS3Presign({ endpoint, region, credentials, method, expiresIn, now, headers })
+  return cachedS3Presign({ endpoint, region, credentials, method, expiresIn, now, headers })
 }
 
 function epochSeconds(date: Date): number {
