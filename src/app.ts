@@ -1,7 +1,6 @@
 import { Hono } from 'hono'
 import { Scalar } from '@scalar/hono-api-reference'
 import { describeRoute, openAPIRouteHandler, type GenerateSpecOptions } from 'hono-openapi'
-import { every } from 'hono/combine'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import * as v from 'valibot'
 import { authenticate } from './auth/authenticate'
@@ -13,7 +12,6 @@ import { requireConfig } from './http/config'
 import { cors } from './http/cors'
 import { jsonContent, publicProblems, SECURITY_SCHEMES } from './http/openapi'
 import { internalErrorResponse, problemResponse } from './http/problem'
-import { rateLimit } from './http/rate-limit'
 import { requestId, requestLog } from './http/request-log'
 import type { AppEnv, RouteDeps } from './http/types'
 import { cookieRoutes } from './routes/cookies'
@@ -150,8 +148,8 @@ export function createApp(options: AppOptions = {}) {
 
   const deps: RouteDeps = {
     clock,
-    authenticated: every(authenticate({ jwks, clock }), rateLimit()),
-    authenticatedByCookie: every(authenticate({ jwks, clock, cookie: true }), rateLimit()),
+    authenticated: authenticate({ jwks, clock }),
+    authenticatedByCookie: authenticate({ jwks, clock, cookie: true }),
   }
   app.use('/v1/*', requireConfig())
   app.route('/v1', api(deps))

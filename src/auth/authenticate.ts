@@ -9,6 +9,7 @@ import type { Clock } from '../http/clock'
 import type { Config } from '../config'
 import { MAX_TOKEN_BYTES } from '../config/limits'
 import { WaybillError } from '../errors'
+import { enforceRateLimit } from '../http/rate-limit'
 import type { AppEnv } from '../http/types'
 import { findApiKey } from './api-key'
 import type { RemoteJwksCache } from './jwks'
@@ -55,7 +56,7 @@ async function fromBearer(
   checkSize(token)
   if (config.jwt !== undefined && JWT_SHAPE.test(token))
     return verifyJwt(token, config.jwt, jwks, now)
-  const key = config.apiKeys.length > 0 ? await findApiKey(config.apiKeys, token) : undefined
+  const key = config.apiKeys.length > 0 ? findApiKey(config.apiKeys, token) : undefined
   if (key === undefined) {
     throw unauthorized(
       config.apiKeys.length > 0
@@ -67,7 +68,8 @@ async function fromBearer(
 }
 
 /**
- * Requires an authenticated caller and sets `principal`. Needs `requireConfig()` before it.
+ * Requires an authenticated caller, sets `principal` and applies the per-caller rate limit. Needs
+ * `requireConfig()` before it. One middleware, not two: every signing request passes here.
  *
  * @param options.cookie whether this route accepts the JWT cookie (redirects, which `<img src>`
  *   and links reach without an Authorization header). Never on routes that sign in bulk: a cookie is
@@ -82,8 +84,11 @@ export function authenticate(options: { jwks: RemoteJwksCache; clock: Clock; coo
     let principal: Principal | undefined
 
     const authorization = c.req.header('authorization')
+    // Only read when Access is configured: each header read crosses into the runtime.
     const accessToken =
-      c.req.header(ACCESS_HEADER) ?? (config.access ? getCookie(c, ACCESS_COOKIE) : undefined)
+      config.access === undefined
+        ? undefined
+        : (c.req.header(ACCESS_HEADER) ?? getCookie(c, ACCESS_COOKIE))
     const cookieName = cookieAllowed ? config.jwt?.cookie : undefined
     const cookieToken = cookieName === undefined ? undefined : getCookie(c, cookieName)
 
@@ -105,6 +110,7 @@ export function authenticate(options: { jwks: RemoteJwksCache; clock: Clock; coo
     }
     c.set('principal', principal)
     c.get('log').principal = `${principal.kind}:${principal.id}`
+    await enforceRateLimit(c)
     await next()
   })
 }

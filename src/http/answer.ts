@@ -76,6 +76,14 @@ export function cacheControlUntil(expiresAt: Date, now: Date): string {
   return maxAge > 0 ? `private, max-age=${maxAge}` : 'no-store'
 }
 
+/**
+ * A 302 to `location` with `headers`, built in one step: the redirect and the followed link answer
+ * this on every request, and each header set through the context is a call into the runtime.
+ */
+export function found(location: string, headers: Readonly<Record<string, string>>): Response {
+  return new Response(null, { status: 302, headers: { ...headers, location } })
+}
+
 // Not Hono's etag middleware: it hashes whatever body passes, streams included (it would hold a
 // 100,000-line NDJSON answer in memory), and answers 304 to POSTs.
 /** A strong ETag: the SHA-256 of the body, so equal bodies (same signing window) match. */

@@ -2,7 +2,7 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { json } from '../http/answer'
+import { found, json } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
 import { jsonContent, pathParameters, problems, publicProblems, SECURITY } from '../http/openapi'
@@ -36,7 +36,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
     authenticated,
     jsonBody(),
     validBody(LinksBody),
-    async (c) => {
+    (c) => {
       const body = c.req.valid('json')
       logFields(c, {
         origin: body.origin,
@@ -44,7 +44,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
         items: (body.items ?? body.keys ?? []).length,
       })
       const origin = new URL(c.req.url).origin
-      const answer = await issueLinks(c.get('config'), c.get('principal'), body, origin, clock())
+      const answer = issueLinks(c.get('config'), c.get('principal'), body, origin, clock())
       return json(c, answer, { 'cache-control': 'no-store' })
     },
   )
@@ -75,8 +75,7 @@ export function followRoutes({ clock }: RouteDeps) {
     async (c) => {
       const { token } = c.req.valid('param')
       const { location, headers } = await followLink(c.get('config'), token, clock())
-      for (const [name, value] of Object.entries(headers)) c.header(name, value)
-      return c.redirect(location, 302)
+      return found(location, headers)
     },
   )
 }

@@ -2,8 +2,8 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { validator } from 'hono/validator'
 import { invalid } from '../errors'
+import { found } from '../http/answer'
 import { problems, pathParameters, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
@@ -59,10 +59,11 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
       },
     }),
     authenticatedByCookie,
-    validator('param', (_, c) => targetOf(c.req.url)),
     validQuery(RedirectQuery),
     async (c) => {
-      const target = c.req.valid('param')
+      // The path's schema, applied to the raw path here rather than by a validator on Hono's
+      // decoded parameters (see targetOf).
+      const target = targetOf(c.req.url)
       const query = c.req.valid('query')
       logFields(c, { origin: target.origin, action: 'read', items: 1 })
       const { location, headers } = await redirectTo(
@@ -71,8 +72,7 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
         { ...target, ...query },
         clock(),
       )
-      for (const [name, value] of Object.entries(headers)) c.header(name, value)
-      return c.redirect(location, 302)
+      return found(location, headers)
     },
   )
 }

@@ -28,7 +28,7 @@ function options(request: ObjectRequest): Pick<LinkPayload, 'd' | 'n' | 't'> {
  * Links for a caller's objects: authorized as reads of each (a link's life is bounded by the
  * grants' `maxLinkExpiresIn`), each a token under the first link secret.
  */
-export async function issueLinks(
+export function issueLinks(
   config: Config,
   principal: Principal,
   body: LinksBody,
@@ -54,45 +54,29 @@ export async function issueLinks(
   })
   const issued = epochSeconds(now)
   const expires = issued + permit.expiresIn
-  const by = await principalHash(`${principal.kind}:${principal.id}`)
-  const links = await Promise.all(
-    requests.map(async (request) => {
-      const token = await signLink(config.linkSecrets, {
-        o: permit.origin.name,
-        k: request.key,
-        e: expires,
-        i: issued,
-        p: by,
-        ...options(request),
-      })
-      return { key: request.key, url: `${baseUrl}/l/${token}` }
-    }),
-  )
+  const by = principalHash(`${principal.kind}:${principal.id}`)
+  const links = requests.map((request) => {
+    const token = signLink(config.linkSecrets, {
+      o: permit.origin.name,
+      k: request.key,
+      e: expires,
+      i: issued,
+      p: by,
+      ...options(request),
+    })
+    return { key: request.key, url: `${baseUrl}/l/${token}` }
+  })
   return { origin: permit.origin.name, expiresAt: new Date(expires * 1000).toISOString(), links }
 }
 
-const revokedBy = new WeakMap<LinkRevocation, Promise<string | undefined>>()
-
 /** True when a configured revocation covers the link. */
-async function revoked(
-  revocations: readonly LinkRevocation[],
-  link: LinkPayload,
-): Promise<boolean> {
-  for (const revocation of revocations) {
-    if (link.i * 1000 >= revocation.issuedBefore) continue
-    if (revocation.origin !== undefined && revocation.origin !== link.o) continue
-    let hash = revokedBy.get(revocation)
-    if (hash === undefined) {
-      hash =
-        revocation.principal === undefined
-          ? Promise.resolve(undefined)
-          : principalHash(revocation.principal)
-      revokedBy.set(revocation, hash)
-    }
-    const principal = await hash
-    if (principal === undefined || principal === link.p) return true
-  }
-  return false
+function revoked(revocations: readonly LinkRevocation[], link: LinkPayload): boolean {
+  return revocations.some(
+    (revocation) =>
+      link.i * 1000 < revocation.issuedBefore &&
+      (revocation.origin === undefined || revocation.origin === link.o) &&
+      (revocation.principal === undefined || principalHash(revocation.principal) === link.p),
+  )
 }
 
 /**
@@ -106,7 +90,7 @@ export async function followLink(config: Config, token: string, now: Date) {
       errors: [{ path: 'token', message: 'is not a link waybill issued' }],
     })
   if (config.linkSecrets.length === 0) throw notALink()
-  const verified = await verifyLink(config.linkSecrets, token)
+  const verified = verifyLink(config.linkSecrets, token)
   if ('fault' in verified) {
     if (verified.fault === 'malformed') throw notALink()
     throw new WaybillError('forbidden', 'This link is not valid.', {
@@ -126,7 +110,7 @@ export async function followLink(config: Config, token: string, now: Date) {
   if (left <= 0) {
     throw new WaybillError('gone', `This link expired at ${new Date(link.e * 1000).toISOString()}.`)
   }
-  if (await revoked(config.linkRevocations, link)) {
+  if (revoked(config.linkRevocations, link)) {
     throw new WaybillError('gone', 'This link has been revoked.')
   }
   const name = link.n ?? true

@@ -18,11 +18,18 @@ describe('findApiKey', () => {
       { id: 'first', sha256: await sha256('wb_first_key') },
       { id: 'second', sha256: await sha256('wb_second_key'), label: 'second' },
     ]
-    expect((await findApiKey(keys, 'wb_second_key'))?.id).toBe('second')
-    expect((await findApiKey(keys, 'wb_first_key'))?.id).toBe('first')
-    expect(await findApiKey(keys, 'wb_second_kez')).toBeUndefined()
-    expect(await findApiKey(keys, '')).toBeUndefined()
-    expect(await findApiKey([], 'wb_first_key')).toBeUndefined()
+    expect(findApiKey(keys, 'wb_second_key')?.id).toBe('second')
+    expect(findApiKey(keys, 'wb_first_key')?.id).toBe('first')
+    expect(findApiKey(keys, 'wb_second_kez')).toBeUndefined()
+    expect(findApiKey(keys, '')).toBeUndefined()
+    expect(findApiKey([], 'wb_first_key')).toBeUndefined()
+  })
+
+  it('hashes the key as UTF-8, as the configured hashes were made', async () => {
+    const keys: ApiKey[] = [{ id: 'unicode', sha256: await sha256('wb_ключ_🔑') }]
+    expect(findApiKey(keys, 'wb_ключ_🔑')?.id).toBe('unicode')
+    const long = `wb_${'x'.repeat(5000)}`
+    expect(findApiKey([{ id: 'long', sha256: await sha256(long) }], long)?.id).toBe('long')
   })
 })
 
@@ -38,6 +45,6 @@ describe('edge cases', () => {
       { id: 'first', sha256: hash },
       { id: 'second', sha256: hash },
     ]
-    expect((await findApiKey(keys, 'wb_shared'))?.id).toBe('first')
+    expect(findApiKey(keys, 'wb_shared')?.id).toBe('first')
   })
 })
