@@ -26,13 +26,35 @@ function makeKeys() {
   }
 }
 
-/** Bundles `<root>/bench/workerd/worker.ts`: this checkout's, or a baseline's (bench/baseline.mjs). */
-async function bundle(platform, root) {
-  const outfile = join(root, '.tmp', 'bench', `worker-${platform}.mjs`)
+/**
+ * This checkout's `bench/workerd/app.ts` with its `../../src/` imports taken from `root`'s src/:
+ * the same requests against this checkout or a baseline's app.
+ */
+function srcOf(root) {
+  return {
+    name: 'src-of',
+    setup(build) {
+      build.onResolve({ filter: /^\.\.\/\.\.\/src\// }, (args) =>
+        build.resolve(`./${args.path.slice('../../'.length)}`, {
+          kind: args.kind,
+          resolveDir: root,
+        }),
+      )
+    },
+  }
+}
+
+/**
+ * Bundles `<root>/bench/workerd/worker.ts` (this checkout's, or a baseline's: bench/baseline.mjs),
+ * or with `app`, this checkout's app benchmark against `<root>/src`.
+ */
+async function bundle(platform, root, app = false) {
+  const outfile = join(root, '.tmp', 'bench', `${app ? 'app' : 'worker'}-${platform}.mjs`)
   mkdirSync(dirname(outfile), { recursive: true })
   const wasm = []
+  const plugins = app ? [srcOf(root)] : []
   await build({
-    entryPoints: [join(root, 'bench', 'workerd', 'worker.ts')],
+    entryPoints: [join(app ? ROOT : root, 'bench', 'workerd', app ? 'app.ts' : 'worker.ts')],
     bundle: true,
     format: 'esm',
     platform,
@@ -40,10 +62,10 @@ async function bundle(platform, root) {
       ? {
           conditions: ['workerd', 'worker', 'browser'],
           external: ['cloudflare:*'],
-          plugins: [nodeBuiltins, wasmModules(platform, dirname(outfile), wasm)],
+          plugins: [...plugins, nodeBuiltins, wasmModules(platform, dirname(outfile), wasm)],
         }
       : {
-          plugins: [wasmModules(platform, dirname(outfile), wasm)],
+          plugins: [...plugins, wasmModules(platform, dirname(outfile), wasm)],
           banner: {
             js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
           },
@@ -63,9 +85,12 @@ function caller(dispatch) {
   }
 }
 
-/** The benchmark Worker in workerd (Miniflare, the runtime wrangler dev uses). */
-export async function startBenchWorker(root = ROOT) {
-  const { outfile, wasm } = await bundle('browser', root)
+/**
+ * The benchmark Worker in workerd (Miniflare, the runtime wrangler dev uses); with `app`, the app
+ * benchmark (bench/workerd/app.ts) against `root`'s app.
+ */
+export async function startBenchWorker(root = ROOT, { app = false } = {}) {
+  const { outfile, wasm } = await bundle('browser', root, app)
   const keys = makeKeys()
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -90,13 +115,16 @@ export async function startBenchWorker(root = ROOT) {
 }
 
 /** The same Worker's fetch handler called in-process in Node, for the Node columns. */
-export async function startNodeBench(root = ROOT) {
-  const { outfile } = await bundle('node', root)
+export async function startNodeBench(root = ROOT, { app = false } = {}) {
+  const { outfile } = await bundle('node', root, app)
   const keys = makeKeys()
   const worker = (await import(pathToFileURL(outfile).href)).default
   return {
     ...keys,
-    call: caller((url) => worker.fetch(new Request(url), keys.env)),
+    // An ExecutionContext for code that schedules work after the answer (none of it is timed).
+    call: caller((url) =>
+      worker.fetch(new Request(url), keys.env, { waitUntil() {}, passThroughOnException() {} }),
+    ),
     stop: async () => {},
   }
 }
