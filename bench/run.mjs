@@ -251,7 +251,7 @@ async function main() {
     '',
     `A URL costs ${fmt(split.full)} µs. Assembling a canonical request in the hash buffer and hashing it plus the HMAC (8 SHA-256 compressions) alone costs ${fmt(split.hashing)} µs (${((split.hashing / split.full) * 100).toFixed(0)}%); the rest is key validation and encoding, the item objects and the URL string. The hashing runs in WebAssembly, four URLs side by side (SIMD); a lone URL takes the single-lane path (\`waybill-hashing-one-lane\` in bench/workerd/worker.ts).`,
     '',
-    'Reproduce: `npm run bench` (about four minutes), or `npm run bench -- --baseline <git ref>` to also measure that ref side by side (about three minutes more). The machine this ran on is a shared 2-core VM: medians move by ±20% between runs.',
+    'Reproduce: `npm run bench`, or `npm run bench -- --baseline <git ref>` to also measure that ref side by side (about ten minutes in all on this machine). The machine this ran on is a shared 2-core VM: medians move by ±20% between runs, more for whole requests inside the app.',
     '',
   ]
   const text = lines.join('\n')
