@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'auth_unavailable'
   | 'upstream_error'
   | 'not_configured'
+  | 'upload_mismatch'
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -32,6 +33,7 @@ export const STATUS: Record<ErrorCode, number> = {
   auth_unavailable: 503,
   upstream_error: 502,
   not_configured: 501,
+  upload_mismatch: 422,
 }
 
 export const TITLE: Record<ErrorCode, string> = {
@@ -48,6 +50,7 @@ export const TITLE: Record<ErrorCode, string> = {
   auth_unavailable: 'Authentication temporarily unavailable',
   upstream_error: 'The storage service failed',
   not_configured: 'Not configured',
+  upload_mismatch: 'The upload is not what was signed',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */

@@ -142,8 +142,8 @@ export interface paths {
     get?: never
     put?: never
     /**
-     * Permission to upload one object straight to the bucket
-     * @description Needs a `write` grant covering the key that admits the content type and size; each of the grant's limits is signed into what comes back.
+     * Permission to upload objects straight to the bucket
+     * @description Needs a `write` grant covering each key that admits the content type and size; each of the grant's limits is signed into what comes back. One upload, or many PUT or POST uploads with `items` (all or nothing). With `filename` instead of `key`, the grant's `uploadKey` chooses the key.
      */
     post: operations['createUpload']
     delete?: never
@@ -183,6 +183,46 @@ export interface paths {
      * @description Lists the parts the store holds first: each must be there with that ETag and its pinned size, and together they must make the declared size.
      */
     post: operations['completeUpload']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/uploads/multipart/list': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * The parts a multipart upload already holds, to resume it
+     * @description The caller's own upload only: the uploadId is bound to the caller and key that started it, and a write grant must still cover the key.
+     */
+    post: operations['listUploadParts']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/uploads/complete': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Check that a PUT or POST upload finished and is what was signed
+     * @description Reads the object back (HeadObject) and compares it with the receipt: size, content type and, when one was signed, the SHA-256 checksum. 422 names each difference (and, when a grant says `deleteMismatched`, the object is deleted).
+     */
+    post: operations['checkUpload']
     delete?: never
     options?: never
     head?: never
@@ -1295,11 +1335,13 @@ export interface operations {
            * @example gallery/2026/cat.jpg
            */
           keyPrefix?: string
+          /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
+          filename?: string
           /**
            * @description The Content-Type the upload must be sent with; `image/*` (POST only) for a family.
            * @example image/png
            */
-          contentType: string
+          contentType?: string
           /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
           contentLength?: number
           /** @description PUT only: the store checks the body against it. */
@@ -1310,6 +1352,36 @@ export interface operations {
           metadata?: {
             [key: string]: string
           }
+          /** @description Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order. */
+          items?: {
+            /**
+             * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+             * @example gallery/2026/cat.jpg
+             */
+            key?: string
+            /**
+             * @description POST on origins with keys "any" only: the form may choose any key starting with this.
+             * @example gallery/2026/cat.jpg
+             */
+            keyPrefix?: string
+            /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
+            filename?: string
+            /**
+             * @description The Content-Type the upload must be sent with; `image/*` (POST only) for a family.
+             * @example image/png
+             */
+            contentType: string
+            /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
+            contentLength?: number
+            /** @description PUT only: the store checks the body against it. */
+            checksumSha256?: string
+            /** @description PUT only: true (or "*") signs If-None-Match: *, so an existing key is not overwritten. */
+            ifNoneMatch?: boolean | '*'
+            /** @description User metadata, sent as x-amz-meta-<name> headers. */
+            metadata?: {
+              [key: string]: string
+            }
+          }[]
           /**
            * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
            * @example 900
@@ -1330,61 +1402,140 @@ export interface operations {
         }
         content: {
           'application/json':
+            | (
+                | {
+                    /** @constant */
+                    mode: 'put'
+                    /** @constant */
+                    method: 'PUT'
+                    key?: string
+                    keyPrefix?: string
+                    /** Format: uri */
+                    url: string
+                    /** @description Exactly the headers to send (a browser sets Content-Length itself). */
+                    headers: {
+                      [key: string]: string
+                    }
+                    /** @description For POST /v1/uploads/complete once the browser has uploaded. */
+                    receipt: string
+                    /**
+                     * Format: date-time
+                     * @description When the URLs stop working.
+                     */
+                    expiresAt: string
+                  }
+                | {
+                    /** @constant */
+                    mode: 'post'
+                    /** @constant */
+                    method: 'POST'
+                    key?: string
+                    keyPrefix?: string
+                    /** Format: uri */
+                    url: string
+                    /** @description Form fields to send in this order, then the file last as `file`. */
+                    fields: {
+                      [key: string]: string
+                    }
+                    /** @description For POST /v1/uploads/complete once the browser has uploaded. */
+                    receipt: string
+                    /**
+                     * Format: date-time
+                     * @description When the URLs stop working.
+                     */
+                    expiresAt: string
+                  }
+                | {
+                    /** @constant */
+                    mode: 'multipart'
+                    /** @constant */
+                    method: 'MULTIPART'
+                    key: string
+                    /** @description waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it. */
+                    uploadId: string
+                    partSize: number
+                    partCount: number
+                    /** @description The first 100 part URLs. */
+                    parts: {
+                      partNumber: number
+                      /** Format: uri */
+                      url: string
+                    }[]
+                    /**
+                     * Format: date-time
+                     * @description When the URLs stop working.
+                     */
+                    expiresAt: string
+                  }
+              )
             | {
-                /** @constant */
-                mode: 'put'
-                /** @constant */
-                method: 'PUT'
-                /** Format: uri */
-                url: string
-                /** @description Exactly the headers to send (a browser sets Content-Length itself). */
-                headers: {
-                  [key: string]: string
-                }
-                /**
-                 * Format: date-time
-                 * @description When the URLs stop working.
-                 */
-                expiresAt: string
-              }
-            | {
-                /** @constant */
-                mode: 'post'
-                /** @constant */
-                method: 'POST'
-                /** Format: uri */
-                url: string
-                /** @description Form fields to send in this order, then the file last as `file`. */
-                fields: {
-                  [key: string]: string
-                }
-                /**
-                 * Format: date-time
-                 * @description When the URLs stop working.
-                 */
-                expiresAt: string
-              }
-            | {
-                /** @constant */
-                mode: 'multipart'
-                /** @constant */
-                method: 'MULTIPART'
-                key: string
-                /** @description waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it. */
-                uploadId: string
-                partSize: number
-                partCount: number
-                /** @description The first 100 part URLs. */
-                parts: {
-                  partNumber: number
-                  /** Format: uri */
-                  url: string
-                }[]
-                /**
-                 * Format: date-time
-                 * @description When the URLs stop working.
-                 */
-                expiresAt: string
+                /** @description One per entry of `items`, in order. */
+                uploads: (
+                  | {
+                      /** @constant */
+                      mode: 'put'
+                      /** @constant */
+                      method: 'PUT'
+                      key?: string
+                      keyPrefix?: string
+                      /** Format: uri */
+                      url: string
+                      /** @description Exactly the headers to send (a browser sets Content-Length itself). */
+                      headers: {
+                        [key: string]: string
+                      }
+                      /** @description For POST /v1/uploads/complete once the browser has uploaded. */
+                      receipt: string
+                      /**
+                       * Format: date-time
+                       * @description When the URLs stop working.
+                       */
+                      expiresAt: string
+                    }
+                  | {
+                      /** @constant */
+                      mode: 'post'
+                      /** @constant */
+                      method: 'POST'
+                      key?: string
+                      keyPrefix?: string
+                      /** Format: uri */
+                      url: string
+                      /** @description Form fields to send in this order, then the file last as `file`. */
+                      fields: {
+                        [key: string]: string
+                      }
+                      /** @description For POST /v1/uploads/complete once the browser has uploaded. */
+                      receipt: string
+                      /**
+                       * Format: date-time
+                       * @description When the URLs stop working.
+                       */
+                      expiresAt: string
+                    }
+                  | {
+                      /** @constant */
+                      mode: 'multipart'
+                      /** @constant */
+                      method: 'MULTIPART'
+                      key: string
+                      /** @description waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it. */
+                      uploadId: string
+                      partSize: number
+                      partCount: number
+                      /** @description The first 100 part URLs. */
+                      parts: {
+                        partNumber: number
+                        /** Format: uri */
+                        url: string
+                      }[]
+                      /**
+                       * Format: date-time
+                       * @description When the URLs stop working.
+                       */
+                      expiresAt: string
+                    }
+                )[]
               }
         }
       }
@@ -1826,8 +1977,8 @@ export interface operations {
           key: string
           /** @description waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it. */
           uploadId: string
-          /** @description The part numbers, ascending, with the ETag each part's PUT returned. */
-          parts: {
+          /** @description The part numbers, ascending, with the ETag each part's PUT returned. Without them, every part of the upload as the store lists it. */
+          parts?: {
             partNumber: number
             etag: string
           }[]
@@ -1842,7 +1993,11 @@ export interface operations {
         }
         content: {
           'application/json': {
+            origin: string
             key: string
+            /** @description Bytes. */
+            size: number
+            contentType: string
             etag: string
           }
         }
@@ -1969,6 +2124,559 @@ export interface operations {
       }
       /** @description Unsupported media type */
       415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description The storage service failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  listUploadParts: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description An origin configured in WAYBILL_ORIGINS.
+           * @example photos
+           */
+          origin: string
+          /**
+           * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+           * @example gallery/2026/cat.jpg
+           */
+          key: string
+          /** @description waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it. */
+          uploadId: string
+        }
+      }
+    }
+    responses: {
+      /** @description The upload’s plan and the parts the store holds */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            key: string
+            contentLength: number
+            contentType: string
+            partSize: number
+            partCount: number
+            /** @description The parts the store holds, ascending: a resuming client uploads the others. */
+            parts: {
+              partNumber: number
+              etag: string
+              size: number
+            }[]
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description The storage service failed */
+      502: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  checkUpload: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description An origin configured in WAYBILL_ORIGINS.
+           * @example photos
+           */
+          origin: string
+          /**
+           * @description The uploaded object: the key the upload answer named.
+           * @example gallery/2026/cat.jpg
+           */
+          key: string
+          /** @description What a PUT URL or POST policy was signed for (key, type, size, checksum): opaque, bound to the caller. */
+          receipt: string
+        }
+      }
+    }
+    responses: {
+      /** @description The stored object */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            origin: string
+            key: string
+            /** @description Bytes. */
+            size: number
+            contentType: string
+            etag: string
+            lastModified: string
+            checksumSha256?: string
+            /** @enum {string} */
+            mode: 'put' | 'post'
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description The upload is not what was signed */
+      422: {
         headers: {
           [name: string]: unknown
         }

@@ -10,11 +10,12 @@ import { PLACEHOLDER } from '../config/grants'
 import {
   DEFAULT_LINK_EXPIRES_S,
   MAX_EXPIRES_S,
+  MAX_FILENAME_BYTES,
   MAX_REPORTED_ERRORS as MAX_LISTED,
 } from '../config/limits'
 import type { PresignItem, PresignMethod } from '../core/s3/presign'
 import { WaybillError, invalid, type FieldError } from '../errors'
-import { unsafeKeyReason } from './key-safety'
+import { sanitizeFilename, unsafeKeyReason } from './key-safety'
 import { placeholderValue, type Principal } from './principal'
 
 const UNSAFE_CLAIM = /[/\\\x00-\x1f\x7f-\x9f]|\.\./
@@ -55,9 +56,16 @@ export function subjectMatches(subject: GrantSubject, principal: Principal): boo
  * resolvePrefix('users/{sub}/', alice) // 'users/alice/'
  * resolvePrefix('users/{sub}/', apiKeyNamedAlice) // undefined: {sub} is a token claim
  */
-export function resolvePrefix(template: string, principal: Principal): string | undefined {
+export function resolvePrefix(
+  template: string,
+  principal: Principal,
+  filled: Readonly<Record<string, string>> = {},
+): string | undefined {
   let ok = true
   const prefix = template.replace(PLACEHOLDER, (_, name: string) => {
+    // An upload key's own placeholders ({uuid}, {filename}), already made safe by the caller.
+    const own = filled[name]
+    if (own !== undefined) return own
     const value = placeholderValue(principal, name)
     const text =
       typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
@@ -67,6 +75,46 @@ export function resolvePrefix(template: string, principal: Principal): string | 
     return text
   })
   return ok ? prefix : undefined
+}
+
+/**
+ * The key an upload sent with `filename` gets: the first of the caller's write grants on the origin
+ * with an `uploadKey` template whose placeholders fill, with `{uuid}` and `{filename}` (sanitized)
+ * filled in. Undefined when no such grant applies. The key is then authorized like any other.
+ *
+ * @example
+ * uploadKeyFor(config, alice, origin, 'My Report.pdf', uuid) // 'users/alice/<uuid>-My Report.pdf'
+ */
+export function uploadKeyFor(
+  config: Config,
+  principal: Principal,
+  origin: Origin,
+  filename: string,
+  uuid: string,
+): string | undefined {
+  const name = sanitizeFilename(filename, MAX_FILENAME_BYTES)
+  for (const { grant } of applicable(config, principal, origin)) {
+    if (grant.uploadKey === undefined || !grant.actions.has('write')) continue
+    const key = resolvePrefix(grant.uploadKey, principal, { uuid, filename: name })
+    if (key !== undefined) return key
+  }
+  return undefined
+}
+
+/**
+ * True when one of the caller's write grants covering `key` says to delete an upload whose
+ * completion check finds it is not what was signed (`deleteMismatched`).
+ */
+export function deletesMismatched(
+  config: Config,
+  principal: Principal,
+  origin: Origin,
+  key: string,
+): boolean {
+  return applicable(config, principal, origin).some(
+    ({ grant, prefix }) =>
+      grant.deleteMismatched && grant.actions.has('write') && prefixCovers(prefix, key),
+  )
 }
 
 /** True when `prefix` covers `key` on whole path segments: `users/al` covers `users/al/x`, not `users/alice`. */

@@ -3,7 +3,8 @@
 //   [{ "to": "apiKey:web" | "sub:<sub>" | "role:<role>" | "email:<email>" | "*",
 //      "origin": "photos", "prefix": "users/{sub}/", "actions": ["read", "write", "delete", "list"],
 //      "maxExpiresIn"?: 3600, "maxBatch"?: 1000, "contentTypes"?: ["image/*"], "maxContentLength"?: 10485760,
-//      "responseContentTypes"?: ["application/pdf"], "wildcard"?: false }]
+//      "responseContentTypes"?: ["application/pdf"], "wildcard"?: false,
+//      "uploadKey"?: "users/{sub}/{uuid}-{filename}", "deleteMismatched"?: false }]
 
 import * as v from 'valibot'
 import { ExpiresIn, OriginName, wholeNumber } from '../schemas/fields'
@@ -16,6 +17,8 @@ const ACTIONS = ['read', 'write', 'delete', 'list', 'debug'] as const satisfies 
 const SUBJECT_KINDS = ['apiKey', 'sub', 'role', 'email'] as const
 /** `{claim}` placeholders in a prefix. */
 export const PLACEHOLDER = /\{([A-Za-z0-9_:.-]{1,128})\}/g
+/** Placeholders an `uploadKey` fills per upload, not from the caller's claims. */
+export const UPLOAD_PLACEHOLDERS: ReadonlySet<string> = new Set(['uuid', 'filename'])
 const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/(?:\*|[a-z0-9!#$&^_.+-]+)$/
 
 /** The subject `to` names, or undefined. */
@@ -50,7 +53,9 @@ function prefixProblem(prefix: string): string | undefined {
 
 /** Why a template's placeholders can never be filled for the grant's subject, or undefined. */
 function placeholderProblem(prefix: string, subject: GrantSubject): string | undefined {
-  const names = [...prefix.matchAll(PLACEHOLDER)].map((match) => match[1]!)
+  const names = [...prefix.matchAll(PLACEHOLDER)]
+    .map((match) => match[1]!)
+    .filter((name) => !UPLOAD_PLACEHOLDERS.has(name))
   if (subject.kind === 'apiKey' && names.some((name) => name !== 'apiKey')) {
     return 'an API key fills only {apiKey}; token claims such as {sub} are never filled for it'
   }
@@ -67,6 +72,29 @@ function placeholderProblem(prefix: string, subject: GrantSubject): string | und
 function keyPolicyProblem(prefix: string, origin: Origin | undefined): string | undefined {
   if (prefix === '' || origin?.keys !== 'any') return undefined
   return 'must be empty on an origin with keys "any" (a key such as "public/../x" escapes any prefix); use keys "safe" on the origin for prefix grants'
+}
+
+/** Why an `uploadKey` template cannot be one for a grant on `prefix`, or undefined. */
+function uploadKeyProblem(
+  template: string,
+  prefix: string,
+  actions: readonly Action[],
+): string | undefined {
+  if (!actions.includes('write')) return 'is for grants with the "write" action'
+  const shape = prefixProblem(template)
+  if (shape !== undefined) return shape
+  if (!/\{(?:uuid|filename)\}/.test(template)) {
+    return 'must contain {uuid} or {filename}, or every upload would get the same key'
+  }
+  const segments = template.split('/')
+  if (segments.slice(0, -1).some((segment) => /\{filename\}/.test(segment))) {
+    return 'may hold {filename} in its last segment only'
+  }
+  if (template.endsWith('/')) return 'must name an object, not end in "/"'
+  // Written with the same placeholders, it then falls under the prefix on whole segments.
+  const under = prefix === '' || template.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)
+  if (!under) return `must start with the grant's prefix "${prefix}"`
+  return undefined
 }
 
 const prefixMessage = 'must be a string of at most 1024 characters'
@@ -125,6 +153,14 @@ function grant(origins: ReadonlyMap<string, Origin> | undefined) {
           ),
         ),
         wildcard: v.optional(v.boolean('must be true or false'), false),
+        uploadKey: v.optional(
+          v.pipe(
+            v.string(prefixMessage),
+            v.minLength(1, prefixMessage),
+            v.maxLength(1024, prefixMessage),
+          ),
+        ),
+        deleteMismatched: v.optional(v.boolean('must be true or false'), false),
       },
       { type: 'must be an object { "to", "origin", "actions", … }' },
     ),
@@ -136,6 +172,16 @@ function grant(origins: ReadonlyMap<string, Origin> | undefined) {
         keyPolicyProblem(grant.prefix, origins?.get(grant.origin))
       if (problem !== undefined) {
         addIssue({ message: problem, path: pathTo(grant, 'prefix') })
+        return NEVER
+      }
+      const template = grant.uploadKey
+      const templateProblem =
+        template === undefined
+          ? undefined
+          : (uploadKeyProblem(template, grant.prefix, actions) ??
+            placeholderProblem(template, subject))
+      if (templateProblem !== undefined) {
+        addIssue({ message: templateProblem, path: pathTo(grant, 'uploadKey') })
         return NEVER
       }
       return {

@@ -41,6 +41,8 @@ export const MIN_LINK_SECRET_CHARS = 32
 
 /** Longest file name for `download`/`inline` (file systems hold 255). */
 export const MAX_FILENAME_CHARS = 255
+/** A sanitized upload file name's most UTF-8 bytes, in a key chosen from a grant's `uploadKey`. */
+export const MAX_FILENAME_BYTES = 200
 
 /** Longest response-override value accepted (S3 itself limits header size to 8 KiB in total). */
 export const MAX_OVERRIDE_CHARS = 1024

@@ -121,6 +121,13 @@ export interface Grant {
   readonly responseContentTypes?: readonly string[] | undefined
   /** For CloudFront: may the caller get wildcard policies and cookies under the prefix. */
   readonly wildcard: boolean
+  /**
+   * For `write`: where an upload sent with a `filename` goes, such as `users/{sub}/{uuid}-{filename}`
+   * (`{uuid}` a fresh UUID, `{filename}` the sanitized name, other placeholders as in `prefix`).
+   */
+  readonly uploadKey?: string | undefined
+  /** For `write`: delete an object whose completion check finds it is not what was signed. */
+  readonly deleteMismatched: boolean
 }
 
 export interface CorsConfig {

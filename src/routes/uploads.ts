@@ -10,14 +10,25 @@ import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody } from '../http/validate'
 import {
   AbortBody,
+  CheckAnswer,
+  CheckBody,
   CompleteAnswer,
   CompleteBody,
+  ListPartsAnswer,
+  ListPartsBody,
   PartsAnswer,
   PartsBody,
   UploadAnswer,
   UploadBody,
 } from '../schemas/uploads'
-import { abortUpload, completeUpload, issueUpload, moreParts } from '../services/uploads'
+import {
+  abortUpload,
+  checkUpload,
+  completeUpload,
+  issueUpload,
+  moreParts,
+  uploadedParts,
+} from '../services/uploads'
 
 const NO_STORE = { 'cache-control': 'no-store' }
 const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
@@ -28,9 +39,9 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       '/',
       describeRoute({
         operationId: 'createUpload',
-        summary: 'Permission to upload one object straight to the bucket',
+        summary: 'Permission to upload objects straight to the bucket',
         description:
-          "Needs a `write` grant covering the key that admits the content type and size; each of the grant's limits is signed into what comes back.",
+          "Needs a `write` grant covering each key that admits the content type and size; each of the grant's limits is signed into what comes back. One upload, or many PUT or POST uploads with `items` (all or nothing). With `filename` instead of `key`, the grant's `uploadKey` chooses the key.",
         security: SECURITY,
         responses: {
           200: jsonContent(UploadAnswer, 'A PUT URL, a POST policy, or a multipart upload'),
@@ -42,7 +53,12 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       validBody(UploadBody),
       async (c) => {
         const request = c.req.valid('json')
-        logFields(c, { origin: request.origin, action: 'write', mode: request.mode, items: 1 })
+        logFields(c, {
+          origin: request.origin,
+          action: 'write',
+          mode: request.mode,
+          items: request.items.length,
+        })
         const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
         return json(c, answer, NO_STORE)
       },
@@ -89,8 +105,52 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       validBody(CompleteBody),
       async (c) => {
         const request = c.req.valid('json')
-        logFields(c, { origin: request.origin, action: 'write', items: request.parts.length })
+        logFields(c, { origin: request.origin, action: 'write', items: request.parts?.length ?? 0 })
         return json(c, await completeUpload(c.get('config'), c.get('principal'), request), NO_STORE)
+      },
+    )
+    .post(
+      '/multipart/list',
+      describeRoute({
+        operationId: 'listUploadParts',
+        summary: 'The parts a multipart upload already holds, to resume it',
+        description:
+          "The caller's own upload only: the uploadId is bound to the caller and key that started it, and a write grant must still cover the key.",
+        security: SECURITY,
+        responses: {
+          200: jsonContent(ListPartsAnswer, 'The upload’s plan and the parts the store holds'),
+          ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
+        },
+      }),
+      authenticated,
+      jsonBody(),
+      validBody(ListPartsBody),
+      async (c) => {
+        const request = c.req.valid('json')
+        logFields(c, { origin: request.origin, action: 'write', items: 1 })
+        return json(c, await uploadedParts(c.get('config'), c.get('principal'), request), NO_STORE)
+      },
+    )
+    .post(
+      '/complete',
+      describeRoute({
+        operationId: 'checkUpload',
+        summary: 'Check that a PUT or POST upload finished and is what was signed',
+        description:
+          'Reads the object back (HeadObject) and compares it with the receipt: size, content type and, when one was signed, the SHA-256 checksum. 422 names each difference (and, when a grant says `deleteMismatched`, the object is deleted).',
+        security: SECURITY,
+        responses: {
+          200: jsonContent(CheckAnswer, 'The stored object'),
+          ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upload_mismatch', 'upstream_error'),
+        },
+      }),
+      authenticated,
+      jsonBody(),
+      validBody(CheckBody),
+      async (c) => {
+        const request = c.req.valid('json')
+        logFields(c, { origin: request.origin, action: 'write', items: 1 })
+        return json(c, await checkUpload(c.get('config'), c.get('principal'), request), NO_STORE)
       },
     )
     .post(

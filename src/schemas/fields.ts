@@ -253,6 +253,14 @@ export const UploadId = v.pipe(
   ),
 )
 
+export const UploadReceipt = v.pipe(
+  v.string('must be the receipt POST /v1/uploads returned'),
+  v.regex(SEALED, 'must be the receipt POST /v1/uploads returned'),
+  v.description(
+    'What a PUT URL or POST policy was signed for (key, type, size, checksum): opaque, bound to the caller.',
+  ),
+)
+
 export const Cursor = v.pipe(
   v.string('is not a cursor from a previous page of this listing'),
   v.regex(SEALED, 'is not a cursor from a previous page of this listing'),

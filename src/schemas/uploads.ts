@@ -2,6 +2,7 @@
 
 import * as v from 'valibot'
 import {
+  MAX_BATCH_CEILING,
   MAX_PART_SIZE_BYTES,
   MAX_PARTS,
   MAX_PUT_BYTES,
@@ -16,6 +17,7 @@ import {
   PartNumber,
   UploadContentType,
   UploadId,
+  UploadReceipt,
   wholeNumber,
 } from './fields'
 import { isRecord, list, pathTo, strict } from './valibot'
@@ -23,6 +25,64 @@ import { isRecord, list, pathTo, strict } from './valibot'
 const MODES = ['put', 'post', 'multipart'] as const
 
 const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/
+
+/** A browser's file name, for an upload whose key the grant's `uploadKey` chooses. */
+const Filename = v.pipe(
+  v.string("must be the file's name, 1 to 1024 characters"),
+  v.minLength(1, "must be the file's name, 1 to 1024 characters"),
+  v.maxLength(1024, "must be the file's name, 1 to 1024 characters"),
+  v.check((name) => name.isWellFormed(), 'must be valid Unicode (it contains a lone surrogate)'),
+  v.description(
+    "Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized.",
+  ),
+)
+
+// One object's fields: at the top level for one upload, or each entry of `items`.
+const itemEntries = {
+  key: v.optional(ObjectKey),
+  keyPrefix: v.optional(
+    v.pipe(
+      ObjectKey,
+      v.description(
+        'POST on origins with keys "any" only: the form may choose any key starting with this.',
+      ),
+    ),
+  ),
+  filename: v.optional(Filename),
+  contentType: UploadContentType,
+  contentLength: v.optional(
+    v.pipe(
+      wholeNumber(0, MAX_UPLOAD_BYTES),
+      v.description(
+        `Bytes: signed as the exact length (PUT up to ${MAX_PUT_BYTES}), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size.`,
+      ),
+    ),
+  ),
+  checksumSha256: v.optional(
+    v.pipe(
+      v.string('must be the base64 SHA-256 of the file (44 characters)'),
+      v.regex(BASE64_SHA256, 'must be the base64 SHA-256 of the file (44 characters)'),
+      v.description('PUT only: the store checks the body against it.'),
+    ),
+  ),
+  ifNoneMatch: v.optional(
+    v.pipe(
+      v.union([v.boolean(), v.literal('*')], 'must be true (or "*") to refuse overwriting'),
+      v.description(
+        'PUT only: true (or "*") signs If-None-Match: *, so an existing key is not overwritten.',
+      ),
+    ),
+  ),
+  metadata: v.optional(Metadata),
+}
+const itemMessages = {
+  required: { contentType: 'is required: the browser must send this exact Content-Type' },
+}
+
+const UploadItemBody = strict(itemEntries, {
+  ...itemMessages,
+  type: 'must be an object { "key" | "filename", "contentType", "contentLength"?, … }',
+})
 
 const uploadFields = strict(
   {
@@ -36,40 +96,18 @@ const uploadFields = strict(
       ),
       'put',
     ),
-    key: v.optional(ObjectKey),
-    keyPrefix: v.optional(
+    ...itemEntries,
+    contentType: v.optional(UploadContentType),
+    items: v.optional(
       v.pipe(
-        ObjectKey,
+        list(UploadItemBody),
+        v.minLength(1, 'must contain at least one entry'),
+        v.maxLength(MAX_BATCH_CEILING, `must contain at most ${MAX_BATCH_CEILING} entries`),
         v.description(
-          'POST on origins with keys "any" only: the form may choose any key starting with this.',
+          "Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order.",
         ),
       ),
     ),
-    contentType: UploadContentType,
-    contentLength: v.optional(
-      v.pipe(
-        wholeNumber(0, MAX_UPLOAD_BYTES),
-        v.description(
-          `Bytes: signed as the exact length (PUT up to ${MAX_PUT_BYTES}), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size.`,
-        ),
-      ),
-    ),
-    checksumSha256: v.optional(
-      v.pipe(
-        v.string('must be the base64 SHA-256 of the file (44 characters)'),
-        v.regex(BASE64_SHA256, 'must be the base64 SHA-256 of the file (44 characters)'),
-        v.description('PUT only: the store checks the body against it.'),
-      ),
-    ),
-    ifNoneMatch: v.optional(
-      v.pipe(
-        v.union([v.boolean(), v.literal('*')], 'must be true (or "*") to refuse overwriting'),
-        v.description(
-          'PUT only: true (or "*") signs If-None-Match: *, so an existing key is not overwritten.',
-        ),
-      ),
-    ),
-    metadata: v.optional(Metadata),
     expiresIn: v.optional(ExpiresIn),
     partSize: v.optional(
       v.pipe(
@@ -83,8 +121,82 @@ const uploadFields = strict(
       v.picklist([200, 201, 204], 'is 200, 201 or 204, for mode "post" only'),
     ),
   },
-  { required: { contentType: 'is required: the browser must send this exact Content-Type' } },
+  itemMessages,
 )
+
+/** What one object's fields allow under `mode`; `at` names the item's path. */
+function checkItem(
+  item: Readonly<Record<string, unknown>>,
+  mode: unknown,
+  refuse: (field: string, message: string) => void,
+): void {
+  const given = (['key', 'keyPrefix', 'filename'] as const).filter((f) => item[f] !== undefined)
+  if (given.length > 1) {
+    refuse(given[1]!, `send one of "key", "keyPrefix" or "filename", not ${given.join(' and ')}`)
+  } else if (given.length === 0 && !('key' in item)) {
+    refuse('key', 'is required (or "filename", for a key the grant chooses)')
+  }
+  if (item.keyPrefix !== undefined && mode !== 'post') {
+    refuse('keyPrefix', 'is for mode "post" only; other modes need "key"')
+  }
+  if (typeof item.contentType === 'string' && item.contentType.includes('/*') && mode !== 'post') {
+    refuse('contentType', 'a family such as "image/*" is for mode "post" only')
+  }
+  if (
+    mode === 'put' &&
+    typeof item.contentLength === 'number' &&
+    item.contentLength > MAX_PUT_BYTES
+  ) {
+    refuse('contentLength', `must be a whole number from 0 to ${MAX_PUT_BYTES}`)
+  }
+  if (mode === 'multipart' && item.contentLength === undefined) {
+    refuse('contentLength', 'is required for multipart uploads')
+  }
+  if (item.checksumSha256 !== undefined && mode !== 'put') {
+    refuse('checksumSha256', 'is for mode "put" only')
+  }
+  if ((item.ifNoneMatch === true || item.ifNoneMatch === '*') && mode !== 'put') {
+    refuse('ifNoneMatch', 'is for mode "put" only')
+  }
+}
+
+const ITEM_FIELDS = Object.keys(itemEntries)
+
+/** One object to upload, as the services take it. */
+export interface UploadItem {
+  /** The exact key; for a POST policy with `keyIsPrefix`, the prefix; `''` with a `filename`. */
+  key: string
+  keyIsPrefix: boolean
+  filename?: string | undefined
+  contentType: string
+  contentLength?: number | undefined
+  checksumSha256?: string | undefined
+  ifNoneMatch: boolean
+  metadata: Readonly<Record<string, string>>
+}
+
+function toItem(item: {
+  key?: string | undefined
+  keyPrefix?: string | undefined
+  filename?: string | undefined
+  contentType?: string | undefined
+  contentLength?: number | undefined
+  checksumSha256?: string | undefined
+  ifNoneMatch?: boolean | '*' | undefined
+  metadata?: Readonly<Record<string, string>> | undefined
+}): UploadItem {
+  return {
+    key: item.keyPrefix ?? item.key ?? '',
+    keyIsPrefix: item.keyPrefix !== undefined,
+    filename: item.filename,
+    // Required of every item and, without items, of the body (checked above).
+    contentType: item.contentType ?? '',
+    contentLength: item.contentLength,
+    checksumSha256: item.checksumSha256,
+    ifNoneMatch: item.ifNoneMatch === true || item.ifNoneMatch === '*',
+    metadata: item.metadata ?? {},
+  }
+}
 
 export const UploadBody = v.pipe(
   uploadFields,
@@ -96,6 +208,14 @@ export const UploadBody = v.pipe(
       contentType: 'image/png',
       contentLength: 48213,
     },
+    {
+      origin: 'photos',
+      mode: 'post' as const,
+      items: [
+        { filename: 'cat.png', contentType: 'image/png', contentLength: 48213 },
+        { filename: 'dog.jpg', contentType: 'image/jpeg', contentLength: 91822 },
+      ],
+    },
   ]),
   // What one field allows depends on the mode: checked once per request, with paths set here.
   // Checked even when a field failed, so every problem is told at once.
@@ -105,36 +225,27 @@ export const UploadBody = v.pipe(
     const mode = body.mode ?? 'put'
     const refuse = (field: string, message: string) =>
       addIssue({ message, path: pathTo(body, field) })
-    if (body.keyPrefix !== undefined) {
-      if (body.key !== undefined) refuse('keyPrefix', 'send either "key" or "keyPrefix", not both')
-      else if (mode !== 'post') {
-        refuse('keyPrefix', 'is for mode "post" only; other modes need "key"')
+    const refuseIn = (i: number) => (field: string, message: string) =>
+      addIssue({ message, path: pathTo(body, 'items', i, field) })
+    const { items } = body
+    if (items !== undefined) {
+      const flat = ITEM_FIELDS.filter((field) => body[field] !== undefined)
+      for (const field of flat) {
+        refuse(field, 'belongs in each entry of "items" when "items" is sent')
       }
-    } else if (body.key === undefined && !('key' in body)) {
-      refuse('key', 'is required')
-    }
-    if (
-      typeof body.contentType === 'string' &&
-      body.contentType.includes('/*') &&
-      mode !== 'post'
-    ) {
-      refuse('contentType', 'a family such as "image/*" is for mode "post" only')
-    }
-    if (
-      mode === 'put' &&
-      typeof body.contentLength === 'number' &&
-      body.contentLength > MAX_PUT_BYTES
-    ) {
-      refuse('contentLength', `must be a whole number from 0 to ${MAX_PUT_BYTES}`)
-    }
-    if (mode === 'multipart' && body.contentLength === undefined) {
-      refuse('contentLength', 'is required for multipart uploads')
-    }
-    if (body.checksumSha256 !== undefined && mode !== 'put') {
-      refuse('checksumSha256', 'is for mode "put" only')
-    }
-    if ((body.ifNoneMatch === true || body.ifNoneMatch === '*') && mode !== 'put') {
-      refuse('ifNoneMatch', 'is for mode "put" only')
+      if (mode === 'multipart') {
+        refuse('items', 'multipart uploads are started one at a time; send "put" or "post"')
+      }
+      if (Array.isArray(items)) {
+        items.forEach((item: unknown, i) => {
+          if (isRecord(item)) checkItem(item, mode, refuseIn(i))
+        })
+      }
+    } else {
+      if (body.contentType === undefined) {
+        refuse('contentType', 'is required: the browser must send this exact Content-Type')
+      }
+      checkItem(body, mode, refuse)
     }
     if (body.partSize !== undefined && mode !== 'multipart') {
       refuse('partSize', 'is for mode "multipart" only')
@@ -143,13 +254,14 @@ export const UploadBody = v.pipe(
       refuse('successActionStatus', 'is 200, 201 or 204, for mode "post" only')
     }
   }),
-  v.transform(({ key, keyPrefix, ifNoneMatch, metadata, ...rest }) => ({
-    ...rest,
-    // The exact key, or for a POST policy the prefix every key will start with.
-    key: keyPrefix ?? key ?? '',
-    keyIsPrefix: keyPrefix !== undefined,
-    ifNoneMatch: ifNoneMatch === true || ifNoneMatch === '*',
-    metadata: metadata ?? {},
+  v.transform(({ origin, mode, expiresIn, partSize, successActionStatus, items, ...one }) => ({
+    origin,
+    mode,
+    expiresIn,
+    partSize,
+    successActionStatus,
+    items: items === undefined ? [toItem(one)] : items.map(toItem),
+    batch: items !== undefined,
   })),
 )
 export type UploadRequest = v.InferOutput<typeof UploadBody>
@@ -157,41 +269,61 @@ export type UploadRequest = v.InferOutput<typeof UploadBody>
 const Expiry = v.pipe(v.string(), v.isoTimestamp(), v.description('When the URLs stop working.'))
 const PartUrl = v.object({ partNumber: v.number(), url: v.pipe(v.string(), v.url()) })
 
+const Receipt = v.pipe(
+  UploadReceipt,
+  v.description('For POST /v1/uploads/complete once the browser has uploaded.'),
+)
+/** The key the object will have; a form with `keyPrefix` chooses its own. */
+const named = {
+  key: v.optional(v.string()),
+  keyPrefix: v.optional(v.string()),
+}
+
+const OneUpload = v.variant('mode', [
+  v.object({
+    mode: v.literal('put'),
+    method: v.literal('PUT'),
+    ...named,
+    url: v.pipe(v.string(), v.url()),
+    headers: v.pipe(
+      v.record(v.string(), v.string()),
+      v.description('Exactly the headers to send (a browser sets Content-Length itself).'),
+    ),
+    receipt: Receipt,
+    expiresAt: Expiry,
+  }),
+  v.object({
+    mode: v.literal('post'),
+    method: v.literal('POST'),
+    ...named,
+    url: v.pipe(v.string(), v.url()),
+    fields: v.pipe(
+      v.record(v.string(), v.string()),
+      v.description('Form fields to send in this order, then the file last as `file`.'),
+    ),
+    receipt: Receipt,
+    expiresAt: Expiry,
+  }),
+  v.object({
+    mode: v.literal('multipart'),
+    method: v.literal('MULTIPART'),
+    key: v.string(),
+    uploadId: UploadId,
+    partSize: v.number(),
+    partCount: v.number(),
+    parts: v.pipe(v.array(PartUrl), v.description('The first 100 part URLs.')),
+    expiresAt: Expiry,
+  }),
+])
+
 export const UploadAnswer = v.pipe(
-  // A oneOf keyed on `mode`: each answer's `mode` is a constant.
-  v.variant('mode', [
+  v.union([
+    OneUpload,
     v.object({
-      mode: v.literal('put'),
-      method: v.literal('PUT'),
-      url: v.pipe(v.string(), v.url()),
-      headers: v.pipe(
-        v.record(v.string(), v.string()),
-        v.description('Exactly the headers to send (a browser sets Content-Length itself).'),
-      ),
-      expiresAt: Expiry,
-    }),
-    v.object({
-      mode: v.literal('post'),
-      method: v.literal('POST'),
-      url: v.pipe(v.string(), v.url()),
-      fields: v.pipe(
-        v.record(v.string(), v.string()),
-        v.description('Form fields to send in this order, then the file last as `file`.'),
-      ),
-      expiresAt: Expiry,
-    }),
-    v.object({
-      mode: v.literal('multipart'),
-      method: v.literal('MULTIPART'),
-      key: v.string(),
-      uploadId: UploadId,
-      partSize: v.number(),
-      partCount: v.number(),
-      parts: v.pipe(v.array(PartUrl), v.description('The first 100 part URLs.')),
-      expiresAt: Expiry,
+      uploads: v.pipe(v.array(OneUpload), v.description('One per entry of `items`, in order.')),
     }),
   ]),
-  v.description('What to do next depends on `mode`.'),
+  v.description('What to do next depends on `mode`; a request with `items` gets `uploads`.'),
 )
 
 /** What names a multipart upload in every follow-up. */
@@ -222,29 +354,69 @@ const CompletedPart = strict(
 
 export const CompleteBody = strict({
   ...uploadRef,
-  parts: v.pipe(
-    list(CompletedPart, () => 'must be a non-empty array of { partNumber, etag }'),
-    v.minLength(1, 'must be a non-empty array of { partNumber, etag }'),
-    v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
-    v.rawCheck(({ dataset, addIssue }) => {
-      const parts = dataset.value
-      if (!Array.isArray(parts)) return
-      let previous = 0
-      parts.forEach((part: { partNumber?: unknown }, i) => {
-        if (typeof part.partNumber !== 'number') return
-        if (part.partNumber <= previous) {
-          addIssue({
-            message: 'parts must be in ascending order, each once',
-            path: pathTo(parts, i, 'partNumber'),
-          })
-        }
-        previous = part.partNumber
-      })
-    }),
-    v.description("The part numbers, ascending, with the ETag each part's PUT returned."),
+  parts: v.optional(
+    v.pipe(
+      list(CompletedPart, () => 'must be a non-empty array of { partNumber, etag }'),
+      v.minLength(1, 'must be a non-empty array of { partNumber, etag }'),
+      v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
+      v.rawCheck(({ dataset, addIssue }) => {
+        const parts = dataset.value
+        if (!Array.isArray(parts)) return
+        let previous = 0
+        parts.forEach((part: { partNumber?: unknown }, i) => {
+          if (typeof part.partNumber !== 'number') return
+          if (part.partNumber <= previous) {
+            addIssue({
+              message: 'parts must be in ascending order, each once',
+              path: pathTo(parts, i, 'partNumber'),
+            })
+          }
+          previous = part.partNumber
+        })
+      }),
+      v.description(
+        "The part numbers, ascending, with the ETag each part's PUT returned. Without them, every part of the upload as the store lists it.",
+      ),
+    ),
   ),
 })
 
-export const CompleteAnswer = v.object({ key: v.string(), etag: v.string() })
+/** An upload checked against what was signed, and stored. */
+const StoredObject = {
+  origin: v.string(),
+  key: v.string(),
+  size: v.pipe(v.number(), v.description('Bytes.')),
+  contentType: v.string(),
+  etag: v.string(),
+}
+
+export const CompleteAnswer = v.object(StoredObject)
+
+export const ListPartsBody = strict(uploadRef)
+
+export const ListPartsAnswer = v.object({
+  key: v.string(),
+  contentLength: v.number(),
+  contentType: v.string(),
+  partSize: v.number(),
+  partCount: v.number(),
+  parts: v.pipe(
+    v.array(v.object({ partNumber: v.number(), etag: v.string(), size: v.number() })),
+    v.description('The parts the store holds, ascending: a resuming client uploads the others.'),
+  ),
+})
+
+export const CheckBody = strict({
+  origin: OriginName,
+  key: v.pipe(ObjectKey, v.description('The uploaded object: the key the upload answer named.')),
+  receipt: UploadReceipt,
+})
+
+export const CheckAnswer = v.object({
+  ...StoredObject,
+  lastModified: v.string(),
+  checksumSha256: v.optional(v.string()),
+  mode: v.picklist(['put', 'post']),
+})
 
 export const AbortBody = strict(uploadRef)

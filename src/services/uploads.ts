@@ -1,21 +1,37 @@
-// Browser uploads straight to the bucket: an exact PUT URL, a POST policy, or a multipart upload
-// the Worker starts, with part URLs; and the multipart follow-ups, each checked against the
-// upload's sealed handle.
+// Browser uploads straight to the bucket: exact PUT URLs, POST policies (one or a batch), or a
+// multipart upload the Worker starts, with part URLs; the multipart follow-ups, each checked
+// against the upload's sealed handle; and the completion check of a PUT or POST upload against
+// its sealed receipt: what was signed.
 
 import * as v from 'valibot'
-import { authorize, grantedOrigin, type ContentReach, type Permit } from '../auth/policy'
+import {
+  authorize,
+  deletesMismatched,
+  grantedOrigin,
+  uploadKeyFor,
+  type ContentReach,
+  type Permit,
+} from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import { seal, unseal } from '../auth/seal'
 import type { Config, Origin, S3Origin } from '../config'
-import { FIRST_PART_URLS, MAX_PARTS, MIN_PART_SIZE_BYTES } from '../config/limits'
+import {
+  FIRST_PART_URLS,
+  MAX_PARTS,
+  MAX_REPORTED_ERRORS,
+  MIN_PART_SIZE_BYTES,
+} from '../config/limits'
 import { invalid, WaybillError, type FieldError } from '../errors'
-import type { UploadRequest } from '../schemas/uploads'
+import type { UploadItem, UploadRequest } from '../schemas/uploads'
 import {
   abortMultipartUpload,
   completeMultipartUpload,
   createMultipartUpload,
+  deleteObject,
+  headObject,
   listParts,
   type CompletedPart,
+  type ObjectHead,
 } from '../store/client'
 import { partCountOf, partSizeOf, partUploadUrls, postUploadPolicy, putUploadUrl } from './signers'
 
@@ -29,11 +45,11 @@ export interface UploadRef {
 const HANDLE_PURPOSE = 'multipart-upload'
 
 /** What the origin's type or store cannot do for this upload, once a grant is known. */
-function uploadFits(origin: Origin, request: UploadRequest): FieldError[] {
+function uploadFits(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
   if (origin.type !== 's3') {
     return [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
   }
-  if (request.mode === 'post' && !origin.postPolicy) {
+  if (mode === 'post' && !origin.postPolicy) {
     return [
       {
         path: 'mode',
@@ -42,12 +58,12 @@ function uploadFits(origin: Origin, request: UploadRequest): FieldError[] {
       },
     ]
   }
-  if (request.keyIsPrefix && origin.keys === 'safe') {
+  if (item.keyIsPrefix && origin.keys === 'safe') {
     // S3 can only say starts-with: a form could send "<prefix>../x", which some stores store as
     // "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
     return [
       {
-        path: 'keyPrefix',
+        path: `${at}keyPrefix`,
         message:
           'cannot be used on this origin: S3\'s starts-with admits keys such as "<prefix>../x", which stores may normalize out of the prefix; send the exact "key"',
       },
@@ -57,18 +73,17 @@ function uploadFits(origin: Origin, request: UploadRequest): FieldError[] {
 }
 
 /** What an upload's signature enforces: its content type, and its length when one is signed. */
-function contentOf(request: UploadRequest): ContentReach {
-  const exact = request.contentLength
+function contentOf(mode: UploadRequest['mode'], item: UploadItem, at: string): ContentReach {
+  const exact = item.contentLength
   return {
     type: {
-      value: request.contentType,
-      family: request.contentType.endsWith('/*'),
-      path: 'contentType',
+      value: item.contentType,
+      family: item.contentType.endsWith('/*'),
+      path: `${at}contentType`,
     },
     // A PUT without a length signs none; a POST policy then signs the grant's own limit.
-    length:
-      exact !== undefined ? { exact } : request.mode === 'post' ? { atMost: 'grant' } : undefined,
-    lengthPath: 'contentLength',
+    length: exact !== undefined ? { exact } : mode === 'post' ? { atMost: 'grant' } : undefined,
+    lengthPath: `${at}contentLength`,
   }
 }
 
@@ -180,59 +195,184 @@ function choosePartSize(contentLength: number, requested: number | undefined): n
   return Math.max(requested ?? least, least)
 }
 
+const RECEIPT_PURPOSE = 'upload-receipt'
+
 /**
- * Authorizes an upload (every write grant limit must be one its signature enforces) and issues
- * it: a PUT URL, a POST policy, or a multipart upload with its first part URLs.
+ * What a PUT URL or POST policy was signed for, sealed for its caller: the key (or the prefix a
+ * form may extend), the content type (or family), the exact length or the most admitted, and the
+ * checksum. `POST /v1/uploads/complete` checks the stored object against it.
+ */
+const Receipt = v.object({
+  key: v.string(),
+  keyIsPrefix: v.boolean(),
+  mode: v.picklist(['put', 'post']),
+  contentType: v.string(),
+  exact: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+  atMost: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+  checksumSha256: v.optional(v.string()),
+})
+type UploadReceipt = v.InferOutput<typeof Receipt>
+
+const callerOf = (principal: Principal) => `${principal.kind}:${principal.id}`
+
+/**
+ * A batch's refusals as one answer, all or nothing as `/v1/sign` is: the 403s when there are any
+ * (each field once), otherwise the 400s.
+ */
+function refused(failures: readonly WaybillError[]): WaybillError {
+  const forbidden = failures.filter((failure) => failure.status === 403)
+  const chosen = forbidden.length > 0 ? forbidden : failures
+  if (chosen.length === 1) return chosen[0]!
+  const seen = new Set<string>()
+  const errors: FieldError[] = []
+  for (const error of chosen.flatMap((failure) => failure.errors)) {
+    const id = `${error.path}\n${error.message}`
+    if (seen.has(id) || errors.length >= MAX_REPORTED_ERRORS) continue
+    seen.add(id)
+    errors.push(error)
+  }
+  return forbidden.length > 0
+    ? new WaybillError('forbidden', chosen[0]!.message, { errors })
+    : invalid(errors)
+}
+
+/**
+ * Authorizes each upload of a request (every write grant limit must be one its signature
+ * enforces; a `filename` gets its key from the grant's `uploadKey`) and issues them: PUT URLs,
+ * POST policies, or a multipart upload with its first part URLs. A batch is all or nothing.
  */
 export async function issueUpload(
   config: Config,
   principal: Principal,
   request: UploadRequest,
   now: Date,
+  newUuid: () => string = () => crypto.randomUUID(),
 ) {
-  const permit = authorize(config, principal, {
-    origin: request.origin,
-    action: 'write',
-    items: request.keyIsPrefix ? [] : [{ key: request.key }],
-    itemPath: () => 'key',
-    under: request.keyIsPrefix ? [{ prefix: request.key, path: 'keyPrefix' }] : undefined,
-    expiresIn: request.expiresIn,
-    content: contentOf(request),
-    fits: (origin) => uploadFits(origin, request),
-  })
-  if (request.mode === 'put') {
-    const { url, headers, expiresAt } = await putUploadUrl(permit, request, now)
-    return {
-      mode: 'put' as const,
-      method: 'PUT' as const,
-      url,
-      headers,
-      expiresAt: expiresAt.toISOString(),
+  const { items, mode } = request
+  const at = (i: number) => (request.batch ? `items.${i}.` : '')
+  const failures: WaybillError[] = []
+  const permits = items.flatMap((item, i) => {
+    try {
+      const key =
+        item.filename === undefined
+          ? item.key
+          : chosenKey(config, principal, request.origin, item.filename, at(i), newUuid())
+      const permit = authorize(config, principal, {
+        origin: request.origin,
+        action: 'write',
+        items: item.keyIsPrefix ? [] : [{ key }],
+        itemPath: () => `${at(i)}${item.filename === undefined ? 'key' : 'filename'}`,
+        under: item.keyIsPrefix ? [{ prefix: key, path: `${at(i)}keyPrefix` }] : undefined,
+        count: request.batch ? { n: items.length, path: 'items' } : undefined,
+        expiresIn: request.expiresIn,
+        content: contentOf(mode, item, at(i)),
+        fits: (origin) => uploadFits(origin, mode, item, at(i)),
+      })
+      return [{ permit, item: { ...item, key } }]
+    } catch (error) {
+      if (!(error instanceof WaybillError)) throw error
+      failures.push(error)
+      return []
     }
+  })
+  if (failures.length > 0) throw refused(failures)
+  if (mode === 'multipart') {
+    const { permit, item } = permits[0]!
+    return startMultipart(permit, principal, request, item, now)
   }
+  const uploads = await Promise.all(
+    permits.map(({ permit, item }) => issueOne(permit, principal, request, item, now)),
+  )
+  return request.batch ? { uploads } : uploads[0]!
+}
+
+/** The key the grant's `uploadKey` gives a file name, or the 400 saying there is none. */
+function chosenKey(
+  config: Config,
+  principal: Principal,
+  originName: string,
+  filename: string,
+  at: string,
+  uuid: string,
+): string {
+  const origin = grantedOrigin(config, principal, originName, 'write')
+  const key = uploadKeyFor(config, principal, origin, filename, uuid)
+  if (key === undefined) {
+    throw invalid([
+      {
+        path: `${at}filename`,
+        message:
+          'no grant of this caller chooses upload keys on this origin (uploadKey); send "key"',
+      },
+    ])
+  }
+  return key
+}
+
+/** One PUT URL or POST policy, with the receipt its completion check takes. */
+async function issueOne(
+  permit: Permit,
+  principal: Principal,
+  request: UploadRequest,
+  item: UploadItem,
+  now: Date,
+) {
+  const { origin } = permit
+  if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
+  const receipt = await seal(
+    origin,
+    RECEIPT_PURPOSE,
+    {
+      key: item.key,
+      keyIsPrefix: item.keyIsPrefix,
+      mode: request.mode === 'post' ? 'post' : 'put',
+      contentType: item.contentType,
+      exact: item.contentLength,
+      atMost: item.contentLength === undefined ? permit.maxContentLength : undefined,
+      checksumSha256: item.checksumSha256,
+    } satisfies UploadReceipt,
+    callerOf(principal),
+  )
+  const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
   if (request.mode === 'post') {
-    const post = await postUploadPolicy(permit, request, now)
+    const post = await postUploadPolicy(
+      permit,
+      { metadata: item.metadata, successActionStatus: request.successActionStatus },
+      now,
+    )
     return {
       mode: 'post' as const,
       method: 'POST' as const,
+      ...named,
       url: post.url,
       fields: post.fields,
+      receipt,
       expiresAt: post.expiresAt.toISOString(),
     }
   }
-  return startMultipart(permit, principal, request, now)
+  const { url, headers, expiresAt } = await putUploadUrl(permit, item, now)
+  return {
+    mode: 'put' as const,
+    method: 'PUT' as const,
+    ...named,
+    url,
+    headers,
+    receipt,
+    expiresAt: expiresAt.toISOString(),
+  }
 }
 
 async function startMultipart(
   permit: Permit,
   principal: Principal,
   request: UploadRequest,
+  item: UploadItem,
   now: Date,
 ) {
   const { origin } = permit
   if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
   // The schema requires it for multipart.
-  const contentLength = request.contentLength ?? 0
+  const contentLength = item.contentLength ?? 0
   const partSize = choosePartSize(contentLength, request.partSize)
   const partCount = partCountOf(contentLength, partSize)
   if (partCount > MAX_PARTS) {
@@ -240,22 +380,22 @@ async function startMultipart(
       { path: 'partSize', message: `makes ${partCount} parts; S3 allows ${MAX_PARTS}` },
     ])
   }
-  const uploadId = await createMultipartUpload(origin, request.key, {
-    contentType: request.contentType,
-    metadata: request.metadata,
+  const uploadId = await createMultipartUpload(origin, item.key, {
+    contentType: item.contentType,
+    metadata: item.metadata,
   })
   const first = Array.from({ length: Math.min(partCount, FIRST_PART_URLS) }, (_, i) => i + 1)
   const { parts, expiresAt } = await partUploadUrls(permit, { uploadId, partSize }, first, now)
-  const handle = await sealHandle(origin, principal, request.key, {
+  const handle = await sealHandle(origin, principal, item.key, {
     uploadId,
     contentLength,
     partSize,
-    contentType: request.contentType,
+    contentType: item.contentType,
   })
   return {
     mode: 'multipart' as const,
     method: 'MULTIPART' as const,
-    key: request.key,
+    key: item.key,
     uploadId: handle,
     partSize,
     partCount,
@@ -288,21 +428,196 @@ export async function moreParts(
   return { parts, expiresAt: expiresAt.toISOString() }
 }
 
-/** Completes an upload once what the store holds is checked against what was signed. */
+/** The parts an upload in progress holds, and its plan: what a client resuming it needs. */
+export async function uploadedParts(config: Config, principal: Principal, request: UploadRef) {
+  const { handle, origin } = await authorizeFollowUp(config, principal, request)
+  const parts = await listParts(origin, request.key, handle.uploadId)
+  return {
+    key: request.key,
+    contentLength: handle.contentLength,
+    contentType: handle.contentType,
+    partSize: handle.partSize,
+    partCount: partCountOf(handle.contentLength, handle.partSize),
+    parts: parts.map(({ partNumber, etag, size }) => ({ partNumber, etag, size })),
+  }
+}
+
+/**
+ * Completes an upload once what the store holds is checked against what was signed: the caller's
+ * parts, or without them every part of the plan as the store lists it.
+ */
 export async function completeUpload(
   config: Config,
   principal: Principal,
-  request: UploadRef & { parts: CompletedPart[] },
+  request: UploadRef & { parts?: CompletedPart[] | undefined },
 ) {
   const { handle, origin } = await authorizeFollowUp(config, principal, request)
-  await checkParts(origin, request.key, handle, request.parts)
-  const { etag } = await completeMultipartUpload(
-    origin,
-    request.key,
-    handle.uploadId,
-    request.parts,
+  const parts = request.parts ?? (await storedParts(origin, request.key, handle))
+  await checkParts(origin, request.key, handle, parts)
+  const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts)
+  return {
+    origin: origin.name,
+    key: request.key,
+    size: handle.contentLength,
+    contentType: handle.contentType,
+    etag,
+  }
+}
+
+/** Every part of the plan as the store lists it; a part missing is the caller's to upload. */
+async function storedParts(
+  origin: S3Origin,
+  key: string,
+  handle: UploadHandle,
+): Promise<CompletedPart[]> {
+  const listed = new Map(
+    (await listParts(origin, key, handle.uploadId)).map((p) => [p.partNumber, p]),
   )
-  return { key: request.key, etag }
+  const count = partCountOf(handle.contentLength, handle.partSize)
+  const missing: number[] = []
+  const parts: CompletedPart[] = []
+  for (let n = 1; n <= count; n++) {
+    const part = listed.get(n)
+    if (part === undefined) missing.push(n)
+    else parts.push({ partNumber: n, etag: part.etag })
+  }
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 10).join(', ')
+    throw invalid([
+      {
+        path: 'parts',
+        message: `part${missing.length === 1 ? '' : 's'} ${shown}${missing.length > 10 ? ', …' : ''} of ${count} ${missing.length === 1 ? 'has' : 'have'} not been uploaded`,
+      },
+    ])
+  }
+  return parts
+}
+
+/** A PUT or POST upload's completion: what the store holds, checked against its receipt. */
+export interface CheckRequest {
+  origin: string
+  key: string
+  receipt: string
+}
+
+/** Media type essence, for comparing what was signed with what the store answers. */
+const essence = (type: string) => type.split(';')[0]!.trim().toLowerCase()
+
+/** How the stored object differs from its receipt, as field errors (none: it is what was signed). */
+function differences(receipt: UploadReceipt, head: ObjectHead): FieldError[] {
+  const errors: FieldError[] = []
+  if (receipt.exact !== undefined && head.size !== receipt.exact) {
+    errors.push({
+      path: 'size',
+      message: `is ${head.size} bytes; the upload was signed for exactly ${receipt.exact}`,
+    })
+  } else if (receipt.atMost !== undefined && head.size > receipt.atMost) {
+    errors.push({
+      path: 'size',
+      message: `is ${head.size} bytes; the upload was signed for at most ${receipt.atMost}`,
+    })
+  }
+  const family = receipt.contentType.endsWith('/*')
+  const stored = essence(head.contentType)
+  const signed = essence(receipt.contentType)
+  if (family ? !stored.startsWith(signed.slice(0, -1)) : stored !== signed) {
+    errors.push({
+      path: 'contentType',
+      message: `is "${head.contentType}"; the upload was signed for ${family ? 'a type in ' : ''}"${receipt.contentType}"`,
+    })
+  }
+  if (receipt.checksumSha256 !== undefined && head.checksumSha256 !== receipt.checksumSha256) {
+    errors.push({
+      path: 'checksumSha256',
+      message:
+        head.checksumSha256 === undefined
+          ? 'was signed, but the store keeps no SHA-256 checksum for the object'
+          : 'is not the checksum the upload was signed with',
+    })
+  }
+  return errors
+}
+
+/**
+ * Checks that a PUT or POST upload finished and is what was signed (size, type, checksum), and
+ * answers the object. A mismatch is a 422 naming each difference; when a grant covering the key
+ * says `deleteMismatched`, the object is deleted first.
+ */
+export async function checkUpload(config: Config, principal: Principal, request: CheckRequest) {
+  const origin = grantedOrigin(config, principal, request.origin, 'write')
+  const notOurs = () =>
+    new WaybillError('forbidden', 'This receipt was not issued to this caller.', {
+      errors: [{ path: 'receipt', message: 'was not issued to this caller on this origin' }],
+    })
+  if (origin.type !== 's3') throw notOurs()
+  const receipt = await unseal(
+    origin,
+    RECEIPT_PURPOSE,
+    request.receipt,
+    callerOf(principal),
+    Receipt,
+  )
+  if (receipt === undefined) throw notOurs()
+  const fits = receipt.keyIsPrefix
+    ? request.key.startsWith(receipt.key)
+    : request.key === receipt.key
+  if (!fits) {
+    throw invalid([
+      {
+        path: 'key',
+        message: receipt.keyIsPrefix
+          ? 'must start with the keyPrefix this receipt was issued for'
+          : 'is not the key this receipt was issued for',
+      },
+    ])
+  }
+  // The caller must still hold a grant admitting what was signed.
+  authorize(config, principal, {
+    origin: request.origin,
+    action: 'write',
+    items: [{ key: request.key }],
+    itemPath: () => 'key',
+    content: {
+      type: {
+        value: receipt.contentType,
+        family: receipt.contentType.endsWith('/*'),
+        path: 'receipt',
+      },
+      length:
+        receipt.exact !== undefined
+          ? { exact: receipt.exact }
+          : receipt.atMost !== undefined
+            ? { atMost: receipt.atMost }
+            : undefined,
+      lengthPath: 'receipt',
+    },
+  })
+  const head = await headObject(origin, request.key)
+  if (head === undefined) {
+    throw new WaybillError('not_found', 'Nothing has been uploaded at this key yet.', {
+      errors: [{ path: 'key', message: 'has no object' }],
+    })
+  }
+  const errors = differences(receipt, head)
+  if (errors.length > 0) {
+    const deleted = deletesMismatched(config, principal, origin, request.key)
+    if (deleted) await deleteObject(origin, request.key)
+    throw new WaybillError(
+      'upload_mismatch',
+      `The object at this key is not what was signed: ${errors[0]!.path} ${errors[0]!.message}.${deleted ? ' It has been deleted.' : ''}`,
+      { errors },
+    )
+  }
+  return {
+    origin: origin.name,
+    key: request.key,
+    size: head.size,
+    contentType: head.contentType,
+    etag: head.etag,
+    lastModified: head.lastModified,
+    ...(head.checksumSha256 === undefined ? {} : { checksumSha256: head.checksumSha256 }),
+    mode: receipt.mode,
+  }
 }
 
 /** Aborts an upload, its parts with it. */

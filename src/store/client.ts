@@ -67,12 +67,14 @@ export function s3Error(operation: string, status: number, body: string): Waybil
   return new WaybillError('upstream_error', `${operation} failed at the store: ${said}`)
 }
 
-async function call(
+/** One S3 call: the response, once it is known not to be an error (a 404 may be let through). */
+async function send(
   origin: S3Origin,
   operation: string,
   url: string,
   init: RequestInit,
-): Promise<string> {
+  allowNotFound = false,
+): Promise<{ status: number; headers: Headers; body: string }> {
   let response: Response
   try {
     response = await clientFor(origin).fetch(url, {
@@ -87,11 +89,57 @@ async function call(
     throw new WaybillError('upstream_error', `${operation} failed: ${reason}`)
   }
   const body = await response.text()
+  if (allowNotFound && response.status === 404) {
+    return { status: 404, headers: response.headers, body }
+  }
   // CompleteMultipartUpload can fail after a 200 status, with an Error document as the body.
   if (!response.ok || /^\s*(<\?xml[^>]*>\s*)?<Error>/.test(body)) {
     throw s3Error(operation, response.status, body)
   }
-  return body
+  return { status: response.status, headers: response.headers, body }
+}
+
+async function call(
+  origin: S3Origin,
+  operation: string,
+  url: string,
+  init: RequestInit,
+): Promise<string> {
+  return (await send(origin, operation, url, init)).body
+}
+
+/** What HeadObject says of an object. */
+export interface ObjectHead {
+  size: number
+  contentType: string
+  etag: string
+  lastModified: string
+  /** The stored SHA-256 checksum (base64), when one was asked for and the store keeps it. */
+  checksumSha256?: string | undefined
+}
+
+/** HeadObject: the object's size, type, ETag and checksum; undefined when there is none. */
+export async function headObject(origin: S3Origin, key: string): Promise<ObjectHead | undefined> {
+  const { status, headers } = await send(
+    origin,
+    'HeadObject',
+    s3Url(origin, key, ''),
+    { method: 'HEAD', headers: { 'x-amz-checksum-mode': 'ENABLED' } },
+    true,
+  )
+  if (status === 404) return undefined
+  return {
+    size: Number(headers.get('content-length') ?? -1),
+    contentType: headers.get('content-type') ?? '',
+    etag: headers.get('etag') ?? '',
+    lastModified: headers.get('last-modified') ?? '',
+    checksumSha256: headers.get('x-amz-checksum-sha256') ?? undefined,
+  }
+}
+
+/** DeleteObject. */
+export async function deleteObject(origin: S3Origin, key: string): Promise<void> {
+  await call(origin, 'DeleteObject', s3Url(origin, key, ''), { method: 'DELETE' })
 }
 
 export interface ListedObject {

@@ -160,6 +160,35 @@ describe('WAYBILL_GRANTS', () => {
     })
   })
 
+  it('takes an uploadKey template under the prefix, and deleteMismatched', () => {
+    const result = parseConfig(
+      env({
+        WAYBILL_GRANTS: [
+          {
+            to: '*',
+            origin: 'photos',
+            prefix: 'users/{sub}/',
+            actions: ['write'],
+            uploadKey: 'users/{sub}/{uuid}-{filename}',
+            deleteMismatched: true,
+          },
+          {
+            to: 'apiKey:web',
+            origin: 'photos',
+            actions: ['write'],
+            uploadKey: 'in/{apiKey}/{uuid}',
+          },
+        ],
+      }),
+    )
+    if (!result.ok) throw new Error(JSON.stringify(result.errors))
+    expect(result.config.grants[0]).toMatchObject({
+      uploadKey: 'users/{sub}/{uuid}-{filename}',
+      deleteMismatched: true,
+    })
+    expect(result.config.grants[1]).toMatchObject({ deleteMismatched: false })
+  })
+
   const cases: Array<[string, unknown, string]> = [
     ['not an array', {}, 'WAYBILL_GRANTS'],
     ['a bad subject', [{ ...grant, to: 'user:alice' }], 'WAYBILL_GRANTS.0.to'],
@@ -187,6 +216,42 @@ describe('WAYBILL_GRANTS', () => {
       'WAYBILL_GRANTS.0.maxContentLength',
     ],
     ['an unknown field', [{ ...grant, bucket: 'x' }], 'WAYBILL_GRANTS.0.bucket'],
+    ...(
+      [
+        ['an uploadKey without write', { actions: ['read'] }],
+        ['an uploadKey without {uuid} or {filename}', { uploadKey: 'u/{sub}/file' }],
+        ['an uploadKey outside the prefix', { uploadKey: 'v/{sub}/{uuid}' }],
+        [
+          'an uploadKey extending the prefix segment',
+          { prefix: 'u/{sub}', uploadKey: 'u/{sub}x/{uuid}' },
+        ],
+        ['{filename} in a folder of the uploadKey', { uploadKey: 'u/{sub}/{filename}/x-{uuid}' }],
+        ['an uploadKey ending in /', { uploadKey: 'u/{sub}/{uuid}/' }],
+        ['an uploadKey with ..', { uploadKey: 'u/{sub}/../{uuid}' }],
+        [
+          'an uploadKey an API key cannot fill',
+          { to: 'apiKey:web', prefix: '', uploadKey: '{sub}/{uuid}' },
+        ],
+      ] as const
+    ).map(([name, change]): [string, unknown, string] => [
+      name,
+      [
+        {
+          ...grant,
+          to: '*',
+          actions: ['write'],
+          prefix: 'u/{sub}/',
+          uploadKey: 'u/{sub}/{uuid}-{filename}',
+          ...change,
+        },
+      ],
+      'WAYBILL_GRANTS.0.uploadKey',
+    ]),
+    [
+      'deleteMismatched not a boolean',
+      [{ ...grant, deleteMismatched: 'yes' }],
+      'WAYBILL_GRANTS.0.deleteMismatched',
+    ],
   ]
   for (const [name, grants, path] of cases) {
     it(name, () => {

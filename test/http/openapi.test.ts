@@ -86,15 +86,18 @@ describe('the OpenAPI document', () => {
     expect(limit!.schema.maximum).toBe(MAX_LIST_LIMIT)
   })
 
-  it('answers uploads with a oneOf keyed on mode', async () => {
+  it('answers uploads with a oneOf keyed on mode, one or a batch of them', async () => {
     const document = await served()
+    type OneOf = { oneOf: { properties: { mode: { const: string } } }[] }
     const answer = document.paths['/v1/uploads']!.post!.responses['200']!.content![
       'application/json'
-    ]!.schema as { oneOf: { properties: { mode: { const: string } } }[] }
-    expect(answer.oneOf.map((option) => option.properties.mode.const)).toEqual([
-      'put',
-      'post',
-      'multipart',
-    ])
+    ]!.schema as {
+      anyOf: [OneOf, { properties: { uploads: { items: OneOf } }; required: string[] }]
+    }
+    const [one, batch] = answer.anyOf
+    const modes = (schema: OneOf) => schema.oneOf.map((option) => option.properties.mode.const)
+    expect(modes(one)).toEqual(['put', 'post', 'multipart'])
+    expect(modes(batch.properties.uploads.items)).toEqual(['put', 'post', 'multipart'])
+    expect(batch.required).toEqual(['uploads'])
   })
 })

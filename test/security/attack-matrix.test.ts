@@ -114,9 +114,38 @@ const uploadRoute = (mode: string, extra: Record<string, unknown> = {}): Signing
   expiresAt: bodyExpiry,
 })
 
+const receipts = new Map<string, string>()
+// Never uploaded: the seeded a0.png would be checked (and fail) as a real upload.
+const CHECKED = 'check.png'
+
+/**
+ * The attempt's key with the receipt an attacker would present: the folder owner's own PUT
+ * upload's (bob's in bob's folder, alice's anywhere else), each made once, for `<folder>check.png`.
+ */
+async function receiptFor(attempt: Attempt): Promise<{ key: string; receipt: string }> {
+  const owner = attempt.folder === `${ROOT}/bob/` ? 'bob' : 'alice'
+  if (!receipts.has(owner)) {
+    const response = await call(
+      env,
+      'POST',
+      '/v1/uploads',
+      {
+        origin: 's3',
+        key: `${ROOT}/${owner}/${CHECKED}`,
+        contentType: 'image/png',
+        contentLength: 10,
+      },
+      owner,
+    )
+    if (response.status !== 200) throw new Error(`put: ${await response.text()}`)
+    receipts.set(owner, (await response.json<{ receipt: string }>()).receipt)
+  }
+  return { key: `${attempt.folder}${attempt.name ?? CHECKED}`, receipt: receipts.get(owner)! }
+}
+
 /** A call on a multipart upload the folder's owner started, by its key and uploadId. */
 const multipartRoute = (
-  step: 'parts' | 'complete' | 'abort',
+  step: 'parts' | 'list' | 'complete' | 'abort',
   ok: number,
   extra: (a: Attempt) => Record<string, unknown> = () => ({}),
 ): SigningRoute => ({
@@ -181,11 +210,52 @@ const ROUTES = {
     ...multipartRoute('parts', 200, (a) => ({ partNumbers: [1], expiresIn: a.expiresIn })),
     expiresAt: bodyExpiry,
   },
+  // Before complete and abort, which end the upload.
+  'multipart list': multipartRoute('list', 200),
   // Nothing was uploaded to these uploads: a granted caller gets the store's verdict on that.
   'multipart complete': multipartRoute('complete', 400, () => ({
     parts: [{ partNumber: 1, etag: '"0"' }],
   })),
   'multipart abort': multipartRoute('abort', 204),
+  'upload batch': {
+    route: 'POST /v1/uploads',
+    origin: 's3',
+    ok: 200,
+    keyPath: 'items.0.key',
+    send: (a) =>
+      call(
+        env,
+        'POST',
+        '/v1/uploads',
+        {
+          origin: a.origin ?? 's3',
+          expiresIn: a.expiresIn,
+          items: keys(a).map((key) => ({ key, contentType: 'image/png', contentLength: 10 })),
+        },
+        a.caller,
+      ),
+    expiresAt: async (response) =>
+      Date.parse(
+        (await response.json<{ uploads: { expiresAt: string }[] }>()).uploads[0]!.expiresAt,
+      ),
+  },
+  // Nothing was uploaded at these keys: a granted caller learns there is no object yet.
+  'upload check': {
+    route: 'POST /v1/uploads/complete',
+    origin: 's3',
+    ok: 404,
+    keyPath: 'key',
+    send: async (a) => {
+      const { key, receipt } = await receiptFor(a)
+      return call(
+        env,
+        'POST',
+        '/v1/uploads/complete',
+        { origin: a.origin ?? 's3', key, receipt },
+        a.caller,
+      )
+    },
+  },
   links: {
     route: 'POST /v1/links',
     origin: 's3',
@@ -298,12 +368,18 @@ const CLASSES: AttackClass[] = [
   {
     name: "another caller's folder (and another caller's upload)",
     attempt: () => ({ caller: 'alice', folder: `${ROOT}/bob/` }),
-    expect: every((route) => ({ status: 403, path: route.keyPath })),
+    expect: every((route) => ({ status: 403, path: route.keyPath }), {
+      // Bob's receipt is bound to bob: it does not even open for alice.
+      'upload check': { status: 403, path: 'receipt' },
+    }),
   },
   {
     name: 'a folder whose name extends the granted one (users/alice vs users/alice2)',
     attempt: () => ({ caller: 'alice', folder: `${ROOT}/alice2/` }),
-    expect: every((route) => ({ status: 403, path: route.keyPath })),
+    expect: every((route) => ({ status: 403, path: route.keyPath }), {
+      // Alice's own receipt names her own key: no other key can be checked with it.
+      'upload check': { status: 400, path: 'key' },
+    }),
   },
   {
     name: 'a key that a store or client normalizes out of the folder',
@@ -319,6 +395,7 @@ const CLASSES: AttackClass[] = [
       'multipart parts': { status: 403, path: 'uploadId' },
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
+      'multipart list': { status: 403, path: 'uploadId' },
     }),
   },
   {
@@ -329,6 +406,7 @@ const CLASSES: AttackClass[] = [
       'multipart parts': { status: 403, path: 'uploadId' },
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
+      'multipart list': { status: 403, path: 'uploadId' },
     }),
   },
   {
@@ -348,6 +426,8 @@ const CLASSES: AttackClass[] = [
         'list CloudFront': { na: 'this grant allows seven days' },
         'multipart complete': NOT_SIGNING,
         'multipart abort': NOT_SIGNING,
+        'multipart list': NOT_SIGNING,
+        'upload check': NOT_SIGNING,
       },
     ),
   },
@@ -373,6 +453,8 @@ const CLASSES: AttackClass[] = [
         'list CloudFront': { na: 'this grant allows seven days' },
         'multipart complete': NOT_SIGNING,
         'multipart abort': NOT_SIGNING,
+        'multipart list': NOT_SIGNING,
+        'upload check': NOT_SIGNING,
       },
     ),
   },
@@ -389,6 +471,7 @@ const CLASSES: AttackClass[] = [
       'list CloudFront': { status: 400, path: 'limit' },
       links: { status: 400, path: 'keys' },
       'follow link': { status: 400, path: 'keys' },
+      'upload batch': { status: 400, path: 'items' },
     }),
   },
   {
