@@ -3,6 +3,7 @@
 // hold an S3 secret or session token, an API key, a JWT, the HS256 secret, private key material or
 // a signature waybill handed out.
 
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { createApp } from '../src/app'
 import { MAX_BODY_BYTES } from '../src/config/limits'
@@ -18,6 +19,7 @@ import {
   type TestKey,
 } from './auth/fixtures'
 import { postJson } from './requests'
+import { e2eOrigin, workerEnv } from './worker-env'
 import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, S3_AND_CDN_ORIGINS, testEnv } from './routes/helpers'
 
 const testKeys = inject('testKeys')
@@ -27,6 +29,11 @@ const SESSION_TOKEN = 'IQoJb3JpZ2luX2VjELeaksTestSessionToken/0123+456789abcdefX
 const WRONG_API_KEY = 'wb_someone_elses_key_9876543210'
 const OTHER_HS256_SECRET = 'not-the-configured-hs256-secret-0123456789'
 const LINK_SECRET = 'leaksTestLinkSecret/Never+Logged/0123456789'
+// Fresh each run; the receiver (test/global-setup.ts) has its own, so deliveries are refused (401).
+const WEBHOOK_SECRET_BASE64 = btoa(
+  String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))),
+)
+const WEBHOOK_SECRET = `whsec_${WEBHOOK_SECRET_BASE64}`
 const OLD_LINK_SECRET = 'leaksTestOldLinkSecret/Never+Logged/98765'
 const NOW_S = NOW.getTime() / 1000
 
@@ -348,6 +355,21 @@ describe('secrets never reach a log line or an error response', () => {
         'link secrets in broken JSON',
         { WAYBILL_LINK_SECRETS: `[{"id":"new","secret":"${LINK_SECRET}"` },
       ],
+      [
+        'webhook secret cut short',
+        {
+          WAYBILL_WEBHOOK_URL: 'https://hooks.example/waybill',
+          WAYBILL_WEBHOOK_SECRET: WEBHOOK_SECRET.slice(0, 30),
+        },
+      ],
+      [
+        'webhook secret without its prefix',
+        {
+          WAYBILL_WEBHOOK_URL: 'https://hooks.example/waybill',
+          WAYBILL_WEBHOOK_SECRET: WEBHOOK_SECRET_BASE64,
+        },
+      ],
+      ['webhook secret without a URL', { WAYBILL_WEBHOOK_SECRET: WEBHOOK_SECRET }],
     ]
     for (const [name, overrides] of badConfigs) {
       await call(
@@ -398,6 +420,9 @@ describe('secrets never reach a log line or an error response', () => {
       ['link secret', LINK_SECRET],
       ['old link secret', OLD_LINK_SECRET],
       ['link secret prefix', LINK_SECRET.slice(0, 20)],
+      ['webhook secret', WEBHOOK_SECRET],
+      ['webhook secret key', WEBHOOK_SECRET_BASE64],
+      ['webhook secret start', WEBHOOK_SECRET.slice(0, 30)],
       ...issued.map((path, i): [string, string] => [`link token ${i}`, path.slice('/l/'.length)]),
       ['HS256 JWT', hsJwt],
       ['RS256 JWT', rsJwt],
@@ -433,7 +458,7 @@ describe('secrets never reach a log line or an error response', () => {
     }
     // Successful answers carry signatures and the session token by design, never the rest.
     for (const [name, secret] of secrets.filter(([n]) =>
-      /S3 secret|API key|HS256 secret|JWT|PEM|link secret/.test(n),
+      /S3 secret|API key|HS256 secret|JWT|PEM|link secret|webhook secret/.test(n),
     )) {
       for (const form of forms(secret)) {
         for (const answer of successes) {
@@ -445,6 +470,71 @@ describe('secrets never reach a log line or an error response', () => {
       }
     }
     expect(logged).not.toMatch(/X-Amz-Credential|X-Amz-Signature|Signature=|PRIVATE KEY|Bearer /)
+  })
+})
+
+describe('webhook deliveries', () => {
+  // A real upload checked complete, announced to the receiver the global setup runs. The receiver
+  // has its own secret, so it refuses this one's signatures (401): the failure is logged.
+  it('log a refused delivery without the webhook secret or a signature', async () => {
+    const receiver = inject('webhook')
+    const env = await leaksEnv({
+      WAYBILL_ORIGINS: JSON.stringify({ e2e: { ...e2eOrigin(), keys: 'safe' } }),
+      E2E_ACCESS_KEY_ID: workerEnv.E2E_ACCESS_KEY_ID,
+      E2E_SECRET_ACCESS_KEY: workerEnv.E2E_SECRET_ACCESS_KEY,
+      WAYBILL_GRANTS: JSON.stringify([
+        { to: 'apiKey:all', origin: 'e2e', prefix: 'leaks/', actions: ['write'] },
+      ]),
+      WAYBILL_WEBHOOK_URL: `${receiver.baseUrl}/hooks/leaks`,
+      WAYBILL_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    })
+    const app = createApp()
+    const ctx = createExecutionContext()
+    const issued = await app.request(
+      '/v1/uploads',
+      postJson(
+        {
+          origin: 'e2e',
+          key: `leaks/${crypto.randomUUID()}.txt`,
+          contentType: 'text/plain',
+          contentLength: 2,
+        },
+        ALL_KEY,
+      ),
+      env,
+    )
+    expect(issued.status, await issued.clone().text()).toBe(200)
+    const upload = await issued.json<{ key: string; url: string; receipt: string }>()
+    expect(
+      (
+        await fetch(upload.url, {
+          method: 'PUT',
+          headers: { 'content-type': 'text/plain' },
+          body: 'ok',
+        })
+      ).status,
+    ).toBe(200)
+    const checked = await app.request(
+      '/v1/uploads/complete',
+      postJson({ origin: 'e2e', key: upload.key, receipt: upload.receipt }, ALL_KEY),
+      env,
+      ctx,
+    )
+    const answer = await checked.text()
+    expect(checked.status, answer).toBe(200)
+    await waitOnExecutionContext(ctx)
+
+    const failure = lines.find((line) => line.includes('"message":"upload notification failed"'))
+    expect(failure).toBeDefined()
+    expect(JSON.parse(failure!)).toMatchObject({ target: 'webhook', status: 401 })
+    const logged = lines.join('\n')
+    for (const secret of [WEBHOOK_SECRET, WEBHOOK_SECRET_BASE64]) {
+      for (const form of forms(secret)) {
+        expect(logged).not.toContain(form)
+        expect(answer).not.toContain(form)
+      }
+    }
+    expect(logged).not.toMatch(/v1,[A-Za-z0-9+/=]{20,}|webhook-signature/i)
   })
 })
 

@@ -26,11 +26,31 @@ export interface TestKeys {
   ecP384: string
 }
 
+/** The webhook receiver the global setup runs, and the secret it verifies deliveries with. */
+interface WebhookReceiver {
+  /** `http://127.0.0.1:<port>`: deliveries to any path but /control and /events. */
+  baseUrl: string
+  /** `whsec_…`, generated for this run. */
+  secret: string
+}
+
+/** One delivery the receiver took, as `GET /events` lists it. */
+export interface WebhookRecord {
+  /** Its `webhook-id` header. */
+  id: string
+  /** Whether `standardwebhooks` verified it with the receiver's secret. */
+  verified: boolean
+  body: string
+  /** What the receiver answered: 204, 401 (not verified) or 503 (told to fail). */
+  status: number
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
     s3: S3TestServer
     apiKey: TestApiKey
     cryptoService: string
     testKeys: TestKeys
+    webhook: WebhookReceiver
   }
 }

@@ -26,6 +26,12 @@ export interface Env {
   WAYBILL_LINK_SECRETS?: unknown
   /** JSON: `[{ "issuedBefore", "origin"?, "principal"? }]`, links to refuse. */
   WAYBILL_LINK_REVOCATIONS?: unknown
+  /** https URL (http only for 127.0.0.1, localhost, [::1]): upload.completed events are POSTed there. */
+  WAYBILL_WEBHOOK_URL?: unknown
+  /** Secret: `whsec_<base64 of 24+ bytes>`, signs the webhook (Standard Webhooks). Required with the URL. */
+  WAYBILL_WEBHOOK_SECRET?: unknown
+  /** Optional Queue producer binding: upload.completed events are sent there. */
+  WAYBILL_UPLOAD_QUEUE?: unknown
   /** `all` (default): a log line per request; `errors`: only for answers of 400 and above. */
   WAYBILL_REQUEST_LOG?: unknown
   /** Optional Workers Rate Limiting binding, keyed per principal. */

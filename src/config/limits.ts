@@ -101,3 +101,17 @@ export const MAX_RSA_SIGNATURES_CEILING = 100_000
 export const CLOUDFRONT_SIGN_CHUNK = 256
 /** Longest prefix accepted for signed cookies. */
 export const MAX_COOKIE_PREFIX_BYTES = 1024
+
+/** Upload notifications (src/services/notify.ts): each webhook attempt's time limit. */
+export const WEBHOOK_TIMEOUT_MS = 5_000
+/**
+ * Waits before the 2nd and 3rd webhook attempts. Worst case, 3 × 5 s + 5 s = 20 s: inside the 30 s
+ * workerd lets `waitUntil` run after the answer.
+ */
+export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [1_000, 4_000]
+/** Waits before the 2nd and 3rd `queue.send` of an upload notification. */
+export const QUEUE_RETRY_DELAYS_MS: readonly number[] = [250, 1_000]
+/** Longest error message a failed notification's log line repeats. */
+export const NOTIFY_MAX_ERROR_CHARS = 200
+/** Least decoded bytes of WAYBILL_WEBHOOK_SECRET. */
+export const MIN_WEBHOOK_SECRET_BYTES = 24

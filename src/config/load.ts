@@ -19,6 +19,7 @@ import {
   MAX_BATCH_CEILING,
   MAX_RSA_SIGNATURES_CEILING,
 } from './limits'
+import { notifySchema } from './notify'
 import { originsSchema } from './origins'
 import type { ApiKey, Config, ConfigResult, Origin } from './types'
 
@@ -49,11 +50,20 @@ export function parseConfig(env: Env): ConfigResult {
   const origins = v.safeParse(v.object({ WAYBILL_ORIGINS: json(originsSchema(env)) }), env)
   const valid = origins.success ? origins.output.WAYBILL_ORIGINS : undefined
   const rest = v.safeParse(variables(env, valid), env)
-  if (!origins.success || !rest.success) {
-    const errors = configErrors(env, [...(origins.issues ?? []), ...(rest.issues ?? [])])
+  const notify = v.safeParse(notifySchema(env), env)
+  if (!origins.success || !rest.success || !notify.success) {
+    const errors = configErrors(env, [
+      ...(origins.issues ?? []),
+      ...(rest.issues ?? []),
+      ...(notify.issues ?? []),
+    ])
     return Object.freeze({ ok: false, errors: Object.freeze(errors) })
   }
-  const config: Config = Object.freeze({ origins: origins.output.WAYBILL_ORIGINS, ...rest.output })
+  const config: Config = Object.freeze({
+    origins: origins.output.WAYBILL_ORIGINS,
+    ...rest.output,
+    notify: notify.output,
+  })
   return Object.freeze({ ok: true, config })
 }
 

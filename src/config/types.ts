@@ -4,6 +4,7 @@ import type { HashAlgorithm } from '../core/cloudfront/sign'
 import type { AddressingStyle, S3Endpoint } from '../core/s3/endpoint'
 import type { Credentials } from '../core/s3/presign'
 import type { FieldError } from '../errors'
+import type { NotifyConfig } from './notify'
 
 /**
  * Which object keys an origin signs: `safe` refuses keys a client or CDN could normalize into
@@ -138,6 +139,8 @@ export interface CorsConfig {
 
 export interface Config {
   readonly origins: ReadonlyMap<string, Origin>
+  /** Upload notifications: a signed webhook and/or a Queue; neither set, none sent. */
+  readonly notify: NotifyConfig
   readonly apiKeys: readonly ApiKey[]
   readonly jwt?: JwtConfig | undefined
   readonly access?: AccessConfig | undefined

@@ -1,6 +1,6 @@
 // POST /v1/uploads and the multipart follow-ups: browser uploads straight to the bucket.
 
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { json } from '../http/answer'
 import { jsonBody } from '../http/body'
@@ -29,8 +29,34 @@ import {
   moreParts,
   uploadedParts,
 } from '../services/uploads'
+import {
+  notifyUploadCompleted,
+  uploadCompletedEvent,
+  type CompletedUpload,
+} from '../services/notify'
 
 const NO_STORE = { 'cache-control': 'no-store' }
+
+/**
+ * Tells the configured webhook and queue that an upload was checked complete, after the answer:
+ * delivery never holds up or changes the caller's answer (src/services/notify.ts retries, then
+ * logs).
+ */
+function announce(c: Context<AppEnv>, upload: Omit<CompletedUpload, 'principal'>, now: Date) {
+  const { notify } = c.get('config')
+  if (notify.webhook === undefined && notify.queue === undefined) return
+  const delivery = notifyUploadCompleted(
+    notify,
+    uploadCompletedEvent({ ...upload, principal: c.get('principal') }, now),
+  )
+  let context: { waitUntil(promise: Promise<unknown>): void } | undefined
+  try {
+    context = c.executionCtx
+  } catch {
+    // No ExecutionContext (app.request without one, as tests call it): the delivery runs alone.
+  }
+  context?.waitUntil(delivery)
+}
 const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
 
 export function uploadRoutes({ clock, authenticated }: RouteDeps) {
@@ -106,7 +132,9 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.parts?.length ?? 0 })
-        return json(c, await completeUpload(c.get('config'), c.get('principal'), request), NO_STORE)
+        const done = await completeUpload(c.get('config'), c.get('principal'), request)
+        announce(c, { ...done, mode: 'multipart' }, clock())
+        return json(c, done, NO_STORE)
       },
     )
     .post(
@@ -150,7 +178,9 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
-        return json(c, await checkUpload(c.get('config'), c.get('principal'), request), NO_STORE)
+        const done = await checkUpload(c.get('config'), c.get('principal'), request)
+        announce(c, done, clock())
+        return json(c, done, NO_STORE)
       },
     )
     .post(

@@ -3,12 +3,14 @@
 // (to resume it), completing from the store's own list, and the completion check of a PUT or POST
 // upload against what was signed (with the offending object deleted where the grant says so).
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
+import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { form, postForm } from '../forms'
 import { sha256Base64, sha256Hex } from '../hex'
 import { postJson } from '../requests'
+import type { WebhookRecord } from '../provided-context'
 import { apiKeysBinding, e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
 
 const app = createApp()
@@ -394,5 +396,110 @@ describe('the completion check of a PUT or POST upload', () => {
       400,
     )
     expect(moved.errors.map((e) => e.path)).toEqual(['key'])
+  })
+})
+
+describe('notifications of checked uploads', () => {
+  const receiver = inject('webhook')
+
+  /** The app with a webhook (the test's receiver) and a queue that records what it is sent. */
+  function notifying() {
+    const sent: unknown[] = []
+    const notifyEnv: Env = {
+      ...env,
+      WAYBILL_WEBHOOK_URL: `${receiver.baseUrl}/hooks/flows`,
+      WAYBILL_WEBHOOK_SECRET: receiver.secret,
+      WAYBILL_UPLOAD_QUEUE: {
+        send: (body: unknown) => {
+          sent.push(body)
+          return Promise.resolve()
+        },
+      },
+    }
+    const ctx = createExecutionContext()
+    const request = (path: string, body: unknown) =>
+      app.request(path, postJson({ origin: 'e2e', ...(body as object) }, KEYS.up), notifyEnv, ctx)
+    return { sent, ctx, request }
+  }
+
+  async function deliveries(): Promise<WebhookRecord[]> {
+    return (await fetch(`${receiver.baseUrl}/events`)).json()
+  }
+
+  it('sends a verified upload.completed to the webhook and the queue, after the answer', async () => {
+    const { sent, ctx, request } = notifying()
+    const issued = await request('/v1/uploads', {
+      key: `${ROOT}/small/announced.txt`,
+      contentType: 'text/plain',
+      contentLength: 4,
+    })
+    const upload = await issued.json<Put>()
+    expect((await put(upload, 'news')).status).toBe(200)
+    const checked = await request('/v1/uploads/complete', {
+      key: upload.key,
+      receipt: upload.receipt,
+    })
+    expect(checked.status).toBe(200)
+    await waitOnExecutionContext(ctx)
+
+    expect(sent).toHaveLength(1)
+    const event = sent[0] as { id: string; type: string; data: Record<string, unknown> }
+    expect(event).toMatchObject({
+      type: 'upload.completed',
+      data: {
+        origin: 'e2e',
+        key: upload.key,
+        size: 4,
+        contentType: 'text/plain',
+        mode: 'put',
+        principal: 'api-key:up',
+      },
+    })
+    const record = (await deliveries()).find((delivery) => delivery.id === event.id)
+    expect(record?.verified).toBe(true)
+    expect(JSON.parse(record!.body)).toMatchObject({ type: 'upload.completed', data: event.data })
+  })
+
+  it('announces a completed multipart upload, and nothing for a refused check', async () => {
+    const { sent, ctx, request } = notifying()
+    const data = new Uint8Array(5 * MIB + 3)
+    const upload = await (
+      await request('/v1/uploads', {
+        mode: 'multipart',
+        key: `${ROOT}/big/announced.bin`,
+        contentType: 'application/octet-stream',
+        contentLength: data.length,
+      })
+    ).json<Multipart>()
+    for (const part of upload.parts) {
+      const body = data.slice(
+        (part.partNumber - 1) * upload.partSize,
+        part.partNumber * upload.partSize,
+      )
+      expect((await fetch(part.url, { method: 'PUT', body })).status).toBe(200)
+    }
+    const done = await request('/v1/uploads/multipart/complete', {
+      key: upload.key,
+      uploadId: upload.uploadId,
+    })
+    expect(done.status).toBe(200)
+    const refused = await request('/v1/uploads/complete', {
+      key: `${ROOT}/small/none.txt`,
+      receipt: (
+        await (
+          await request('/v1/uploads', {
+            key: `${ROOT}/small/none.txt`,
+            contentType: 'text/plain',
+            contentLength: 1,
+          })
+        ).json<Put>()
+      ).receipt,
+    })
+    expect(refused.status).toBe(404)
+    await waitOnExecutionContext(ctx)
+    expect(sent).toHaveLength(1)
+    expect(sent[0]).toMatchObject({
+      data: { key: upload.key, size: data.length, mode: 'multipart' },
+    })
   })
 })
