@@ -16,7 +16,10 @@ export function isRecord(value: unknown): value is Readonly<Record<string, unkno
 
 /** How a JSON value's type reads in a message: `a string`, `an array`, `null`. */
 export function typeName(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`
+  if (value === null) return 'null'
+  if (value === undefined) return 'undefined'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 type Messages = {
