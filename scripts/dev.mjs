@@ -15,7 +15,7 @@ import { AwsClient } from 'aws4fetch'
 import { applyBucketCors } from './bucket-cors.mjs'
 import { startVersitygw } from './versitygw.mjs'
 import { spawnWranglerDev } from './wrangler-dev.mjs'
-import { copyDocsAssets } from './docs-assets.mjs'
+import { buildVendorAssets } from './docs-assets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const S3_PORT = 7070
@@ -196,7 +196,8 @@ async function main() {
     { mode: 0o600 },
   )
 
-  copyDocsAssets() // GET /docs loads Scalar's bundle from the Worker's assets
+  // GET /docs loads Scalar's bundle, the demo page the client's, from the Worker's assets.
+  await buildVendorAssets()
   const wrangler = spawnWranglerDev({ port: WORKER_PORT, envFile })
   children.push(
     () =>

@@ -18,7 +18,7 @@ const SUBJECT_KINDS = ['apiKey', 'sub', 'role', 'email'] as const
 /** `{claim}` placeholders in a prefix. */
 export const PLACEHOLDER = /\{([A-Za-z0-9_:.-]{1,128})\}/g
 /** Placeholders an `uploadKey` fills per upload, not from the caller's claims. */
-export const UPLOAD_PLACEHOLDERS: ReadonlySet<string> = new Set(['uuid', 'filename'])
+const UPLOAD_PLACEHOLDERS: ReadonlySet<string> = new Set(['uuid', 'filename'])
 const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/(?:\*|[a-z0-9!#$&^_.+-]+)$/
 
 /** The subject `to` names, or undefined. */

@@ -3,8 +3,11 @@
 // gallery, and checks the bytes in versitygw. The bucket is on another origin than the page, so
 // every upload goes through the bucket's own CORS rules: the test records the preflights and the
 // direct-to-bucket requests, and shows that a bucket without rules refuses the same browser. A
-// multipart upload whose part cannot be sent is aborted, leaving nothing behind. The first test
-// saves a screenshot of the page in test-output/demo-page.png (demo-page-failed.png on failure).
+// multipart upload whose part cannot be sent stays open to be resumed until it is discarded, which
+// aborts it and leaves nothing behind; one interrupted then resumed after a reload sends only its
+// missing part. The page is built on the browser client (/vendor/waybill-client.js), and each PUT
+// or POST upload ends with its completion check. The first test saves a screenshot of the page in
+// test-output/demo-page.png (demo-page-failed.png on failure).
 
 // The callbacks given to `evaluate` run in the page: they are typed against the DOM.
 import { createHash, randomBytes } from 'node:crypto'
@@ -175,6 +178,13 @@ describe('the demo page', () => {
       const served = await page.goto(`${demo.baseUrl}/#key=${encodeURIComponent(demo.apiKey)}`)
       expect(served?.status()).toBe(200)
       expect(served?.headers()['content-security-policy']).toContain("script-src 'self'")
+      // The page runs on the client, bundled into the Worker's assets, under that policy.
+      await expect
+        .poll(
+          () =>
+            network.all().find((e) => e.url === `${pageOrigin}/vendor/waybill-client.js`)?.status,
+        )
+        .toBe(200)
       // The key left the address bar and lives in this tab's sessionStorage only.
       expect(new URL(page.url()).hash).toBe('')
       expect(await page.evaluate<string[]>('Object.values({ ...sessionStorage })')).toEqual([
@@ -248,6 +258,9 @@ describe('the demo page', () => {
       expect(new URL(putRequest?.url ?? '').searchParams.get('X-Amz-Signature')).toMatch(
         /^[0-9a-f]{64}$/,
       )
+      // The completion check read the object back through waybill.
+      const checked = network.all().find((e) => e.url === `${pageOrigin}/v1/uploads/complete`)
+      expect(checked?.status).toBe(200)
       const putImage = page.locator(`li[data-key="uploads/${files.put.name}"] img`)
       await expect
         .poll(() => putImage.evaluate((img: HTMLImageElement) => img.naturalWidth))
@@ -263,6 +276,9 @@ describe('the demo page', () => {
       )
       expect([200, 201, 204]).toContain(postRequest?.status)
       expect(postRequest?.responseHeaders['access-control-allow-origin']).toBe(pageOrigin)
+      expect(network.all().find((e) => e.url === `${pageOrigin}/v1/uploads/complete`)?.status).toBe(
+        200,
+      )
 
       // 3. Multipart in 3 parts, each PUT after its own preflight, ETags read through CORS.
       const multipart = await upload('multipart', /Multipart/)
@@ -325,7 +341,7 @@ describe('the demo page', () => {
     }
   })
 
-  it('takes a pasted key, and aborts a multipart upload whose part cannot be sent', async () => {
+  it('takes a pasted key; a multipart upload whose part cannot be sent stays resumable until discarded', async () => {
     // A fresh context: no key in sessionStorage, none in the link.
     const context = await browser.newContext()
     const page = await context.newPage()
@@ -338,7 +354,7 @@ describe('the demo page', () => {
       await expect.poll(() => page.locator('#gallery-state').textContent()).toMatch(/^\d+ objects?/)
       expect(await page.getByLabel('Paste an API key').inputValue()).toBe('')
 
-      // Part 2 never reaches the bucket: the page retries it, then gives the upload up.
+      // Part 2 never reaches the bucket: the page retries it, then reports the failure.
       let part2Attempts = 0
       await page.route(
         (url) => url.origin === bucketOrigin && url.searchParams.get('partNumber') === '2',
@@ -347,30 +363,96 @@ describe('the demo page', () => {
           return route.abort('connectionreset')
         },
       )
-      const aborted = page.waitForResponse(
-        (response) => new URL(response.url()).pathname === '/v1/uploads/multipart/abort',
-      )
       const name = 'never-complete.bin'
       writeFileSync(join(tmp, name), randomBytes(11 * MIB))
       await page.getByLabel('File', { exact: true }).setInputFiles(join(tmp, name))
       // "Automatic" picks multipart above 8 MiB.
       await page.getByRole('radio', { name: /Automatic/ }).check()
       await page.getByRole('button', { name: 'Upload', exact: true }).click()
-      expect((await aborted).status()).toBe(204)
       const status = page.getByRole('status')
-      await expect.poll(() => status.getAttribute('data-kind')).toBe('error')
-      expect(await status.textContent()).toContain('could not be reached for part 2')
+      await expect
+        .poll(() => status.getAttribute('data-kind'), { timeout: STEP_TIMEOUT_MS })
+        .toBe('error')
+      const text = (await status.textContent()) ?? ''
+      expect(text).toContain('could not be reached for part 2')
+      expect(text).toContain('Upload the same file again to resume it')
       expect(part2Attempts).toBe(3)
 
-      // Nothing was stored, and no multipart upload is left open in the bucket.
-      expect((await readObject(demo.s3.bucket, `uploads/${name}`)).status).toBe(404)
-      const open = await s3.fetch(
-        `${demo.s3.endpoint}/${demo.s3.bucket}?uploads&prefix=${encodeURIComponent('uploads/')}`,
-        { signal: AbortSignal.timeout(10_000) },
+      // The upload stays open in the bucket, to be resumed: its other parts are there.
+      const openUploads = async () => {
+        const open = await s3.fetch(
+          `${demo.s3.endpoint}/${demo.s3.bucket}?uploads&prefix=${encodeURIComponent('uploads/')}`,
+          { signal: AbortSignal.timeout(10_000) },
+        )
+        const listing = await open.text()
+        expect(open.status, listing).toBe(200)
+        return listing
+      }
+      expect(await openUploads()).toContain(name)
+      // The page says that uploading the file again resumes it.
+      await expect
+        .poll(() => page.locator('#resume-note').textContent())
+        .toContain('was interrupted')
+
+      // Discarding aborts it: nothing was stored, and no multipart upload is left open.
+      const aborted = page.waitForResponse(
+        (response) => new URL(response.url()).pathname === '/v1/uploads/multipart/abort',
       )
-      const listing = await open.text()
-      expect(open.status, listing).toBe(200)
-      expect(listing).not.toContain(name)
+      await page.getByRole('button', { name: 'Discard the interrupted upload' }).click()
+      expect((await aborted).status()).toBe(204)
+      await expect.poll(() => status.textContent()).toContain('Discarded the interrupted upload')
+      expect(await page.locator('#resume-note').isHidden()).toBe(true)
+      expect((await readObject(demo.s3.bucket, `uploads/${name}`)).status).toBe(404)
+      expect(await openUploads()).not.toContain(name)
+    } finally {
+      await context.close()
+    }
+  })
+
+  it('resumes an interrupted multipart upload after a reload, sending only the missing part', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    page.setDefaultTimeout(STEP_TIMEOUT_MS)
+    try {
+      await page.goto(`${demo.baseUrl}/#key=${encodeURIComponent(demo.apiKey)}`)
+      await expect.poll(() => page.locator('#gallery-state').textContent()).toMatch(/^\d+ objects?/)
+      const failPart2 = (url: URL) =>
+        url.origin === bucketOrigin && url.searchParams.get('partNumber') === '2'
+      await page.route(failPart2, (route) => route.abort('connectionreset'))
+      const name = 'resumed-on-reload.bin'
+      const bytes = randomBytes(11 * MIB)
+      writeFileSync(join(tmp, name), bytes)
+      const status = page.getByRole('status')
+      await page.getByLabel('File', { exact: true }).setInputFiles(join(tmp, name))
+      await page.getByRole('button', { name: 'Upload', exact: true }).click()
+      await expect
+        .poll(() => status.getAttribute('data-kind'), { timeout: STEP_TIMEOUT_MS })
+        .toBe('error')
+      await page.unroute(failPart2)
+
+      // A reload: the key is in sessionStorage, the upload remembered in localStorage.
+      await page.reload()
+      const sent: string[] = []
+      page.on('request', (request) => {
+        const url = new URL(request.url())
+        if (url.origin === bucketOrigin && request.method() === 'PUT') {
+          sent.push(url.searchParams.get('partNumber') ?? 'object')
+        }
+      })
+      await page.getByLabel('File', { exact: true }).setInputFiles(join(tmp, name))
+      await expect
+        .poll(() => page.locator('#resume-note').textContent())
+        .toContain('sends only the parts the bucket does not hold yet')
+      await page.getByRole('button', { name: 'Upload', exact: true }).click()
+      await expect
+        .poll(() => status.getAttribute('data-kind'), { timeout: STEP_TIMEOUT_MS })
+        .toMatch(/^(?:success|error)$/)
+      const text = (await status.textContent()) ?? ''
+      expect(await status.getAttribute('data-kind'), text).toBe('success')
+      expect(text).toContain('a multipart upload of 3 parts, resumed (1 sent now)')
+      expect(sent).toEqual(['2'])
+      const stored = await readObject(demo.s3.bucket, `uploads/${name}`)
+      expect(sha256(stored.bytes)).toBe(sha256(bytes))
     } finally {
       await context.close()
     }

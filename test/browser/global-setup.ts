@@ -1,7 +1,8 @@
 // Runs in Node before the browser test: makes sure Chromium is there, starts versitygw with fresh
 // credentials and two buckets ("demo" with the browser-upload CORS rules for the page's origin,
-// "plain" with none), and `wrangler dev` on a free port whose "demo" origin points at that
-// versitygw, then hands the details to the test.
+// "plain" with none), and `wrangler dev` on a free port whose "demo" origin (and "nopost", the
+// same bucket without POST uploads) points at that versitygw, with two API keys and their
+// grants, then hands the details to the tests.
 
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,7 +14,7 @@ import { applyBucketCors } from '../../scripts/bucket-cors.mjs'
 import { ensureChromium } from '../../scripts/chromium.mjs'
 import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
 import { spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
-import { copyDocsAssets } from '../../scripts/docs-assets.mjs'
+import { buildVendorAssets } from '../../scripts/docs-assets.mjs'
 
 const WRANGLER_START_TIMEOUT_MS = 90_000
 const WRANGLER_STOP_TIMEOUT_MS = 5_000
@@ -21,7 +22,13 @@ const WRANGLER_STOP_TIMEOUT_MS = 5_000
 export interface BrowserDemoContext {
   /** The Worker's origin, which is also the demo page's origin: http://127.0.0.1:<port>. */
   baseUrl: string
+  /**
+   * Key "demo": everything on the "demo" origin (its uploadKey names uploads sent with a file
+   * name `uploads/demo/<uuid>-<name>`), reading and writing on "nopost".
+   */
   apiKey: string
+  /** Key "limited": images of at most 1 MiB under `limited/` on "demo", written only. */
+  limitedApiKey: string
   chromiumPath: string
   s3: {
     endpoint: string
@@ -110,27 +117,50 @@ export default async function setup(project: TestProject) {
     })
 
     const apiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
-    const sha256 = createHash('sha256').update(apiKey).digest('hex')
+    const limitedApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
+    const sha256 = (key: string) => createHash('sha256').update(key).digest('hex')
     // wrangler dev lets --env-file values replace the `vars` of wrangler.jsonc, so this points the
     // "demo" origin at this run's versitygw instead of the fixed 127.0.0.1:7070 of `npm start`.
-    const origins = {
-      demo: {
-        type: 's3',
-        bucket,
-        region,
-        endpoint: s3.endpoint,
-        style: 'path',
-        credentials: 'DEMO',
-      },
+    const demoOrigin = {
+      type: 's3',
+      bucket,
+      region,
+      endpoint: s3.endpoint,
+      style: 'path',
+      credentials: 'DEMO',
     }
+    // "nopost": the same bucket as a store without browser POST uploads (as R2 is).
+    const origins = { demo: demoOrigin, nopost: { ...demoOrigin, postPolicy: false } }
+    const grants = [
+      {
+        to: 'apiKey:demo',
+        origin: 'demo',
+        actions: ['read', 'write', 'delete', 'list', 'debug'],
+        uploadKey: 'uploads/{apiKey}/{uuid}-{filename}',
+      },
+      { to: 'apiKey:demo', origin: 'nopost', actions: ['read', 'write'] },
+      {
+        to: 'apiKey:limited',
+        origin: 'demo',
+        prefix: 'limited/',
+        actions: ['write'],
+        contentTypes: ['image/*'],
+        maxContentLength: 1024 * 1024,
+      },
+    ]
+    const apiKeys = [
+      { id: 'demo', sha256: sha256(apiKey), label: 'browser test' },
+      { id: 'limited', sha256: sha256(limitedApiKey), label: 'browser test, limited' },
+    ]
     const envFile = join(tmp, 'worker.vars')
     writeFileSync(
       envFile,
       [
         `DEMO_ACCESS_KEY_ID=${accessKeyId}`,
         `DEMO_SECRET_ACCESS_KEY=${secretAccessKey}`,
-        `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256, label: 'browser test' }])}'`,
+        `WAYBILL_API_KEYS='${JSON.stringify(apiKeys)}'`,
         `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
+        `WAYBILL_GRANTS='${JSON.stringify(grants)}'`,
         // A page load sends several requests at once; wrangler dev 4.124 can drop its proxy
         // connection when each of them logs (cloudflare/workers-sdk#15451), so log failures only.
         `WAYBILL_REQUEST_LOG=errors`,
@@ -138,7 +168,8 @@ export default async function setup(project: TestProject) {
       ].join('\n'),
       { mode: 0o600 },
     )
-    copyDocsAssets() // GET /docs loads Scalar's bundle from the Worker's assets
+    // GET /docs loads Scalar's bundle, the demo page the client's, from the Worker's assets.
+    await buildVendorAssets()
     const wrangler = spawnWranglerDev({
       port,
       envFile,
@@ -152,6 +183,7 @@ export default async function setup(project: TestProject) {
     project.provide('browserDemo', {
       baseUrl,
       apiKey,
+      limitedApiKey,
       chromiumPath,
       s3: { endpoint: s3.endpoint, region, accessKeyId, secretAccessKey, bucket, plainBucket },
     })

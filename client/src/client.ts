@@ -1,0 +1,304 @@
+// createClient: one object holding the caller's credential, with a method per job.
+
+import { uploadCalls, type UploadCalls } from './calls.ts'
+import { WaybillError } from './errors.ts'
+import { createHttp, type CallOptions, type ClientOptions } from './http.ts'
+import { ndjsonLines } from './ndjson.ts'
+import { keyPath } from './paths.ts'
+import { defaultStorage, type ResumeRecord, type ResumeStorage } from './resume.ts'
+import type {
+  LinksAnswer,
+  LinksRequest,
+  ListedObject,
+  ListPage,
+  SignAnswer,
+  SignedUrl,
+  SignRequest,
+} from './types.ts'
+import {
+  discardResumable,
+  findResumable,
+  upload,
+  uploadMany,
+  type UploadContext,
+  type UploadEntry,
+  type UploadManyOptions,
+  type UploadOptions,
+  type UploadResult,
+} from './upload.ts'
+
+/** Options of `createClient`, with where resumable uploads are remembered. */
+export interface WaybillClientOptions extends ClientOptions {
+  /** Where resumable multipart uploads are remembered. Default: localStorage, where there is one. */
+  storage?: ResumeStorage | undefined
+}
+
+/** Options of a listing. */
+export interface ListOptions extends CallOptions {
+  /** One prefix, or several listed in order (up to 50); the whole bucket when absent. */
+  prefix?: string | readonly string[] | undefined
+  /** Groups keys into common prefixes at this string (`'/'`): a folder view. */
+  delimiter?: string | undefined
+  /** Entries per page (objects and common prefixes), 1 to 10,000. Default: waybill's (1,000). */
+  limit?: number | undefined
+  /** Where to start: a `cursor` from an earlier page. */
+  cursor?: string | undefined
+  /** Seconds each URL lives (capped by the grant). */
+  expiresIn?: number | undefined
+  /** Seconds of waybill's signing window (see the README's "Stable URLs"). */
+  signingWindow?: number | undefined
+  /**
+   * The browser's HTTP cache for each page. Default `'no-cache'`: a page is revalidated (304 when
+   * unchanged), so an upload shows in the next listing.
+   */
+  cache?: RequestCache | undefined
+}
+
+/** Options of `redirectUrl`. */
+export interface RedirectOptions {
+  /** Serve it as a download: `true` names it after the key's last segment. */
+  download?: true | string | undefined
+  /** Serve it inline, under this file name (`true`: the key's last segment). */
+  inline?: true | string | undefined
+  /** The Content-Type the store serves it with, where the grant allows. */
+  contentType?: string | undefined
+  /** Seconds the signed URL lives (capped by the grant). */
+  expiresIn?: number | undefined
+}
+
+/** A client for one waybill; see `createClient`. */
+export interface WaybillClient extends UploadCalls {
+  /**
+   * `POST /v1/sign`: signed URLs for `keys`, or `items` with per-object options, all or none.
+   *
+   * @example
+   * const { urls } = await client.sign({ origin: 'photos', keys: ['a.jpg', 'b/c d.png'] })
+   */
+  sign(request: SignRequest, options?: CallOptions): Promise<SignAnswer>
+  /**
+   * `POST /v1/sign` as NDJSON: each `{ key, url }` as soon as it is signed, for batches too large
+   * to wait for (the expiry is the answer's `Waybill-Expires-At` header).
+   *
+   * @example
+   * for await (const { key, url } of client.signStream({ origin: 'photos', keys })) show(key, url)
+   */
+  signStream(
+    request: SignRequest,
+    options?: CallOptions,
+  ): AsyncGenerator<SignedUrl, void, undefined>
+  /**
+   * `GET /v1/list/{origin}`: every object under the prefixes, each with a signed `url` where the
+   * caller may read it, across as many pages as it takes (leave the loop to stop).
+   *
+   * @example
+   * for await (const object of client.list('photos', { prefix: 'gallery/' })) {
+   *   gallery.append(Object.assign(new Image(), { src: object.url, alt: object.key }))
+   * }
+   */
+  list(origin: string, options?: ListOptions): AsyncGenerator<ListedObject, void, undefined>
+  /**
+   * `GET /v1/list/{origin}`, a page at a time: with `delimiter`, each page's `prefixes` are its
+   * folders; `cursor` (null at the end) continues it later.
+   *
+   * @example
+   * const first = await client.listPages('photos', { prefix: 'gallery/', limit: 50 }).next()
+   * const more = first.value?.cursor // give back as `cursor` for the next page
+   */
+  listPages(origin: string, options?: ListOptions): AsyncGenerator<ListPage, void, undefined>
+  /**
+   * `GET /v1/list/{origin}` as NDJSON: objects as they are signed, across pages.
+   *
+   * @example
+   * for await (const object of client.listStream('photos', { limit: 10000 })) index(object)
+   */
+  listStream(origin: string, options?: ListOptions): AsyncGenerator<ListedObject, void, undefined>
+  /**
+   * The URL of `GET /v1/redirect/{origin}/{key…}`, which answers a 302 to a fresh signed URL: for
+   * an `<img src>` or a link where the credential is a cookie (Cloudflare Access, or the JWT
+   * cookie). It carries no credential itself; for a link anyone may follow, use `links()`.
+   *
+   * @example
+   * img.src = client.redirectUrl('photos', 'gallery/cat picture.jpg')
+   * a.href = client.redirectUrl('photos', 'reports/2026.pdf', { download: 'Report 2026.pdf' })
+   */
+  redirectUrl(origin: string, key: string, options?: RedirectOptions): string
+  /**
+   * `POST /v1/links`: signed links anyone holding them may follow until they expire (each visit
+   * redirects to a freshly signed URL).
+   *
+   * @example
+   * const { links } = await client.links({
+   *   origin: 'photos', expiresIn: 7 * 86400, items: [{ key: 'reports/2026.pdf', download: true }],
+   * })
+   */
+  links(request: LinksRequest, options?: CallOptions): Promise<LinksAnswer>
+  /**
+   * Uploads a file straight to the bucket and resolves to the stored object, as waybill checked
+   * it: one PUT (or a POST form) below `multipartThreshold` (16 MiB), a multipart upload with
+   * `partConcurrency` parts in flight from there. Network errors, 429 and 5xx are retried with
+   * backoff; URLs about to expire are signed again. A multipart upload is remembered until it
+   * completes: uploading the same file again (after a reload) sends only the missing parts.
+   * `signal` cancels it (a multipart upload is then aborted and forgotten). Errors are
+   * WaybillError, whose `message` is waybill's explanation.
+   *
+   * @example
+   * const stored = await client.upload(input.files[0], {
+   *   origin: 'photos',
+   *   key: `uploads/${input.files[0].name}`,
+   *   onProgress: ({ loaded, total }) => (progress.value = loaded / total),
+   *   signal: controller.signal,
+   * })
+   */
+  upload(file: Blob, options: UploadOptions): Promise<UploadResult>
+  /**
+   * Uploads many files: the PUT URLs (or POST forms) for all of them in one call, authorized all
+   * or nothing; files from `multipartThreshold` up go as multipart uploads. The first failure
+   * stops the rest. Resolves to the stored objects, in order.
+   *
+   * @example
+   * const stored = await client.uploadMany(
+   *   [...input.files].map((file) => ({ file })), // keys chosen by the grant's uploadKey
+   *   { origin: 'photos', onProgress: ({ loaded, total }) => (bar.value = loaded / total) },
+   * )
+   */
+  uploadMany(entries: readonly UploadEntry[], options: UploadManyOptions): Promise<UploadResult[]>
+  /**
+   * The remembered multipart upload of this file, if an earlier `upload()` of it was interrupted:
+   * uploading it again resumes it. Takes the `upload()` options that name the destination.
+   *
+   * @example
+   * if (client.resumableUpload(file, { origin: 'photos', key })) note('Upload resumes where it stopped.')
+   */
+  resumableUpload(
+    file: Blob,
+    options: Pick<UploadOptions, 'origin' | 'key' | 'filename' | 'contentType' | 'storage'>,
+  ): ResumeRecord | undefined
+  /**
+   * Aborts the remembered multipart upload of this file (its parts are dropped from the bucket)
+   * and forgets it. Resolves to false when there was none.
+   *
+   * @example
+   * await client.discardUpload(file, { origin: 'photos', key })
+   */
+  discardUpload(
+    file: Blob,
+    options: Pick<UploadOptions, 'origin' | 'key' | 'filename' | 'contentType' | 'storage'> &
+      CallOptions,
+  ): Promise<boolean>
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null
+
+function listQuery(options: ListOptions) {
+  const { prefix } = options
+  return {
+    prefix: typeof prefix === 'string' ? [prefix] : prefix,
+    delimiter: options.delimiter,
+    limit: options.limit,
+    cursor: options.cursor,
+    expiresIn: options.expiresIn,
+    signingWindow: options.signingWindow,
+  }
+}
+
+/**
+ * A client for the waybill at `baseUrl`. The credential comes from `auth`, asked for before each
+ * request and sent as `Authorization: Bearer …` (never in a URL); with `credentials: 'include'`,
+ * cookies authenticate instead (Cloudflare Access, or the JWT cookie on redirects).
+ *
+ * @example
+ * import { createClient } from 'waybill-client'
+ *
+ * const waybill = createClient({
+ *   baseUrl: 'https://waybill.example.com',
+ *   auth: async () => (await session.getToken()) ?? undefined, // refreshed as needed
+ * })
+ * const { urls } = await waybill.sign({ origin: 'photos', keys: ['gallery/cat.jpg'] })
+ */
+export function createClient(options: WaybillClientOptions): WaybillClient {
+  const http = createHttp(options)
+  const calls = uploadCalls(http)
+  const ctx: UploadContext = {
+    http,
+    calls,
+    storage: 'storage' in options ? options.storage : defaultStorage(),
+  }
+
+  async function* listPages(origin: string, listOptions: ListOptions = {}) {
+    let cursor = listOptions.cursor
+    do {
+      const page = await http.json<ListPage>(
+        {
+          method: 'GET',
+          path: `/v1/list/${encodeURIComponent(origin)}`,
+          query: listQuery({ ...listOptions, cursor }),
+          cache: listOptions.cache ?? 'no-cache',
+        },
+        listOptions,
+      )
+      yield page
+      cursor = page.cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+
+  return {
+    ...calls,
+    sign: (request, callOptions) =>
+      http.json<SignAnswer>({ method: 'POST', path: '/v1/sign', body: request }, callOptions),
+    async *signStream(request, callOptions) {
+      const response = await http.open(
+        { method: 'POST', path: '/v1/sign', body: request, accept: 'application/x-ndjson' },
+        callOptions,
+      )
+      for await (const line of ndjsonLines(response, callOptions?.signal)) {
+        if (isRecord(line) && typeof line.key === 'string') yield line as SignedUrl
+      }
+    },
+    async *list(origin, listOptions) {
+      for await (const page of listPages(origin, listOptions)) yield* page.items
+    },
+    listPages,
+    async *listStream(origin, listOptions = {}) {
+      let cursor = listOptions.cursor
+      do {
+        const response = await http.open(
+          {
+            method: 'GET',
+            path: `/v1/list/${encodeURIComponent(origin)}`,
+            query: listQuery({ ...listOptions, cursor }),
+            accept: 'application/x-ndjson',
+            cache: listOptions.cache ?? 'no-cache',
+          },
+          listOptions,
+        )
+        let ended = false
+        for await (const line of ndjsonLines(response, listOptions.signal)) {
+          if (!isRecord(line)) continue
+          if (typeof line.key === 'string') yield line as ListedObject
+          else if ('cursor' in line) {
+            // The last line: `{ prefixes, cursor }`.
+            ended = true
+            cursor = typeof line.cursor === 'string' ? line.cursor : undefined
+          }
+        }
+        if (!ended) {
+          throw new WaybillError('bad_answer', 'waybill ended the listing without its last line.')
+        }
+      } while (cursor !== undefined)
+    },
+    redirectUrl: (origin, key, redirectOptions = {}) =>
+      http.url(`/v1/redirect/${encodeURIComponent(origin)}/${keyPath(key)}`, {
+        download: redirectOptions.download,
+        inline: redirectOptions.inline,
+        contentType: redirectOptions.contentType,
+        expiresIn: redirectOptions.expiresIn,
+      }),
+    links: (request, callOptions) =>
+      http.json<LinksAnswer>({ method: 'POST', path: '/v1/links', body: request }, callOptions),
+    upload: (file, uploadOptions) => upload(ctx, file, uploadOptions),
+    uploadMany: (entries, manyOptions) => uploadMany(ctx, entries, manyOptions),
+    resumableUpload: (file, target) => findResumable(ctx, file, target),
+    discardUpload: (file, target) => discardResumable(ctx, file, target),
+  }
+}

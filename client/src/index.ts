@@ -1,0 +1,41 @@
+// waybill-client: a browser client for waybill. Re-exports only.
+
+export { createClient } from './client.ts'
+export type { ListOptions, RedirectOptions, WaybillClient, WaybillClientOptions } from './client.ts'
+export type { UploadCalls } from './calls.ts'
+export { WaybillError } from './errors.ts'
+export type { ClientErrorCode, ErrorCode, FieldError, ProblemCode } from './errors.ts'
+export type { AuthProvider, CallOptions, ClientOptions } from './http.ts'
+export type { ResumeRecord, ResumeStorage } from './resume.ts'
+export type {
+  AbortMultipartRequest,
+  CheckUploadAnswer,
+  CheckUploadRequest,
+  CompleteMultipartAnswer,
+  CompleteMultipartRequest,
+  CreateUploadAnswer,
+  CreateUploadRequest,
+  LinksAnswer,
+  LinksRequest,
+  ListedObject,
+  ListPage,
+  ListPartsAnswer,
+  ListPartsRequest,
+  MultipartGrant,
+  PostGrant,
+  PutGrant,
+  SignAnswer,
+  SignedUrl,
+  SignPartsAnswer,
+  SignPartsRequest,
+  SignRequest,
+  UploadGrant,
+} from './types.ts'
+export type {
+  UploadEntry,
+  UploadManyOptions,
+  UploadMode,
+  UploadOptions,
+  UploadProgress,
+  UploadResult,
+} from './upload.ts'

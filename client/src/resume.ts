@@ -1,0 +1,107 @@
+// What a page remembers about its multipart uploads, so one interrupted by a reload, a crash or a
+// lost connection can be finished later: one storage entry per file, under a fingerprint.
+
+import { RESUME_KEY_PREFIX } from './constants.ts'
+
+/**
+ * Where resumable uploads are remembered: `localStorage` by default, or anything with these three
+ * methods (`sessionStorage`, a Map-backed object, a wrapper around IndexedDB's data).
+ */
+export interface ResumeStorage {
+  getItem(key: string): string | null
+  setItem(key: string, value: string): void
+  removeItem(key: string): void
+}
+
+/** A multipart upload in progress, as remembered for its file. */
+export interface ResumeRecord {
+  origin: string
+  key: string
+  uploadId: string
+  partSize: number
+  /** The file it is for: see `fingerprintOf`. */
+  fingerprint: string
+  /** When the upload was started (ISO 8601). */
+  startedAt: string
+}
+
+/** What names the upload's destination: the key asked for, or the file name the grant names it by. */
+export interface UploadTarget {
+  origin: string
+  key?: string | undefined
+  filename?: string | undefined
+  contentType: string
+}
+
+/**
+ * The file and destination an upload is for: the origin, the key (or file name) asked for, and
+ * the file's name, size, modification time and content type. The same file picked again after a
+ * reload has the same fingerprint; an edited one does not. (A file's bytes are not hashed: that
+ * would read all of it before the first part could leave.)
+ */
+export function fingerprintOf(file: Blob, target: UploadTarget): string {
+  const named = file as Partial<File>
+  return JSON.stringify([
+    target.origin,
+    target.key ?? '',
+    target.filename ?? '',
+    named.name ?? '',
+    file.size,
+    named.lastModified ?? 0,
+    target.contentType,
+  ])
+}
+
+/** This page's localStorage, or undefined where there is none or it may not be used. */
+export function defaultStorage(): ResumeStorage | undefined {
+  try {
+    return (globalThis as { localStorage?: ResumeStorage }).localStorage
+  } catch {
+    // A sandboxed frame or blocked storage throws on access.
+    return undefined
+  }
+}
+
+const isRecordOf = (value: unknown, fingerprint: string): value is ResumeRecord => {
+  if (typeof value !== 'object' || value === null) return false
+  const r = value as Record<string, unknown>
+  return (
+    r.fingerprint === fingerprint &&
+    typeof r.origin === 'string' &&
+    typeof r.key === 'string' &&
+    typeof r.uploadId === 'string' &&
+    typeof r.partSize === 'number' &&
+    typeof r.startedAt === 'string'
+  )
+}
+
+/** The records of one storage; every failure of the storage itself (quota, private mode) is ignored. */
+export function resumeRecords(storage: ResumeStorage | undefined) {
+  const entry = (fingerprint: string) => RESUME_KEY_PREFIX + fingerprint
+  return {
+    get(fingerprint: string): ResumeRecord | undefined {
+      try {
+        const text = storage?.getItem(entry(fingerprint))
+        if (text === null || text === undefined) return undefined
+        const value: unknown = JSON.parse(text)
+        return isRecordOf(value, fingerprint) ? value : undefined
+      } catch {
+        return undefined
+      }
+    },
+    set(record: ResumeRecord): void {
+      try {
+        storage?.setItem(entry(record.fingerprint), JSON.stringify(record))
+      } catch {
+        // Without storage the upload still completes; it only cannot be resumed.
+      }
+    },
+    delete(fingerprint: string): void {
+      try {
+        storage?.removeItem(entry(fingerprint))
+      } catch {
+        // Nothing to do: the record is unreadable anyway.
+      }
+    },
+  }
+}

@@ -1,0 +1,781 @@
+// upload() and uploadMany(): a file straight to the bucket by PUT, POST form or multipart, with
+// progress, retries, URLs signed again before they expire, the completion check, and multipart
+// uploads that survive a reload.
+
+import type { UploadCalls } from './calls.ts'
+import {
+  DEFAULT_FILE_CONCURRENCY,
+  DEFAULT_MULTIPART_THRESHOLD_BYTES,
+  DEFAULT_PART_CONCURRENCY,
+  FRESH_URL_MS,
+  MIN_URL_LIFE_MS,
+  PART_URL_BATCH,
+} from './constants.ts'
+import { WaybillError } from './errors.ts'
+import type { CallOptions, Http } from './http.ts'
+import {
+  fingerprintOf,
+  resumeRecords,
+  type ResumeRecord,
+  type ResumeStorage,
+  type UploadTarget,
+} from './resume.ts'
+import { anySignal, throwIfAborted, withRetries, type RetryPolicy } from './retry.ts'
+import { isExpiredRefusal, transfer } from './transfer.ts'
+import type { MultipartGrant, PostGrant, PutGrant, UploadGrant } from './types.ts'
+
+/** How far an upload has come. */
+export interface UploadProgress {
+  /** Bytes of the file sent (a part that fails and is sent again counts from 0 again). */
+  loaded: number
+  /** The file's size. */
+  total: number
+  /** Multipart: parts the bucket holds, and of how many. */
+  partsDone?: number
+  partCount?: number
+}
+
+/**
+ * `auto` (default): one PUT below `multipartThreshold`, multipart from there. `put`, `post` (a
+ * POST form; PUT when the origin's store takes no POST uploads) and `multipart` choose.
+ */
+export type UploadMode = 'auto' | 'put' | 'post' | 'multipart'
+
+/** Where an object goes and what it is, for `upload()`. */
+export interface UploadOptions extends CallOptions {
+  origin: string
+  /** The object's key. Without it, the grant's `uploadKey` names the object after `filename`. */
+  key?: string | undefined
+  /** The file name the grant's `uploadKey` chooses the key from. Default: the File's name. */
+  filename?: string | undefined
+  /** Default: the file's type, or `application/octet-stream`. */
+  contentType?: string | undefined
+  mode?: UploadMode | undefined
+  /** Bytes from which `auto` uploads are multipart. Default 16 MiB. */
+  multipartThreshold?: number | undefined
+  /** Multipart: bytes per part (at least 5 MiB). Default: waybill's choice. */
+  partSize?: number | undefined
+  /** Multipart: parts in flight at once. Default 4. */
+  partConcurrency?: number | undefined
+  /** Called as bytes leave: from XMLHttpRequest's upload progress in browsers, per transfer elsewhere. */
+  onProgress?: ((progress: UploadProgress) => void) | undefined
+  /** `x-amz-meta-*` metadata. */
+  metadata?: Record<string, string> | undefined
+  /** Seconds the signed URLs live (capped by the grant). */
+  expiresIn?: number | undefined
+  /** PUT only: the file's base64 SHA-256, which the store checks. */
+  checksumSha256?: string | undefined
+  /** PUT only: refuse to replace an existing object (412 from the store). */
+  ifNoneMatch?: boolean | undefined
+  /**
+   * Multipart: remember the upload (in `storage`) until it completes, so the same file uploaded
+   * again after a reload or a failure sends only the missing parts. Default true.
+   */
+  resume?: boolean | undefined
+  /** Where to remember resumable uploads. Default: the client's (localStorage). */
+  storage?: ResumeStorage | undefined
+}
+
+/** An uploaded object, as waybill checked it in the store. */
+export interface UploadResult {
+  origin: string
+  key: string
+  size: number
+  contentType: string
+  etag: string
+  lastModified?: string | undefined
+  checksumSha256?: string | undefined
+  /** How it was sent: `post` may have become `put` on a store without POST uploads. */
+  mode: 'put' | 'post' | 'multipart'
+  /** Multipart: the upload's parts. */
+  partCount?: number | undefined
+  /** Multipart: parts this call sent (fewer than `partCount` when it resumed an upload). */
+  partsSent?: number | undefined
+  /** Multipart: true when an interrupted upload was finished. */
+  resumed?: boolean | undefined
+}
+
+/** One file of `uploadMany()`. */
+export interface UploadEntry {
+  file: Blob
+  key?: string | undefined
+  filename?: string | undefined
+  contentType?: string | undefined
+  metadata?: Record<string, string> | undefined
+}
+
+/** Options of `uploadMany()`: those of `upload()` that apply to every file. */
+export interface UploadManyOptions extends Omit<
+  UploadOptions,
+  'key' | 'filename' | 'contentType' | 'metadata' | 'checksumSha256' | 'ifNoneMatch' | 'onProgress'
+> {
+  /** Files in flight at once. Default 4. */
+  concurrency?: number | undefined
+  /** Progress over all files together. */
+  onProgress?:
+    ((progress: UploadProgress & { filesDone: number; files: number }) => void) | undefined
+}
+
+/** What the upload functions share: the client's connection, calls and resume records. */
+export interface UploadContext {
+  http: Http
+  calls: UploadCalls
+  storage: ResumeStorage | undefined
+}
+
+interface Target extends UploadTarget {
+  /** The name a POST form gives the file. */
+  formName: string
+}
+
+type SingleGrant = PutGrant | PostGrant
+
+/** A signed URL, and when it was received and stops working on this machine's clock. */
+interface Signed {
+  url: string
+  receivedAt: number
+  deadline: number
+}
+
+const invalidArgument = (message: string) => new WaybillError('invalid_argument', message)
+const badAnswer = (message: string) => new WaybillError('bad_answer', message)
+
+/** The destination of one file: its key, or the file name the grant's `uploadKey` uses. */
+function targetOf(
+  file: Blob,
+  origin: string,
+  entry: Pick<UploadOptions, 'key' | 'filename' | 'contentType'>,
+): Target {
+  const name = (file as Partial<File>).name
+  if (entry.key !== undefined && entry.filename !== undefined) {
+    throw invalidArgument(
+      'Send either a key or a filename for the grant to choose the key, not both.',
+    )
+  }
+  const filename = entry.key === undefined ? (entry.filename ?? name) : undefined
+  if (entry.key === undefined && !filename) {
+    throw invalidArgument(
+      "An upload needs a key, or a filename for the grant's uploadKey to name the object by (a File has one).",
+    )
+  }
+  return {
+    origin,
+    key: entry.key,
+    filename,
+    contentType: entry.contentType ?? (file.type || 'application/octet-stream'),
+    formName: entry.filename ?? name ?? entry.key?.split('/').pop() ?? 'file',
+  }
+}
+
+const named = (target: UploadTarget) =>
+  target.key === undefined ? { filename: target.filename } : { key: target.key }
+
+/** True when waybill refused `mode: "post"` because the origin's store takes no POST uploads. */
+const postRefused = (error: unknown) =>
+  error instanceof WaybillError &&
+  error.code === 'invalid_request' &&
+  error.errors.some((e) => e.path === 'mode')
+
+/**
+ * True when a URL should be signed again before a transfer: a transfer with it failed (an expired
+ * URL often fails as a CORS error: a store's 403 carries no CORS headers), or it has less than a
+ * minute left. A URL received a moment ago counts as fresh whatever its stated life, so a short
+ * grant or a skewed clock cannot make this loop.
+ */
+function stale(signed: Signed, afterFailure: boolean): boolean {
+  if (afterFailure) return true
+  const now = Date.now()
+  return now - signed.receivedAt >= FRESH_URL_MS && signed.deadline - now < MIN_URL_LIFE_MS
+}
+
+/**
+ * PUT URLs or POST policies for `items` (one call, `items` when more than one); a store without
+ * POST uploads gets PUTs instead.
+ */
+async function issueSingles(
+  ctx: UploadContext,
+  mode: 'put' | 'post',
+  items: ReadonlyArray<{ target: UploadTarget; size: number; extra?: Record<string, unknown> }>,
+  options: UploadManyOptions,
+): Promise<SingleGrant[]> {
+  const item = ({ target, size, extra }: (typeof items)[number]) => ({
+    ...named(target),
+    contentType: target.contentType,
+    contentLength: size,
+    ...extra,
+  })
+  const call = async (chosen: 'put' | 'post') => {
+    const common = { origin: items[0]!.target.origin, mode: chosen, expiresIn: options.expiresIn }
+    const answer = await ctx.calls.createUpload(
+      items.length === 1
+        ? { ...common, ...item(items[0]!) }
+        : { ...common, items: items.map(item) },
+      options,
+    )
+    const grants: UploadGrant[] = 'uploads' in answer ? answer.uploads : [answer]
+    const singles = grants.filter((g): g is SingleGrant => g.mode !== 'multipart')
+    if (singles.length !== items.length) {
+      throw badAnswer(`waybill answered ${grants.length} uploads for ${items.length} files.`)
+    }
+    return singles
+  }
+  if (mode === 'put') return call('put')
+  try {
+    return await call('post')
+  } catch (error) {
+    if (!postRefused(error)) throw error
+    return call('put')
+  }
+}
+
+/**
+ * Sends a file with its PUT URL or POST policy (retrying, and issuing a new one when it is about
+ * to expire or a transfer failed), then checks the stored object against the receipt.
+ */
+async function sendSingle(
+  ctx: UploadContext,
+  file: Blob,
+  target: Target,
+  first: SingleGrant,
+  policy: RetryPolicy,
+  options: UploadManyOptions,
+  extra: Record<string, unknown> | undefined,
+  onLoaded: (loaded: number) => void,
+): Promise<UploadResult> {
+  let grant = first
+  let signed: Signed = {
+    url: grant.url,
+    receivedAt: Date.now(),
+    deadline: ctx.http.localTime(grant.expiresAt),
+  }
+  const key = grant.key
+  if (key === undefined) throw badAnswer('waybill answered an upload without its key.')
+  // The key is now fixed (a grant's uploadKey chose it once): a new URL is asked for that key.
+  const fixed: UploadTarget = { ...target, key, filename: undefined }
+  const what = grant.mode === 'post' ? 'the POST form' : 'the PUT'
+  await withRetries(policy, async (attempt) => {
+    for (let expired = false; ;) {
+      if (stale(signed, attempt > 0 || expired)) {
+        const [fresh] = await issueSingles(
+          ctx,
+          grant.mode,
+          [{ target: fixed, size: file.size, extra }],
+          { ...options, signal: policy.signal, retries: policy.retries },
+        )
+        if (fresh === undefined) throw badAnswer('waybill answered no upload.')
+        grant = fresh
+        signed = {
+          url: grant.url,
+          receivedAt: Date.now(),
+          deadline: ctx.http.localTime(grant.expiresAt),
+        }
+      }
+      const current = grant
+      let body: Blob | FormData = file
+      if (current.mode === 'post') {
+        const form = new FormData()
+        for (const [name, value] of Object.entries(current.fields)) form.append(name, value)
+        // S3 ignores every field after the file, so it goes last.
+        form.append('file', file, target.formName)
+        body = form
+      }
+      try {
+        onLoaded(0)
+        return await transfer(ctx.http.fetch, {
+          method: current.method,
+          url: current.url,
+          headers: current.mode === 'put' ? current.headers : undefined,
+          body,
+          size: file.size,
+          what,
+          signal: policy.signal,
+          onProgress: onLoaded,
+        })
+      } catch (error) {
+        onLoaded(0)
+        if (expired || !isExpiredRefusal(error)) throw error
+        expired = true
+      }
+    }
+  })
+  const stored = await ctx.calls.checkUpload(
+    { origin: target.origin, key, receipt: grant.receipt },
+    { signal: policy.signal, retries: policy.retries },
+  )
+  return { ...stored }
+}
+
+const essence = (type: string) => type.split(';')[0]!.trim().toLowerCase()
+
+interface Plan {
+  key: string
+  uploadId: string
+  partSize: number
+  partCount: number
+  urls: Map<number, Signed>
+}
+
+const partBounds = (plan: Pick<Plan, 'partSize'>, size: number, n: number) => {
+  const start = (n - 1) * plan.partSize
+  return { start, end: Math.min(start + plan.partSize, size) }
+}
+
+/** Checks that waybill's part plan covers the file exactly. */
+function checkPlan(plan: Pick<Plan, 'partSize' | 'partCount'>, size: number): void {
+  const { partSize, partCount } = plan
+  if (
+    !(partSize > 0) ||
+    !(partCount > 0) ||
+    partCount * partSize < size ||
+    (partCount - 1) * partSize >= Math.max(size, 1)
+  ) {
+    throw badAnswer(`waybill's part plan (${partCount} × ${partSize} bytes) does not fit the file.`)
+  }
+}
+
+/**
+ * The upload a record names, if it can still be finished with this file: its plan and the parts
+ * the store holds with the right size (a part of another size is sent again). Undefined, and the
+ * record forgotten, when the upload is gone (completed, aborted, expired) or not this caller's.
+ */
+async function resumePlan(
+  ctx: UploadContext,
+  record: ResumeRecord,
+  file: Blob,
+  target: UploadTarget,
+  policy: RetryPolicy,
+  stored: Map<number, string | undefined>,
+): Promise<Plan | undefined> {
+  const records = resumeRecords(ctx.storage)
+  const ref = { origin: record.origin, key: record.key, uploadId: record.uploadId }
+  let listed
+  try {
+    listed = await ctx.calls.listParts(ref, { signal: policy.signal, retries: policy.retries })
+  } catch (error) {
+    if (error instanceof WaybillError && error.status >= 400 && error.status < 500) {
+      if (error.status === 429) throw error
+      records.delete(record.fingerprint)
+      return undefined
+    }
+    throw error
+  }
+  const plan: Plan = {
+    ...ref,
+    partSize: listed.partSize,
+    partCount: listed.partCount,
+    urls: new Map(),
+  }
+  if (
+    listed.contentLength !== file.size ||
+    listed.partSize !== record.partSize ||
+    essence(listed.contentType) !== essence(target.contentType)
+  ) {
+    // Not this file's upload after all: it can never complete with these bytes.
+    await ctx.calls.abortMultipart(ref, { retries: 0 }).catch(() => {})
+    records.delete(record.fingerprint)
+    return undefined
+  }
+  checkPlan(plan, file.size)
+  for (const part of listed.parts) {
+    const { start, end } = partBounds(plan, file.size, part.partNumber)
+    if (part.partNumber <= plan.partCount && part.size === end - start) {
+      stored.set(part.partNumber, part.etag)
+    }
+  }
+  return plan
+}
+
+async function startMultipart(
+  ctx: UploadContext,
+  file: Blob,
+  target: UploadTarget,
+  options: UploadOptions,
+  policy: RetryPolicy,
+): Promise<Plan> {
+  const answer = await ctx.calls.createUpload(
+    {
+      origin: target.origin,
+      mode: 'multipart',
+      ...named(target),
+      contentType: target.contentType,
+      contentLength: file.size,
+      partSize: options.partSize,
+      metadata: options.metadata,
+      expiresIn: options.expiresIn,
+    },
+    { signal: policy.signal, retries: policy.retries },
+  )
+  if ('uploads' in answer || answer.mode !== 'multipart') {
+    throw badAnswer('waybill did not answer a multipart upload.')
+  }
+  const grant: MultipartGrant = answer
+  const receivedAt = Date.now()
+  const deadline = ctx.http.localTime(grant.expiresAt)
+  const plan: Plan = {
+    key: grant.key,
+    uploadId: grant.uploadId,
+    partSize: grant.partSize,
+    partCount: grant.partCount,
+    urls: new Map(grant.parts.map((p) => [p.partNumber, { url: p.url, receivedAt, deadline }])),
+  }
+  checkPlan(plan, file.size)
+  return plan
+}
+
+/**
+ * A multipart upload, resumed from its record when there is one. `cancel` is the caller's own
+ * signal: when it aborts, the upload is aborted and forgotten; when only `policy.signal` does (a
+ * sibling file of a batch failed), or a part fails, it stays resumable.
+ */
+async function uploadMultipart(
+  ctx: UploadContext,
+  file: Blob,
+  target: Target,
+  options: UploadOptions,
+  policy: RetryPolicy,
+  cancel: AbortSignal | undefined,
+): Promise<UploadResult> {
+  const storage = options.storage ?? ctx.storage
+  const records = resumeRecords(storage)
+  // Without storage nothing could resume it: a failed upload is then aborted, not left behind.
+  const resume = options.resume !== false && storage !== undefined
+  const fingerprint = fingerprintOf(file, target)
+  // Part number → its ETag (undefined when the bucket's CORS rules hide it).
+  const stored = new Map<number, string | undefined>()
+  const record = resume ? records.get(fingerprint) : undefined
+  const resumedPlan =
+    record === undefined
+      ? undefined
+      : await resumePlan({ ...ctx, storage }, record, file, target, policy, stored)
+  const plan = resumedPlan ?? (await startMultipart(ctx, file, target, options, policy))
+  if (resume && resumedPlan === undefined) {
+    records.set({
+      origin: target.origin,
+      key: plan.key,
+      uploadId: plan.uploadId,
+      partSize: plan.partSize,
+      fingerprint,
+      startedAt: new Date().toISOString(),
+    })
+  }
+  const ref = { origin: target.origin, key: plan.key, uploadId: plan.uploadId }
+
+  // The first part that fails for good stops the others.
+  const failed = new AbortController()
+  const linked = anySignal([policy.signal, failed.signal])
+  const partPolicy = { ...policy, signal: linked.signal }
+
+  const todo = Array.from({ length: plan.partCount }, (_, i) => i + 1).filter((n) => !stored.has(n))
+  const sending = new Map<number, number>()
+  let storedBytes = 0
+  for (const n of stored.keys()) {
+    const { start, end } = partBounds(plan, file.size, n)
+    storedBytes += end - start
+  }
+  const report = () => {
+    let loaded = storedBytes
+    for (const bytes of sending.values()) loaded += bytes
+    options.onProgress?.({
+      loaded,
+      total: file.size,
+      partsDone: stored.size,
+      partCount: plan.partCount,
+    })
+  }
+
+  // Part URLs are asked for in batches shared by the workers: the part a worker needs and the next
+  // ones of the queue without a usable URL.
+  const signing = new Map<number, Promise<void>>()
+  let next = 0
+  const urlFor = async (n: number, afterFailure: boolean): Promise<string> => {
+    const have = plan.urls.get(n)
+    if (have !== undefined && !stale(have, afterFailure)) return have.url
+    if (!signing.has(n)) {
+      const numbers = [n]
+      for (let i = next; i < todo.length && numbers.length < PART_URL_BATCH; i++) {
+        const m = todo[i]!
+        const url = plan.urls.get(m)
+        if (m !== n && !signing.has(m) && (url === undefined || stale(url, false))) numbers.push(m)
+      }
+      const batch = ctx.calls
+        .signParts(
+          { ...ref, partNumbers: numbers.sort((a, b) => a - b), expiresIn: options.expiresIn },
+          { signal: partPolicy.signal, retries: policy.retries },
+        )
+        .then((answer) => {
+          const receivedAt = Date.now()
+          const deadline = ctx.http.localTime(answer.expiresAt)
+          for (const part of answer.parts) {
+            plan.urls.set(part.partNumber, { url: part.url, receivedAt, deadline })
+          }
+        })
+        .finally(() => {
+          for (const m of numbers) signing.delete(m)
+        })
+      for (const m of numbers) signing.set(m, batch)
+    }
+    await signing.get(n)
+    const url = plan.urls.get(n)
+    if (url === undefined) throw badAnswer(`waybill signed no URL for part ${n}.`)
+    return url.url
+  }
+
+  let sent = 0
+  const worker = async () => {
+    while (next < todo.length) {
+      throwIfAborted(partPolicy.signal)
+      const n = todo[next++]!
+      const { start, end } = partBounds(plan, file.size, n)
+      const blob = file.slice(start, end)
+      const result = await withRetries(partPolicy, async (attempt) => {
+        for (let expired = false; ;) {
+          const url = await urlFor(n, attempt > 0 || expired)
+          try {
+            return await transfer(ctx.http.fetch, {
+              method: 'PUT',
+              url,
+              body: blob,
+              size: end - start,
+              what: `part ${n}`,
+              signal: partPolicy.signal,
+              onProgress: (loaded) => {
+                sending.set(n, loaded)
+                report()
+              },
+            })
+          } catch (error) {
+            sending.delete(n)
+            report()
+            if (expired || !isExpiredRefusal(error)) throw error
+            expired = true
+          }
+        }
+      })
+      sending.delete(n)
+      stored.set(n, result.etag)
+      storedBytes += end - start
+      sent++
+      report()
+    }
+  }
+
+  try {
+    report()
+    const workers = Array.from(
+      {
+        length: Math.max(
+          1,
+          Math.min(options.partConcurrency ?? DEFAULT_PART_CONCURRENCY, todo.length),
+        ),
+      },
+      () =>
+        worker().catch((error: unknown) => {
+          failed.abort(error)
+          throw error
+        }),
+    )
+    await Promise.all(workers)
+    const parts = [...stored.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([partNumber, etag]) => ({ partNumber, etag }))
+    // Without every ETag (CORS rules that do not expose it), waybill completes from the store's list.
+    const known = parts.every(
+      (p): p is { partNumber: number; etag: string } => p.etag !== undefined,
+    )
+    const done = await ctx.calls.completeMultipart(known ? { ...ref, parts } : ref, {
+      signal: policy.signal,
+      retries: policy.retries,
+    })
+    records.delete(fingerprint)
+    return {
+      ...done,
+      mode: 'multipart',
+      partCount: plan.partCount,
+      partsSent: sent,
+      resumed: resumedPlan !== undefined,
+    }
+  } catch (error) {
+    if (cancel?.aborted || !resume) {
+      // Cancelled (or not resumable): the upload and its parts are dropped, not kept for later.
+      await ctx.calls.abortMultipart(ref, { retries: 1 }).catch(() => {})
+      records.delete(fingerprint)
+    }
+    throwIfAborted(policy.signal)
+    throw error
+  } finally {
+    linked.dispose()
+  }
+}
+
+const retryPolicy = (ctx: UploadContext, options: CallOptions): RetryPolicy => ({
+  retries: options.retries ?? ctx.http.retries,
+  baseDelayMs: ctx.http.retryBaseDelayMs,
+  signal: options.signal,
+})
+
+const multipartFor = (size: number, options: Pick<UploadOptions, 'mode' | 'multipartThreshold'>) =>
+  options.mode === 'multipart' ||
+  ((options.mode ?? 'auto') === 'auto' &&
+    size >= (options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD_BYTES))
+
+/** Uploads one file; see WaybillClient.upload. */
+export async function upload(
+  ctx: UploadContext,
+  file: Blob,
+  options: UploadOptions,
+): Promise<UploadResult> {
+  throwIfAborted(options.signal)
+  const target = targetOf(file, options.origin, options)
+  const policy = retryPolicy(ctx, options)
+  if (multipartFor(file.size, options)) {
+    return uploadMultipart(ctx, file, target, options, policy, options.signal)
+  }
+  const extra = {
+    metadata: options.metadata,
+    checksumSha256: options.checksumSha256,
+    ifNoneMatch: options.ifNoneMatch || undefined,
+  }
+  const [grant] = await issueSingles(
+    ctx,
+    options.mode === 'post' ? 'post' : 'put',
+    [{ target, size: file.size, extra }],
+    options,
+  )
+  const report = (loaded: number) => options.onProgress?.({ loaded, total: file.size })
+  return sendSingle(ctx, file, target, grant!, policy, options, extra, report)
+}
+
+/** Uploads many files; see WaybillClient.uploadMany. */
+export async function uploadMany(
+  ctx: UploadContext,
+  entries: readonly UploadEntry[],
+  options: UploadManyOptions,
+): Promise<UploadResult[]> {
+  throwIfAborted(options.signal)
+  if (entries.length === 0) return []
+  const targets = entries.map((entry) => targetOf(entry.file, options.origin, entry))
+  const multipart = entries.map((entry) => multipartFor(entry.file.size, options))
+  const singles = entries.flatMap((entry, i) =>
+    multipart[i]
+      ? []
+      : [{ i, target: targets[i]!, size: entry.file.size, extra: { metadata: entry.metadata } }],
+  )
+
+  const failed = new AbortController()
+  const linked = anySignal([options.signal, failed.signal])
+  const policy = { ...retryPolicy(ctx, options), signal: linked.signal }
+  const total = entries.reduce((sum, entry) => sum + entry.file.size, 0)
+  const loaded = new Array<number>(entries.length).fill(0)
+  let filesDone = 0
+  const report = () =>
+    options.onProgress?.({
+      loaded: loaded.reduce((a, b) => a + b, 0),
+      total,
+      filesDone,
+      files: entries.length,
+    })
+
+  try {
+    // One call for every PUT or POST, authorized all or nothing.
+    const grants =
+      singles.length === 0
+        ? []
+        : await issueSingles(ctx, options.mode === 'post' ? 'post' : 'put', singles, {
+            ...options,
+            signal: linked.signal,
+          })
+    const grantOf = new Map(singles.map((single, j) => [single.i, grants[j]!]))
+    const results = new Array<UploadResult>(entries.length)
+    let next = 0
+    const worker = async () => {
+      while (next < entries.length) {
+        throwIfAborted(linked.signal)
+        const i = next++
+        const entry = entries[i]!
+        const onLoaded = (bytes: number) => {
+          loaded[i] = bytes
+          report()
+        }
+        const grant = grantOf.get(i)
+        results[i] =
+          grant === undefined
+            ? await uploadMultipart(
+                ctx,
+                entry.file,
+                targets[i]!,
+                {
+                  ...options,
+                  metadata: entry.metadata,
+                  signal: linked.signal,
+                  onProgress: (p) => onLoaded(p.loaded),
+                },
+                policy,
+                options.signal,
+              )
+            : await sendSingle(
+                ctx,
+                entry.file,
+                targets[i]!,
+                grant,
+                policy,
+                options,
+                { metadata: entry.metadata },
+                onLoaded,
+              )
+        loaded[i] = entry.file.size
+        filesDone++
+        report()
+      }
+    }
+    const concurrency = Math.max(
+      1,
+      Math.min(options.concurrency ?? DEFAULT_FILE_CONCURRENCY, entries.length),
+    )
+    await Promise.all(
+      Array.from({ length: concurrency }, () =>
+        worker().catch((error: unknown) => {
+          failed.abort(error)
+          throw error
+        }),
+      ),
+    )
+    return results
+  } catch (error) {
+    throwIfAborted(options.signal)
+    throw error
+  } finally {
+    linked.dispose()
+  }
+}
+
+/** The remembered multipart upload of a file, if there is one; see WaybillClient.resumableUpload. */
+export function findResumable(
+  ctx: UploadContext,
+  file: Blob,
+  options: Pick<UploadOptions, 'origin' | 'key' | 'filename' | 'contentType' | 'storage'>,
+): ResumeRecord | undefined {
+  const target = targetOf(file, options.origin, options)
+  return resumeRecords(options.storage ?? ctx.storage).get(fingerprintOf(file, target))
+}
+
+/** Aborts and forgets the remembered upload of a file; see WaybillClient.discardUpload. */
+export async function discardResumable(
+  ctx: UploadContext,
+  file: Blob,
+  options: Pick<UploadOptions, 'origin' | 'key' | 'filename' | 'contentType' | 'storage'> &
+    CallOptions,
+): Promise<boolean> {
+  const record = findResumable(ctx, file, options)
+  if (record === undefined) return false
+  try {
+    await ctx.calls.abortMultipart(
+      { origin: record.origin, key: record.key, uploadId: record.uploadId },
+      options,
+    )
+  } catch (error) {
+    // Already gone (completed, aborted, expired): forgetting it is all that is left to do.
+    if (!(error instanceof WaybillError && error.status === 404)) throw error
+  }
+  resumeRecords(options.storage ?? ctx.storage).delete(record.fingerprint)
+  return true
+}

@@ -1,0 +1,374 @@
+// upload() and uploadMany() against the fake waybill and bucket, on the fetch path (workerd has no
+// XMLHttpRequest): the calls made and their bodies, the bytes stored, retries, aborts, URLs
+// signed again before they expire, and the completion check.
+
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createClient, WaybillError } from '../../client/src/index.ts'
+import { BUCKET, fakeWaybill, memoryStorage, patternBytes, WAYBILL } from './fake-waybill.ts'
+
+const file = (size: number, name = 'file.bin', type = 'application/octet-stream') =>
+  new File([patternBytes(size)], name, { type, lastModified: 1_700_000_000_000 })
+
+const setup = (options: Parameters<typeof fakeWaybill>[0] = {}) => {
+  const fake = fakeWaybill(options)
+  const storage = memoryStorage()
+  const client = createClient({ baseUrl: WAYBILL, fetch: fake.fetch, storage, retryBaseDelayMs: 1 })
+  return { fake, storage, client }
+}
+
+const bytesOf = (fake: ReturnType<typeof fakeWaybill>, key: string) => fake.objects.get(key)?.bytes
+
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('one PUT', () => {
+  it('asks for a PUT with the exact length, sends it, then checks the receipt', async () => {
+    const { fake, client } = setup()
+    const progress: number[] = []
+    const stored = await client.upload(file(1000, 'a.png', 'image/png'), {
+      origin: 'photos',
+      key: 'uploads/a.png',
+      onProgress: ({ loaded, total }) => {
+        expect(total).toBe(1000)
+        progress.push(loaded)
+      },
+    })
+    expect(fake.calls('/v1/uploads')[0]!.body).toEqual({
+      origin: 'photos',
+      mode: 'put',
+      key: 'uploads/a.png',
+      contentType: 'image/png',
+      contentLength: 1000,
+    })
+    const put = fake.log.find((r) => r.url.origin === BUCKET)!
+    expect(put.method).toBe('PUT')
+    expect(put.headers.get('content-type')).toBe('image/png')
+    expect(fake.calls('/v1/uploads/complete')[0]!.body).toMatchObject({
+      origin: 'photos',
+      key: 'uploads/a.png',
+      receipt: expect.any(String) as string,
+    })
+    expect(stored).toMatchObject({
+      key: 'uploads/a.png',
+      size: 1000,
+      contentType: 'image/png',
+      etag: '"put-1000"',
+      mode: 'put',
+    })
+    expect(bytesOf(fake, 'uploads/a.png')).toEqual(patternBytes(1000))
+    expect(progress.at(-1)).toBe(1000)
+  })
+
+  it('defaults the type to application/octet-stream for a Blob without one', async () => {
+    const { fake, client } = setup()
+    await client.upload(new Blob([patternBytes(10)]), { origin: 'o', key: 'x' })
+    expect(fake.calls('/v1/uploads')[0]!.body?.contentType).toBe('application/octet-stream')
+  })
+
+  it("sends a File's name for the grant's uploadKey when no key is given", async () => {
+    const { fake, client } = setup()
+    const stored = await client.upload(file(10, 'cat picture.png', 'image/png'), { origin: 'o' })
+    const body = fake.calls('/v1/uploads')[0]!.body!
+    expect(body.filename).toBe('cat picture.png')
+    expect(body).not.toHaveProperty('key')
+    expect(stored.key).toBe('uploads/k/1-cat picture.png')
+    expect(fake.calls('/v1/uploads/complete')[0]!.body?.key).toBe('uploads/k/1-cat picture.png')
+  })
+
+  it('refuses a Blob with neither key nor name before any request', async () => {
+    const { fake, client } = setup()
+    await expect(client.upload(new Blob(['x']), { origin: 'o' })).rejects.toMatchObject({
+      code: 'invalid_argument',
+    })
+    expect(fake.log).toEqual([])
+  })
+
+  it("rejects with the server's message when the grant refuses", async () => {
+    const { fake, client } = setup({ contentTypes: ['image/png'] })
+    const error = await client
+      .upload(file(10, 'r.pdf', 'application/pdf'), { origin: 'o', key: 'r.pdf' })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(WaybillError)
+    expect((error as WaybillError).message).toBe(
+      'contentType: "application/pdf" is not a type the grant admits',
+    )
+    expect(fake.log.filter((r) => r.url.origin === BUCKET)).toEqual([])
+  })
+
+  it('retries the bucket on 503 and network errors, never on another 4xx', async () => {
+    const { fake, client } = setup()
+    let puts = 0
+    fake.hooks.bucket = () => {
+      puts++
+      if (puts === 1) throw new TypeError('Failed to fetch')
+      if (puts === 2) return new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 })
+      return undefined
+    }
+    await client.upload(file(10), { origin: 'o', key: 'k' })
+    expect(puts).toBe(3)
+    // A retry after a failure sends a newly issued URL, never the one that failed.
+    expect(fake.calls('/v1/uploads')).toHaveLength(3)
+
+    puts = 0
+    fake.hooks.bucket = () => {
+      puts++
+      return new Response(
+        '<Error><Code>SignatureDoesNotMatch</Code><Message>nope</Message></Error>',
+        {
+          status: 403,
+        },
+      )
+    }
+    await expect(client.upload(file(10), { origin: 'o', key: 'k2' })).rejects.toThrow(
+      'The bucket refused the PUT with 403: SignatureDoesNotMatch (nope).',
+    )
+    expect(puts).toBe(1)
+  })
+
+  it('issues a new URL when the store says the URL has expired', async () => {
+    const { fake, client } = setup()
+    let puts = 0
+    fake.hooks.bucket = () =>
+      ++puts === 1
+        ? new Response(
+            '<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>',
+            {
+              status: 403,
+            },
+          )
+        : undefined
+    const stored = await client.upload(file(10), { origin: 'o', key: 'k', retries: 0 })
+    expect(stored.size).toBe(10)
+    expect(fake.calls('/v1/uploads')).toHaveLength(2)
+  })
+
+  it('issues a new URL before sending when the one it has is about to expire', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const { fake, client } = setup({ urlLifeMs: 120_000 })
+    // The first file's transfer takes 100 s: the second file's URL then has 20 s left.
+    fake.hooks.bucket = () => {
+      vi.setSystemTime(Date.now() + 100_000)
+      return undefined
+    }
+    await client.uploadMany(
+      [
+        { file: file(10), key: 'a' },
+        { file: file(20), key: 'b' },
+      ],
+      { origin: 'o', concurrency: 1 },
+    )
+    const issued = fake.calls('/v1/uploads').map((r) => r.body)
+    expect(issued).toHaveLength(2)
+    expect(issued[1]).toMatchObject({ mode: 'put', key: 'b', contentLength: 20 })
+    expect(bytesOf(fake, 'b')).toEqual(patternBytes(20))
+  })
+})
+
+describe('a POST form', () => {
+  it('sends the fields in order, then the file last', async () => {
+    const { fake, client } = setup()
+    const stored = await client.upload(file(300, 'f.bin'), {
+      origin: 'o',
+      key: 'f.bin',
+      mode: 'post',
+    })
+    expect(fake.calls('/v1/uploads')[0]!.body?.mode).toBe('post')
+    expect(stored).toMatchObject({ key: 'f.bin', size: 300, mode: 'post' })
+    expect(bytesOf(fake, 'f.bin')).toEqual(patternBytes(300))
+    expect(fake.forms).toEqual([['key', 'Content-Type', 'policy', 'x-amz-signature', 'file']])
+  })
+
+  it('falls back to PUT when the origin does not accept POST uploads', async () => {
+    const { fake, client } = setup({ noPost: true })
+    const stored = await client.upload(file(30), { origin: 'o', key: 'k', mode: 'post' })
+    expect(fake.calls('/v1/uploads').map((r) => r.body?.mode)).toEqual(['post', 'put'])
+    expect(stored.mode).toBe('put')
+  })
+})
+
+describe('multipart', () => {
+  const big = () => file(70, 'big.bin')
+  const options = { origin: 'o', key: 'big.bin', multipartThreshold: 64, partSize: 10 }
+
+  it('sends the parts in parallel, at most partConcurrency at once, then completes', async () => {
+    const { fake, storage, client } = setup()
+    const reports: Array<{ loaded: number; partsDone?: number }> = []
+    const stored = await client.upload(big(), {
+      ...options,
+      partConcurrency: 3,
+      onProgress: (p) => reports.push(p),
+    })
+    expect(fake.calls('/v1/uploads')[0]!.body).toMatchObject({
+      mode: 'multipart',
+      key: 'big.bin',
+      contentLength: 70,
+      partSize: 10,
+    })
+    expect(fake.partPuts().sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7])
+    expect(fake.maxInFlight()).toBe(3)
+    const parts = fake.calls('/v1/uploads/multipart/complete')[0]!.body!.parts as unknown[]
+    expect(parts).toEqual(
+      Array.from({ length: 7 }, (_, i) => ({
+        partNumber: i + 1,
+        etag: `"part-${i + 1}-10"`,
+      })),
+    )
+    expect(stored).toMatchObject({
+      key: 'big.bin',
+      size: 70,
+      mode: 'multipart',
+      partCount: 7,
+      partsSent: 7,
+      resumed: false,
+    })
+    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+    expect(reports.at(-1)).toMatchObject({ loaded: 70, total: 70, partsDone: 7, partCount: 7 })
+    // Completed: nothing left to resume.
+    expect(storage.map.size).toBe(0)
+  })
+
+  it('asks for the part URLs beyond the first ones in batches', async () => {
+    const { fake, client } = setup({ firstParts: 2 })
+    await client.upload(big(), { ...options, partConcurrency: 2 })
+    const asked = fake.calls('/v1/uploads/multipart/parts').flatMap((r) => r.body!.partNumbers)
+    expect([...asked].sort()).toEqual([3, 4, 5, 6, 7])
+    expect(fake.calls('/v1/uploads/multipart/parts').length).toBeLessThanOrEqual(2)
+  })
+
+  it('completes without parts when the bucket hides the ETags', async () => {
+    const { fake, client } = setup({ hideEtag: true })
+    await client.upload(big(), options)
+    expect(fake.calls('/v1/uploads/multipart/complete')[0]!.body).not.toHaveProperty('parts')
+    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+  })
+
+  it('retries a failing part with a fresh URL', async () => {
+    const { fake, client } = setup()
+    let part3 = 0
+    fake.hooks.bucket = (request) => {
+      if (request.url.searchParams.get('partNumber') !== '3') return undefined
+      part3++
+      if (part3 === 1) throw new TypeError('Failed to fetch')
+      if (part3 === 2) return new Response('', { status: 500 })
+      return undefined
+    }
+    await client.upload(big(), options)
+    expect(part3).toBe(3)
+    expect(fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!.partNumbers)).toEqual([
+      [3],
+      [3],
+    ])
+    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+  })
+
+  it('signs part URLs again when they have less than a minute left', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const { fake, client } = setup({ urlLifeMs: 120_000 })
+    let first = true
+    fake.hooks.bucket = () => {
+      // The first part takes 90 s: the URLs of the others then have 30 s left.
+      if (first) vi.setSystemTime(Date.now() + 90_000)
+      first = false
+      return undefined
+    }
+    await client.upload(big(), { ...options, partConcurrency: 1 })
+    const asked = fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!.partNumbers)
+    expect(asked).toEqual([[2, 3, 4, 5, 6, 7]])
+    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+  })
+
+  it('aborts the upload and forgets it when the signal aborts', async () => {
+    const { fake, storage, client } = setup()
+    const controller = new AbortController()
+    fake.hooks.bucket = (request) => {
+      if (request.url.searchParams.get('partNumber') === '4')
+        controller.abort(new Error('cancelled'))
+      return undefined
+    }
+    await expect(
+      client.upload(big(), { ...options, partConcurrency: 1, signal: controller.signal }),
+    ).rejects.toThrow('cancelled')
+    expect(fake.calls('/v1/uploads/multipart/abort')).toHaveLength(1)
+    expect(fake.uploads.size).toBe(0)
+    expect(storage.map.size).toBe(0)
+    expect(fake.calls('/v1/uploads/multipart/complete')).toHaveLength(0)
+  })
+
+  it('aborts a failed upload that is not to be resumed', async () => {
+    const { fake, client } = setup()
+    fake.hooks.bucket = (request) => {
+      if (request.url.searchParams.get('partNumber') === '2') throw new TypeError('Failed to fetch')
+      return undefined
+    }
+    await expect(client.upload(big(), { ...options, resume: false, retries: 1 })).rejects.toThrow(
+      'The bucket could not be reached for part 2',
+    )
+    expect(fake.calls('/v1/uploads/multipart/abort')).toHaveLength(1)
+    expect(fake.uploads.size).toBe(0)
+  })
+})
+
+describe('uploadMany', () => {
+  it('stops at the first failure; a multipart upload it stopped stays resumable', async () => {
+    const { fake, storage, client } = setup()
+    let partArrived: () => void = () => {}
+    const aPart = new Promise<void>((resolve) => (partArrived = resolve))
+    fake.hooks.bucket = async (request) => {
+      if (request.url.pathname.startsWith('/part/')) {
+        partArrived()
+        // Slow parts: the failure below arrives while they are in flight.
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        return undefined
+      }
+      await aPart
+      return new Response('<Error><Code>AccessDenied</Code><Message>no</Message></Error>', {
+        status: 403,
+      })
+    }
+    await expect(
+      client.uploadMany(
+        [
+          { file: file(5), key: 'small' },
+          { file: file(80, 'big.bin'), key: 'big.bin' },
+        ],
+        { origin: 'o', multipartThreshold: 64, partSize: 10 },
+      ),
+    ).rejects.toThrow('The bucket refused the PUT with 403: AccessDenied (no).')
+    expect(fake.calls('/v1/uploads/multipart/abort')).toHaveLength(0)
+    expect(fake.uploads.size).toBe(1)
+    expect(storage.map.size).toBe(1)
+  })
+
+  it('asks for every PUT in one call, sends large files as multipart, and answers in order', async () => {
+    const { fake, client } = setup()
+    const reports: Array<{ loaded: number; filesDone: number }> = []
+    const results = await client.uploadMany(
+      [
+        { file: file(5, 'a.txt', 'text/plain') },
+        { file: file(80, 'big.bin') },
+        { file: file(7, 'b.png', 'image/png'), key: 'fixed/b.png' },
+      ],
+      { origin: 'o', multipartThreshold: 64, partSize: 10, onProgress: (p) => reports.push(p) },
+    )
+    const issued = fake.calls('/v1/uploads').map((r) => r.body)
+    expect(issued).toEqual([
+      {
+        origin: 'o',
+        mode: 'put',
+        items: [
+          { filename: 'a.txt', contentType: 'text/plain', contentLength: 5 },
+          { key: 'fixed/b.png', contentType: 'image/png', contentLength: 7 },
+        ],
+      },
+      expect.objectContaining({ mode: 'multipart', filename: 'big.bin', contentLength: 80 }),
+    ])
+    expect(results.map((r) => [r.mode, r.size])).toEqual([
+      ['put', 5],
+      ['multipart', 80],
+      ['put', 7],
+    ])
+    expect(results[2]!.key).toBe('fixed/b.png')
+    expect(reports.at(-1)).toMatchObject({ loaded: 92, total: 92, filesDone: 3, files: 3 })
+  })
+})
