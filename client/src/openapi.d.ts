@@ -180,7 +180,7 @@ export interface paths {
     put?: never
     /**
      * Complete a multipart upload, once its parts are checked
-     * @description Lists the parts the store holds first: each must be there with that ETag and its pinned size, and together they must make the declared size.
+     * @description Lists the parts the store holds first: each must be there with that ETag and its pinned size, and together they must make the declared size. Repeating a complete that succeeded (its answer lost) answers the object again.
      */
     post: operations['completeUpload']
     delete?: never

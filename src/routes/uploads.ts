@@ -119,7 +119,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         operationId: 'completeUpload',
         summary: 'Complete a multipart upload, once its parts are checked',
         description:
-          'Lists the parts the store holds first: each must be there with that ETag and its pinned size, and together they must make the declared size.',
+          'Lists the parts the store holds first: each must be there with that ETag and its pinned size, and together they must make the declared size. Repeating a complete that succeeded (its answer lost) answers the object again.',
         security: SECURITY,
         responses: {
           200: jsonContent(CompleteAnswer, 'The object'),
@@ -132,9 +132,14 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.parts?.length ?? 0 })
-        const done = await completeUpload(c.get('config'), c.get('principal'), request)
-        announce(c, { ...done, mode: 'multipart' }, clock())
-        return json(c, done, NO_STORE)
+        const { object, repeated } = await completeUpload(
+          c.get('config'),
+          c.get('principal'),
+          request,
+        )
+        // A repeated complete (the first answer was lost) was announced the first time.
+        if (!repeated) announce(c, { ...object, mode: 'multipart' }, clock())
+        return json(c, object, NO_STORE)
       },
     )
     .post(

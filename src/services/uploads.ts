@@ -450,18 +450,50 @@ export async function completeUpload(
   config: Config,
   principal: Principal,
   request: UploadRef & { parts?: CompletedPart[] | undefined },
-) {
+): Promise<{ object: CompletedObject; repeated: boolean }> {
   const { handle, origin } = await authorizeFollowUp(config, principal, request)
-  const parts = request.parts ?? (await storedParts(origin, request.key, handle))
-  await checkParts(origin, request.key, handle, parts)
-  const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts)
-  return {
+  const object = (etag: string) => ({
     origin: origin.name,
     key: request.key,
     size: handle.contentLength,
     contentType: handle.contentType,
     etag,
+  })
+  try {
+    const parts = request.parts ?? (await storedParts(origin, request.key, handle))
+    await checkParts(origin, request.key, handle, parts)
+    const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts)
+    return { object: object(etag), repeated: false }
+  } catch (error) {
+    if (!(error instanceof WaybillError) || error.code !== 'not_found') throw error
+    // The store knows the upload no more: completed already (a retry after a lost answer), or
+    // aborted. Completed when the key holds a multipart object of this upload's size and type.
+    const partCount = request.parts?.length ?? partCountOf(handle.contentLength, handle.partSize)
+    const head = await headObject(origin, request.key)
+    if (head === undefined || !isCompletedUpload(head, handle, partCount)) throw error
+    return { object: object(head.etag), repeated: true }
   }
+}
+
+/** What a completed multipart upload answers. */
+interface CompletedObject {
+  origin: string
+  key: string
+  size: number
+  contentType: string
+  etag: string
+}
+
+/**
+ * Whether a stored object is this upload, completed: its size and type, and the ETag S3 gives an
+ * object made of `partCount` parts (`"<md5 of the parts' md5s>-<count>"`), which no single PUT has.
+ */
+function isCompletedUpload(head: ObjectHead, handle: UploadHandle, partCount: number): boolean {
+  return (
+    head.size === handle.contentLength &&
+    essence(head.contentType) === essence(handle.contentType) &&
+    head.etag.replace(/^"|"$/g, '').endsWith(`-${partCount}`)
+  )
 }
 
 /** Every part of the plan as the store lists it; a part missing is the caller's to upload. */

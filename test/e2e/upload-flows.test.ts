@@ -288,6 +288,51 @@ describe('resuming a multipart upload', () => {
   })
 })
 
+describe('completing twice', () => {
+  /** A multipart upload of `data` under big/, every part sent. */
+  async function sentUpload(key: string, data: Uint8Array<ArrayBuffer>) {
+    const upload = await ok<Multipart>('/v1/uploads', {
+      mode: 'multipart',
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: data.length,
+    })
+    for (const part of upload.parts) {
+      const n = part.partNumber
+      const body = data.slice((n - 1) * upload.partSize, n * upload.partSize)
+      expect((await fetch(part.url, { method: 'PUT', body })).status).toBe(200)
+    }
+    return { key, uploadId: upload.uploadId }
+  }
+
+  it('answers a repeated complete with the object, as when the first answer was lost', async () => {
+    const data = new Uint8Array(5 * MIB + 7).fill(7)
+    const ref = await sentUpload(`${ROOT}/big/twice.bin`, data)
+    const first = await ok<{ etag: string }>('/v1/uploads/multipart/complete', ref)
+    const again = await ok<{ etag: string }>('/v1/uploads/multipart/complete', ref)
+    expect(again).toEqual(first)
+    expect(first.etag).toMatch(/-2"?$/)
+  })
+
+  it('stays 404 for an aborted upload, even where a single PUT left an object of its size', async () => {
+    const key = `${ROOT}/big/aborted.bin`
+    const data = new Uint8Array(5 * MIB + 7).fill(9)
+    const ref = await sentUpload(key, data)
+    expect((await call('/v1/uploads/multipart/abort', { origin: 'e2e', ...ref })).status).toBe(204)
+    const single = await ok<Put>('/v1/uploads', {
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: data.length,
+    })
+    expect((await put(single, data)).status).toBe(200)
+    const gone = await problem(
+      await call('/v1/uploads/multipart/complete', { origin: 'e2e', ...ref }),
+      404,
+    )
+    expect(gone.detail).toContain('NoSuchUpload')
+  })
+})
+
 describe('the completion check of a PUT or POST upload', () => {
   it('answers the stored object when it is what was signed, checksum included', async () => {
     const body = new TextEncoder().encode('checked body')
@@ -483,6 +528,12 @@ describe('notifications of checked uploads', () => {
       uploadId: upload.uploadId,
     })
     expect(done.status).toBe(200)
+    // A repeated complete (its first answer lost) answers again and is not announced again.
+    const again = await request('/v1/uploads/multipart/complete', {
+      key: upload.key,
+      uploadId: upload.uploadId,
+    })
+    expect(again.status).toBe(200)
     const refused = await request('/v1/uploads/complete', {
       key: `${ROOT}/small/none.txt`,
       receipt: (
