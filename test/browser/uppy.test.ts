@@ -180,10 +180,6 @@ describe('Uppy with waybill', () => {
         window.uppyTest.add('notes 2026.txt', 'text/plain', 200_000, 1),
       )
       const [outcome] = await page.evaluate(() => window.uppyTest.upload())
-      console.info(
-        'DEBUG',
-        JSON.stringify(sent.map((s) => [s.method, s.url.slice(0, 120), s.status])),
-      )
       expect(outcome?.error).toBeUndefined()
       // The grant chose the key from the file name.
       expect(outcome?.key).toMatch(/^uploads\/demo\/[0-9a-f-]{36}-notes 2026\.txt$/)
