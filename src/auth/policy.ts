@@ -64,8 +64,7 @@ export function resolvePrefix(
   let ok = true
   const prefix = template.replace(PLACEHOLDER, (_, name: string) => {
     // An upload key's own placeholders ({uuid}, {filename}), already made safe by the caller.
-    const own = filled[name]
-    if (own !== undefined) return own
+    if (Object.hasOwn(filled, name)) return filled[name]!
     const value = placeholderValue(principal, name)
     const text =
       typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))

@@ -1,7 +1,8 @@
 // Values waybill hands out and must get back unchanged (multipart upload handles, listing cursors).
 // The payload travels with an HMAC-SHA256 tag keyed from the origin's S3 secret, one key per
-// purpose, over the payload and what it is bound to (the caller, the key), so a caller can neither
-// forge one, alter one, nor use another caller's. Keys are imported once per origin and purpose.
+// purpose, over the payload, the origin's name and what it is bound to (the caller, the key), so a
+// caller can neither forge one, alter one, use another caller's, nor take one to another origin
+// (origins may share credentials). Keys are imported once per origin and purpose.
 
 import * as v from 'valibot'
 import type { S3Origin } from '../config'
@@ -62,7 +63,7 @@ async function tag(origin: S3Origin, purpose: string, payload: string, bound: st
   const mac = await crypto.subtle.sign(
     'HMAC',
     await keyFor(origin, purpose),
-    encoder.encode(`${bound}\n${payload}`),
+    encoder.encode(`${origin.name}\n${bound}\n${payload}`),
   )
   return new Uint8Array(mac, 0, TAG_BYTES)
 }

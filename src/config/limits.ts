@@ -87,6 +87,11 @@ export const MIN_PART_SIZE_BYTES = 5 * 1024 ** 2
 export const MAX_PART_SIZE_BYTES = 5 * 1024 ** 3
 export const MAX_PARTS = 10_000
 export const MAX_METADATA_BYTES = 2048
+/**
+ * How far the store's clock may be behind the Worker's when an object's Last-Modified is compared
+ * with when its upload was signed (SigV4 itself tolerates 15 minutes).
+ */
+export const STORE_CLOCK_SKEW_S = 900
 /** Part URLs signed with CreateMultipartUpload's answer; more come from /v1/uploads/multipart/parts. */
 export const FIRST_PART_URLS = 100
 

@@ -132,13 +132,12 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.parts?.length ?? 0 })
-        const { object, repeated } = await completeUpload(
+        const { object, storeUploadId } = await completeUpload(
           c.get('config'),
           c.get('principal'),
           request,
         )
-        // A repeated complete (the first answer was lost) was announced the first time.
-        if (!repeated) announce(c, { ...object, mode: 'multipart' }, clock())
+        announce(c, { ...object, mode: 'multipart', occurrence: storeUploadId }, clock())
         return json(c, object, NO_STORE)
       },
     )
@@ -184,7 +183,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
         const done = await checkUpload(c.get('config'), c.get('principal'), request)
-        announce(c, done, clock())
+        announce(c, { ...done, occurrence: done.lastModified }, clock())
         return json(c, done, NO_STORE)
       },
     )

@@ -4,6 +4,7 @@
 // it retries, then logs one line, and never throws, so the upload's own answer never depends on it.
 
 import type { Principal } from '../auth/principal'
+import { sha256AsciiHex } from '../core/sigv4/sha256'
 import type { NotifyConfig, UploadQueue, WebhookTarget } from '../config/notify'
 import {
   NOTIFY_MAX_ERROR_CHARS,
@@ -26,6 +27,12 @@ export interface CompletedUpload {
   readonly etag: string
   readonly mode: UploadMode
   readonly principal: Pick<Principal, 'kind' | 'id'>
+  /**
+   * What tells this completion from another of the same key: the store's upload id of a multipart
+   * upload, the Last-Modified of a checked object. With the origin, key and ETag it makes the
+   * event's id, so a repeated complete or check sends an event receivers already have.
+   */
+  readonly occurrence: string
 }
 
 interface UploadCompletedData {
@@ -46,7 +53,10 @@ interface UploadCompletedData {
  * for consumers to drop duplicates.
  */
 export interface UploadCompletedEvent {
-  /** `msg_<uuid>`: the same on every attempt, so receivers can drop duplicates. */
+  /**
+   * `msg_<32 hex>`, from the upload itself: the same on every attempt and for a repeated complete
+   * or check of the same upload, so receivers can drop duplicates.
+   */
   readonly id: string
   readonly type: 'upload.completed'
   /** ISO 8601, when the upload was found complete. */
@@ -82,18 +92,16 @@ export interface NotifyDeps {
  * @example
  * const event = uploadCompletedEvent(
  *   { origin: 'photos', key: 'a.jpg', size: 5, contentType: 'image/jpeg', etag: '"9a0…"',
- *     mode: 'put', principal },
+ *     mode: 'put', principal, occurrence: 'Mon, 23 Nov 2026 12:00:00 GMT' },
  *   new Date(),
  * )
  * event.id // 'msg_0b6c…'
  */
-export function uploadCompletedEvent(
-  upload: CompletedUpload,
-  now: Date,
-  id = `msg_${crypto.randomUUID()}`,
-): UploadCompletedEvent {
+export function uploadCompletedEvent(upload: CompletedUpload, now: Date): UploadCompletedEvent {
+  const etag = upload.etag.replace(/^"(.*)"$/, '$1')
+  const identity = [upload.origin, upload.key, etag, upload.occurrence]
   return Object.freeze({
-    id,
+    id: `msg_${sha256AsciiHex(identity.map(encodeURIComponent).join('\n')).slice(0, 32)}`,
     type: 'upload.completed',
     timestamp: now.toISOString(),
     data: Object.freeze({
@@ -101,7 +109,7 @@ export function uploadCompletedEvent(
       key: upload.key,
       size: upload.size,
       contentType: upload.contentType,
-      etag: upload.etag.replace(/^"(.*)"$/, '$1'),
+      etag,
       mode: upload.mode,
       principal: `${upload.principal.kind}:${upload.principal.id}`,
     }),

@@ -264,7 +264,12 @@ export async function partUploadUrls(
   const sizeOf = (n: number) => partSizeOf(length.exact, plan.partSize, n)
   // One presigner per distinct size: every full part, and the last one.
   const bySize = new Map<number, number[]>()
-  for (const n of partNumbers) bySize.set(sizeOf(n), [...(bySize.get(sizeOf(n)) ?? []), n])
+  for (const n of partNumbers) {
+    const size = sizeOf(n)
+    const same = bySize.get(size)
+    if (same === undefined) bySize.set(size, [n])
+    else same.push(n)
+  }
   const urls = new Map<number, string>()
   let expiresAt = now
   for (const [size, numbers] of bySize) {

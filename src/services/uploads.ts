@@ -20,6 +20,7 @@ import {
   MAX_PARTS,
   MAX_REPORTED_ERRORS,
   MIN_PART_SIZE_BYTES,
+  STORE_CLOCK_SKEW_S,
 } from '../config/limits'
 import { invalid, WaybillError, type FieldError } from '../errors'
 import type { UploadItem, UploadRequest } from '../schemas/uploads'
@@ -104,6 +105,8 @@ const Handle = v.object({
   contentLength: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
   partSize: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
   contentType: v.string(),
+  /** When the upload was created, in epoch seconds. */
+  createdAt: v.pipe(v.number(), v.safeInteger()),
 })
 type UploadHandle = v.InferOutput<typeof Handle>
 
@@ -154,15 +157,11 @@ const bareEtag = (etag: string) => etag.replace(/^"|"$/g, '')
  * Checks the parts a caller wants to complete against what the store holds: each was uploaded
  * with that ETag and has the size its URL pinned, and together they make the declared length.
  */
-async function checkParts(
-  origin: S3Origin,
-  key: string,
+function checkParts(
+  uploaded: StoredParts,
   handle: UploadHandle,
   parts: readonly CompletedPart[],
-): Promise<void> {
-  const uploaded = new Map(
-    (await listParts(origin, key, handle.uploadId)).map((part) => [part.partNumber, part]),
-  )
+): void {
   const errors: FieldError[] = []
   let total = 0
   parts.forEach(({ partNumber, etag }, i) => {
@@ -210,6 +209,8 @@ const Receipt = v.object({
   exact: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
   atMost: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
   checksumSha256: v.optional(v.string()),
+  /** When it was issued, in epoch seconds: an object stored before that is not this upload. */
+  issuedAt: v.pipe(v.number(), v.safeInteger()),
 })
 type UploadReceipt = v.InferOutput<typeof Receipt>
 
@@ -330,6 +331,7 @@ async function issueOne(
       exact: item.contentLength,
       atMost: item.contentLength === undefined ? permit.maxContentLength : undefined,
       checksumSha256: item.checksumSha256,
+      issuedAt: epochSeconds(now),
     } satisfies UploadReceipt,
     callerOf(principal),
   )
@@ -391,6 +393,7 @@ async function startMultipart(
     contentLength,
     partSize,
     contentType: item.contentType,
+    createdAt: epochSeconds(now),
   })
   return {
     mode: 'multipart' as const,
@@ -450,7 +453,7 @@ export async function completeUpload(
   config: Config,
   principal: Principal,
   request: UploadRef & { parts?: CompletedPart[] | undefined },
-): Promise<{ object: CompletedObject; repeated: boolean }> {
+): Promise<{ object: CompletedObject; storeUploadId: string }> {
   const { handle, origin } = await authorizeFollowUp(config, principal, request)
   const object = (etag: string) => ({
     origin: origin.name,
@@ -460,18 +463,18 @@ export async function completeUpload(
     etag,
   })
   try {
-    const parts = request.parts ?? (await storedParts(origin, request.key, handle))
-    await checkParts(origin, request.key, handle, parts)
+    const uploaded = await storedPartsOf(origin, request.key, handle)
+    const parts = request.parts ?? planParts(uploaded, handle)
+    checkParts(uploaded, handle, parts)
     const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts)
-    return { object: object(etag), repeated: false }
+    return { object: object(etag), storeUploadId: handle.uploadId }
   } catch (error) {
     if (!(error instanceof WaybillError) || error.code !== 'not_found') throw error
     // The store knows the upload no more: completed already (a retry after a lost answer), or
-    // aborted. Completed when the key holds a multipart object of this upload's size and type.
-    const partCount = request.parts?.length ?? partCountOf(handle.contentLength, handle.partSize)
+    // aborted. Completed when the key holds what this upload made, stored since it was created.
     const head = await headObject(origin, request.key)
-    if (head === undefined || !isCompletedUpload(head, handle, partCount)) throw error
-    return { object: object(head.etag), repeated: true }
+    if (head === undefined || !isCompletedUpload(head, handle)) throw error
+    return { object: object(head.etag), storeUploadId: handle.uploadId }
   }
 }
 
@@ -485,26 +488,41 @@ interface CompletedObject {
 }
 
 /**
- * Whether a stored object is this upload, completed: its size and type, and the ETag S3 gives an
- * object made of `partCount` parts (`"<md5 of the parts' md5s>-<count>"`), which no single PUT has.
+ * Whether a stored object is this upload, completed: its size and type, the ETag S3 gives an
+ * object of the plan's number of parts (`"<md5 of the parts' md5s>-<count>"`, which no single PUT
+ * has), stored no earlier than the upload was created.
  */
-function isCompletedUpload(head: ObjectHead, handle: UploadHandle, partCount: number): boolean {
+function isCompletedUpload(head: ObjectHead, handle: UploadHandle): boolean {
+  const partCount = partCountOf(handle.contentLength, handle.partSize)
   return (
     head.size === handle.contentLength &&
     essence(head.contentType) === essence(handle.contentType) &&
-    head.etag.replace(/^"|"$/g, '').endsWith(`-${partCount}`)
+    bareEtag(head.etag).endsWith(`-${partCount}`) &&
+    storedSince(head, handle.createdAt)
   )
 }
 
-/** Every part of the plan as the store lists it; a part missing is the caller's to upload. */
-async function storedParts(
+/** Whether the store wrote the object at `epochS` or later (allowing for its clock). */
+function storedSince(head: ObjectHead, epochS: number): boolean {
+  const stored = Date.parse(head.lastModified)
+  return Number.isFinite(stored) && stored / 1000 >= epochS - STORE_CLOCK_SKEW_S
+}
+
+const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000)
+
+/** The parts the store holds for an upload, by part number. */
+type StoredParts = ReadonlyMap<number, { etag: string; size: number }>
+
+async function storedPartsOf(
   origin: S3Origin,
   key: string,
   handle: UploadHandle,
-): Promise<CompletedPart[]> {
-  const listed = new Map(
-    (await listParts(origin, key, handle.uploadId)).map((p) => [p.partNumber, p]),
-  )
+): Promise<StoredParts> {
+  return new Map((await listParts(origin, key, handle.uploadId)).map((p) => [p.partNumber, p]))
+}
+
+/** Every part of the plan as the store lists it; a part missing is the caller's to upload. */
+function planParts(listed: StoredParts, handle: UploadHandle): CompletedPart[] {
   const count = partCountOf(handle.contentLength, handle.partSize)
   const missing: number[] = []
   const parts: CompletedPart[] = []
@@ -629,6 +647,15 @@ export async function checkUpload(config: Config, principal: Principal, request:
     throw new WaybillError('not_found', 'Nothing has been uploaded at this key yet.', {
       errors: [{ path: 'key', message: 'has no object' }],
     })
+  }
+  // An object stored before the receipt was issued is someone else's upload (or an earlier one):
+  // not this upload's to pass, nor to delete.
+  if (!storedSince(head, receipt.issuedAt)) {
+    throw new WaybillError(
+      'not_found',
+      'Nothing has been uploaded at this key since this receipt was issued.',
+      { errors: [{ path: 'key', message: 'has no object stored since the receipt was issued' }] },
+    )
   }
   const errors = differences(receipt, head)
   if (errors.length > 0) {

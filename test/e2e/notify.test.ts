@@ -32,6 +32,8 @@ function event(): UploadCompletedEvent {
       etag: '"b1946ac92492d2347c6235b4d2611184-2"',
       mode: 'multipart',
       principal: { kind: 'api-key', id: 'e2e' },
+      // Each test's event its own upload, so the receiver tells their deliveries apart.
+      occurrence: crypto.randomUUID(),
     },
     new Date(),
   )

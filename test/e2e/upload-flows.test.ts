@@ -14,6 +14,8 @@ import type { WebhookRecord } from '../provided-context'
 import { apiKeysBinding, e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
 
 const app = createApp()
+/** The same Worker with its clock an hour ahead: what it issues postdates every object stored now. */
+const later = createApp({ clock: () => new Date(Date.now() + 3_600_000) })
 const ROOT = `flows-${crypto.randomUUID().slice(0, 8)}`
 const KEYS = { up: 'wb_test_flows_up_0123456789', other: 'wb_test_flows_other_0123456789' }
 const MAX_BYTES = 4096
@@ -284,6 +286,12 @@ describe('resuming a multipart upload', () => {
       403,
     )
     expect(moved.errors.map((e) => e.path)).toEqual(['uploadId'])
+    // Another origin on the same bucket and credentials does not take it either.
+    const elsewhere = await problem(
+      await call('/v1/uploads/multipart/list', { ...ref, origin: 'keep' }),
+      403,
+    )
+    expect(elsewhere.errors.map((e) => e.path)).toEqual(['uploadId'])
     expect((await call('/v1/uploads/multipart/abort', ref)).status).toBe(204)
   })
 })
@@ -312,6 +320,31 @@ describe('completing twice', () => {
     const again = await ok<{ etag: string }>('/v1/uploads/multipart/complete', ref)
     expect(again).toEqual(first)
     expect(first.etag).toMatch(/-2"?$/)
+  })
+
+  it('stays 404 for an upload created after the object at its key was stored', async () => {
+    const key = `${ROOT}/big/earlier.bin`
+    const data = new Uint8Array(5 * MIB + 7).fill(5)
+    await ok('/v1/uploads/multipart/complete', await sentUpload(key, data))
+    // Same key, size and type, created (by the clock) after that object, then aborted.
+    const response = await later.request(
+      '/v1/uploads',
+      postJson(
+        {
+          origin: 'e2e',
+          mode: 'multipart',
+          key,
+          contentType: 'application/octet-stream',
+          contentLength: data.length,
+        },
+        KEYS.up,
+      ),
+      env,
+    )
+    const { uploadId } = await response.json<Multipart>()
+    const ref = { origin: 'e2e', key, uploadId }
+    expect((await call('/v1/uploads/multipart/abort', ref)).status).toBe(204)
+    await problem(await call('/v1/uploads/multipart/complete', ref), 404)
   })
 
   it('stays 404 for an aborted upload, even where a single PUT left an object of its size', async () => {
@@ -427,6 +460,28 @@ describe('the completion check of a PUT or POST upload', () => {
     expect((await stored(key)).status).toBe(200)
   })
 
+  it('passes or deletes only what was stored since the receipt was issued', async () => {
+    const key = `${ROOT}/small/older.txt`
+    const first = await ok<Put>('/v1/uploads', { key, contentType: 'text/plain', contentLength: 3 })
+    expect((await put(first, 'abc')).status).toBe(200)
+    // A receipt issued after that object was stored, for another size: never used to upload.
+    const response = await later.request(
+      '/v1/uploads',
+      postJson({ origin: 'e2e', key, contentType: 'text/plain', contentLength: 9 }, KEYS.up),
+      env,
+    )
+    const { receipt } = await response.json<Put>()
+    const stale = await problem(
+      await call('/v1/uploads/complete', { origin: 'e2e', key, receipt }),
+      404,
+    )
+    expect(stale.errors).toEqual([
+      { path: 'key', message: 'has no object stored since the receipt was issued' },
+    ])
+    // The grant says deleteMismatched, yet the object is not this receipt's upload: it stays.
+    expect(await (await stored(key)).text()).toBe('abc')
+  })
+
   it("refuses another caller's receipt and a receipt for another key", async () => {
     const upload = await ok<Put>('/v1/uploads', {
       key: `${ROOT}/small/mine.txt`,
@@ -441,6 +496,12 @@ describe('the completion check of a PUT or POST upload', () => {
       400,
     )
     expect(moved.errors.map((e) => e.path)).toEqual(['key'])
+    // "keep" is the same bucket with the same credentials: the receipt is still e2e's only.
+    const elsewhere = await problem(
+      await call('/v1/uploads/complete', { ...check, origin: 'keep' }),
+      403,
+    )
+    expect(elsewhere.errors.map((e) => e.path)).toEqual(['receipt'])
   })
 })
 
@@ -528,7 +589,7 @@ describe('notifications of checked uploads', () => {
       uploadId: upload.uploadId,
     })
     expect(done.status).toBe(200)
-    // A repeated complete (its first answer lost) answers again and is not announced again.
+    // A repeated complete (its first answer lost) answers again, announced under the same id.
     const again = await request('/v1/uploads/multipart/complete', {
       key: upload.key,
       uploadId: upload.uploadId,
@@ -548,9 +609,12 @@ describe('notifications of checked uploads', () => {
     })
     expect(refused.status).toBe(404)
     await waitOnExecutionContext(ctx)
-    expect(sent).toHaveLength(1)
+    expect(sent).toHaveLength(2)
     expect(sent[0]).toMatchObject({
       data: { key: upload.key, size: data.length, mode: 'multipart' },
     })
+    const [first, second] = sent as { id: string; data: unknown }[]
+    expect(second!.id).toBe(first!.id)
+    expect(second!.data).toEqual(first!.data)
   })
 })

@@ -29,21 +29,18 @@ function config(env: Record<string, unknown>): NotifyConfig {
 
 const webhookOnly = () => config({ WAYBILL_WEBHOOK_URL: URL_, WAYBILL_WEBHOOK_SECRET: SECRET })
 
-function event(id = 'msg_2f1c0a3e-4b5d-4c6e-8f70-0123456789ab'): UploadCompletedEvent {
-  return uploadCompletedEvent(
-    {
-      origin: 'photos',
-      key: 'users/alice/cat.jpg',
-      size: 12_345,
-      contentType: 'image/jpeg',
-      etag: '"9e107d9d372bb6826bd81d3542a419d6"',
-      mode: 'put',
-      principal: { kind: 'jwt', id: 'alice' },
-    },
-    NOW,
-    id,
-  )
-}
+const UPLOAD = {
+  origin: 'photos',
+  key: 'users/alice/cat.jpg',
+  size: 12_345,
+  contentType: 'image/jpeg',
+  etag: '"9e107d9d372bb6826bd81d3542a419d6"',
+  mode: 'put',
+  principal: { kind: 'jwt', id: 'alice' },
+  occurrence: 'Mon, 23 Nov 2026 11:59:58 GMT',
+} as const
+
+const event = (): UploadCompletedEvent => uploadCompletedEvent(UPLOAD, NOW)
 
 interface Call {
   url: string
@@ -104,8 +101,10 @@ function deps(fetch?: typeof globalThis.fetch) {
 
 describe('uploadCompletedEvent', () => {
   it('builds the Standard Webhooks shaped event, naming the caller as the request log does', () => {
-    expect(event('msg_1')).toEqual({
-      id: 'msg_1',
+    const made = event()
+    expect(made.id).toMatch(/^msg_[0-9a-f]{32}$/)
+    expect(made).toEqual({
+      id: made.id,
       type: 'upload.completed',
       timestamp: '2026-11-23T12:00:00.000Z',
       data: {
@@ -121,15 +120,21 @@ describe('uploadCompletedEvent', () => {
     expect(Object.isFrozen(event())).toBe(true)
   })
 
-  it('gives each event its own msg_<uuid> id', () => {
-    const upload = { ...event().data, principal: { kind: 'api-key' as const, id: 'web' } }
-    const a = uploadCompletedEvent(upload, NOW)
-    const b = uploadCompletedEvent(upload, NOW)
-    expect(a.id).toMatch(
-      /^msg_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
-    )
-    expect(b.id).not.toBe(a.id)
-    expect(a.data.principal).toBe('api-key:web')
+  it('derives the id from the upload: the same for a repeat, another for another upload', () => {
+    const a = uploadCompletedEvent(UPLOAD, NOW)
+    // A repeated check or complete, later, and the store quoting the ETag or not.
+    const again = uploadCompletedEvent({ ...UPLOAD, etag: UPLOAD.etag.slice(1, -1) }, new Date())
+    expect(again.id).toBe(a.id)
+    for (const other of [
+      { ...UPLOAD, occurrence: 'Mon, 23 Nov 2026 12:05:00 GMT' },
+      { ...UPLOAD, key: 'users/alice/cat.jpeg' },
+      { ...UPLOAD, origin: 'photos2' },
+      { ...UPLOAD, etag: '"0e107d9d372bb6826bd81d3542a419d6"' },
+    ]) {
+      expect(uploadCompletedEvent(other, NOW).id).not.toBe(a.id)
+    }
+    const web = uploadCompletedEvent({ ...UPLOAD, principal: { kind: 'api-key', id: 'web' } }, NOW)
+    expect(web.data.principal).toBe('api-key:web')
   })
 })
 
