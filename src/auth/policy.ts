@@ -365,6 +365,20 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   if (unfit.length > 0) throw invalid(unfit)
 
   const items = reach.items ?? []
+  if (origin.type === 'cloudfront' && !origin.responseOverrides) {
+    const overridden = items.findIndex((item) => item.response !== undefined)
+    if (overridden >= 0) {
+      // The item, not its key: `items.3` (the redirect's one item is its `key`).
+      const at = reach.itemPath?.(overridden) ?? `keys.${overridden}`
+      throw invalid([
+        {
+          path: at.endsWith('.key') ? at.slice(0, -'.key'.length) : at,
+          message: `cannot carry download, inline or response overrides: origin "${origin.name}" does not say its distribution forwards response-* query strings to the bucket (responseOverrides)`,
+        },
+      ])
+    }
+  }
+
   const under = reach.under ?? []
   const itemPath = reach.itemPath ?? ((i: number) => `keys.${i}`)
   const partial = reach.partial === true

@@ -3,7 +3,8 @@
 //     "keyPairId": "K2JCJMDEHXQW5F", "privateKey": "CDN_PRIVATE_KEY",
 //     "previousKeys"?: [{ "keyPairId", "privateKey" }], "hashAlgorithm"?: "SHA1" | "SHA256",
 //     "cookie"?: { "domain"?, "path"?, "secure"?, "httpOnly"?, "sameSite"? }, "keys"?: "safe" | "any",
-//     "signingWindow"?: 3600, "listFrom"?: "<an S3 origin over the same bucket>" }
+//     "signingWindow"?: 3600, "listFrom"?: "<an S3 origin over the same bucket>",
+//     "responseOverrides"?: false }
 // `privateKey` names the secret holding the PEM. Keys are parsed and checked here; they are
 // imported into Web Crypto once per isolate by ./keys.
 
@@ -127,6 +128,7 @@ export function cloudFrontOrigin(env: Env) {
         keys: Keys,
         signingWindow: v.optional(SigningWindow, 0),
         listFrom: v.optional(OriginName),
+        responseOverrides: v.optional(v.boolean('must be true or false'), false),
       },
       { type: 'must be an object' },
     ),

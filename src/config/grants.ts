@@ -174,6 +174,14 @@ function grant(origins: ReadonlyMap<string, Origin> | undefined) {
         addIssue({ message: problem, path: pathTo(grant, 'prefix') })
         return NEVER
       }
+      const origin = origins?.get(grant.origin)
+      if (grant.wildcard && origin?.type === 'cloudfront' && origin.responseOverrides) {
+        addIssue({
+          message: `cannot be true on origin "${grant.origin}", which has responseOverrides: any holder of a wildcard URL or cookie could add response-* parameters (such as response-content-type=text/html) that its policy does not pin`,
+          path: pathTo(grant, 'wildcard'),
+        })
+        return NEVER
+      }
       const template = grant.uploadKey
       const templateProblem =
         template === undefined

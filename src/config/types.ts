@@ -56,6 +56,12 @@ export interface CloudFrontOrigin {
   readonly signingWindow: number
   /** An S3 origin whose bucket backs the distribution: `GET /v1/list` lists it. */
   readonly listFrom?: string | undefined
+  /**
+   * The distribution forwards `response-*` query strings to its bucket, so URLs may carry
+   * download, inline and response overrides. A wildcard policy cannot pin them (its `*` matches
+   * any query string), so such an origin takes no wildcard grant.
+   */
+  readonly responseOverrides: boolean
 }
 
 export type Origin = S3Origin | CloudFrontOrigin

@@ -128,6 +128,24 @@ describe('CloudFront listFrom and signingWindow', () => {
     expect(origin.signingWindow).toBe(600)
   })
 
+  it('takes no wildcard grant on an origin that forwards response overrides', () => {
+    const grants = (wildcard: boolean) =>
+      JSON.stringify([{ to: 'apiKey:web', origin: 'cdn', actions: ['read'], wildcard }])
+    const forwarding = env({ ...cdn, responseOverrides: true })
+    const plain = parseConfig({ ...forwarding, WAYBILL_GRANTS: grants(false) })
+    if (!plain.ok) throw new Error(JSON.stringify(plain.errors))
+    const origin = plain.config.origins.get('cdn')
+    expect(origin?.type === 'cloudfront' && origin.responseOverrides).toBe(true)
+    const refused = parseConfig({ ...forwarding, WAYBILL_GRANTS: grants(true) })
+    expect(refused.ok).toBe(false)
+    if (!refused.ok) {
+      expect(refused.errors.map((e) => e.path)).toEqual(['WAYBILL_GRANTS.0.wildcard'])
+      expect(refused.errors[0]!.message).toContain('response-content-type=text/html')
+    }
+    // Without responseOverrides (the default) a wildcard grant is fine.
+    expect(parseConfig({ ...env(cdn), WAYBILL_GRANTS: grants(true) }).ok).toBe(true)
+  })
+
   it('names a listFrom that is missing or not an S3 origin', () => {
     for (const listFrom of ['nowhere', 'cdn', 'Bad Name']) {
       const result = parseConfig({

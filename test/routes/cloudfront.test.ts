@@ -152,11 +152,34 @@ describe('POST /v1/sign on a CloudFront origin', () => {
 })
 
 describe('downloads through CloudFront', () => {
+  /** An origin whose distribution forwards response-* to its bucket, and so no wildcard grant. */
+  const forwarding = () =>
+    cdnEnv(
+      { responseOverrides: true },
+      {
+        WAYBILL_GRANTS: JSON.stringify([
+          { to: 'apiKey:all', origin: 'cdn', prefix: 'public/', actions: ['read'] },
+        ]),
+      },
+    )
+
+  it('refuses overrides where the origin does not say its distribution forwards them', async () => {
+    const response = await post(
+      '/v1/sign',
+      { origin: 'cdn', items: [{ key: 'public/a b.pdf', download: true }] },
+      await cdnEnv(),
+    )
+    expect(response.status).toBe(400)
+    const { errors = [] } = await problemOf(response)
+    expect(errors.map((e) => e.path)).toEqual(['items.0'])
+    expect(errors[0]!.message).toContain('responseOverrides')
+  })
+
   it('signs the response-* overrides into the URL the canned policy covers', async () => {
     const response = await post(
       '/v1/sign',
       { origin: 'cdn', items: [{ key: 'public/a b.pdf', download: 'résumé "1".pdf' }] },
-      await cdnEnv(),
+      await forwarding(),
     )
     expect(response.status, await response.clone().text()).toBe(200)
     const { urls } = await response.json<SignBody>()
