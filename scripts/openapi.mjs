@@ -13,7 +13,7 @@ import { format, resolveConfig } from 'prettier'
 import { wasmModules } from './esbuild-plugins.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-export const DOCUMENT = join(ROOT, 'docs', 'openapi.json')
+const DOCUMENT = join(ROOT, 'docs', 'openapi.json')
 const TYPES = join(ROOT, 'client', 'src', 'openapi.d.ts')
 
 /** The document the Worker serves, from its own code run in Node. */

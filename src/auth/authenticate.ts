@@ -13,7 +13,7 @@ import { enforceRateLimit } from '../http/rate-limit'
 import type { AppEnv } from '../http/types'
 import { findApiKey } from './api-key'
 import type { RemoteJwksCache } from './jwks'
-import type { Principal } from './principal'
+import { principalName, type Principal } from './principal'
 import { invalidToken, verifyAccess, verifyJwt } from './tokens'
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
@@ -109,7 +109,7 @@ export function authenticate(options: { jwks: RemoteJwksCache; clock: Clock; coo
       throw unauthorized(methodsHint(config, cookieAllowed))
     }
     c.set('principal', principal)
-    c.get('log').principal = `${principal.kind}:${principal.id}`
+    c.get('log').principal = principalName(principal)
     await enforceRateLimit(c)
     await next()
   })

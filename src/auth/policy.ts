@@ -130,7 +130,7 @@ function prefixCoversAll(prefix: string, keyPrefix: string): boolean {
 }
 
 /** A media type's essence, `type/subtype` in lower case, without parameters. */
-function essence(contentType: string): string {
+export function essence(contentType: string): string {
   return contentType.split(';')[0]!.trim().toLowerCase()
 }
 
@@ -269,11 +269,20 @@ export function grantedOrigin(
   name: string,
   action: Action,
 ): Origin {
+  return granted(config, principal, name, action).origin
+}
+
+/** `grantedOrigin`, with the caller's grants there (for `authorize`, which needs both). */
+function granted(
+  config: Config,
+  principal: Principal,
+  name: string,
+  action: Action,
+): { origin: Origin; grants: ResolvedGrant[] } {
   const origin = config.origins.get(name)
-  if (origin === undefined || applicable(config, principal, origin).length === 0) {
-    throw noGrant(action, name)
-  }
-  return origin
+  const grants = origin === undefined ? [] : applicable(config, principal, origin)
+  if (origin === undefined || grants.length === 0) throw noGrant(action, name)
+  return { origin, grants }
 }
 
 /** A target's verdict: refused (why, and how loudly) or the most its grants allow. */
@@ -358,7 +367,7 @@ function judgeContent(
  */
 export function authorize(config: Config, principal: Principal, reach: Reach): Permit {
   const { action } = reach
-  const origin = grantedOrigin(config, principal, reach.origin, action)
+  const { origin, grants: applying } = granted(config, principal, reach.origin, action)
 
   // Only now: an origin's own rules must not tell strangers that it exists.
   const unfit = reach.fits?.(origin) ?? []
@@ -399,9 +408,7 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
     if (unsafe.length > 0) throw invalid(unsafe)
   }
 
-  const grants = applicable(config, principal, origin).filter(({ grant }) =>
-    grant.actions.has(action),
-  )
+  const grants = applying.filter(({ grant }) => grant.actions.has(action))
   if (grants.length === 0 && !partial) throw noGrant(action, origin.name)
 
   const expiryOf = reach.link

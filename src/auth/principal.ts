@@ -14,6 +14,11 @@ export interface Principal {
   readonly email?: string | undefined
 }
 
+/** The caller as logs, rate limits and sealed values name it: `api-key:web`, `jwt:alice`. */
+export function principalName(principal: Pick<Principal, 'kind' | 'id'>): string {
+  return `${principal.kind}:${principal.id}`
+}
+
 /**
  * The value a `{name}` placeholder takes for `principal`: `{apiKey}` is an API key's id and nothing
  * else; every other name is a verified token's claim, never filled for an API key.

@@ -118,5 +118,8 @@ export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [1_000, 4_000]
 export const QUEUE_RETRY_DELAYS_MS: readonly number[] = [250, 1_000]
 /** Longest error message a failed notification's log line repeats. */
 export const NOTIFY_MAX_ERROR_CHARS = 200
-/** Least decoded bytes of WAYBILL_WEBHOOK_SECRET. */
+/**
+ * Least decoded bytes of WAYBILL_WEBHOOK_SECRET: the Standard Webhooks spec's floor ("between 24
+ * bytes (192 bits) and 64 bytes").
+ */
 export const MIN_WEBHOOK_SECRET_BYTES = 24

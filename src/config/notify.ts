@@ -15,7 +15,6 @@ import type { FieldError } from '../errors'
 import { fieldErrors, isRecord, typeName } from '../schemas/valibot'
 import type { Env } from './env'
 
-/** The spec's floor for a signing secret: "between 24 bytes (192 bits) and 64 bytes". */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
 // Padded standard base64 only: the package's decoder (@stablelib/base64) refuses anything else.
 const WEBHOOK_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/

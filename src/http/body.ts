@@ -12,6 +12,8 @@ export interface BodyLimits {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
 /**
  * True when `text` holds at most `limit` JSON values, counted as the separators outside strings
  * (every member and element but the first of each container has one). Stops at the limit, so the
@@ -63,12 +65,13 @@ async function readJsonBody(
   if (bytes === undefined) throw tooLarge()
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+    text = utf8.decode(bytes)
   } catch {
     throw invalid([{ path: 'body', message: 'is not valid UTF-8' }])
   }
   if (text.trim() === '') throw invalid([{ path: 'body', message: 'is empty; send a JSON object' }])
-  if (!withinValueLimit(text, limits.values)) {
+  // Each separator is a character, so a text no longer than the limit is within it: no scan.
+  if (text.length > limits.values && !withinValueLimit(text, limits.values)) {
     throw invalid([
       {
         path: 'body',

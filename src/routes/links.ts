@@ -5,7 +5,7 @@ import { describeRoute } from 'hono-openapi'
 import { found, json } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
-import { jsonContent, pathParameters, problems, publicProblems, SECURITY } from '../http/openapi'
+import { jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody, validParams } from '../http/validate'
@@ -58,7 +58,6 @@ export function followRoutes({ clock }: RouteDeps) {
       operationId: 'followLink',
       summary: 'Follow a signed link: a 302 to a URL signed for a few minutes',
       security: [],
-      parameters: pathParameters(LinkParams),
       responses: {
         302: {
           description: 'Found: `Location` is the signed URL',

@@ -3,16 +3,15 @@
 
 import { principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
 import { authorize, linkPermit } from '../auth/policy'
-import type { Principal } from '../auth/principal'
+import { principalName, type Principal } from '../auth/principal'
 import type { Config, LinkRevocation } from '../config'
 import { LINK_URL_EXPIRES_S, MAX_EXPIRES_S } from '../config/limits'
+import { epochSeconds } from '../core/sigv4/time'
 import { WaybillError } from '../errors'
 import { cacheControlUntil } from '../http/answer'
 import type { LinksBody } from '../schemas/links'
 import { objectItem, type ObjectRequest } from './objects'
 import { batchSigner } from './signers'
-
-const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000)
 
 /** What a link asks of its object's answer, in the payload's short form. */
 function options(request: ObjectRequest): Pick<LinkPayload, 'd' | 'n' | 't'> {
@@ -54,7 +53,7 @@ export function issueLinks(
   })
   const issued = epochSeconds(now)
   const expires = issued + permit.expiresIn
-  const by = principalHash(`${principal.kind}:${principal.id}`)
+  const by = principalHash(principalName(principal))
   const links = requests.map((request) => {
     const token = signLink(config.linkSecrets, {
       o: permit.origin.name,

@@ -3,7 +3,7 @@
 // and/or sent to a Cloudflare Queue. Delivery runs after the answer (ExecutionContext.waitUntil):
 // it retries, then logs one line, and never throws, so the upload's own answer never depends on it.
 
-import type { Principal } from '../auth/principal'
+import { principalName, type Principal } from '../auth/principal'
 import { sha256AsciiHex } from '../core/sigv4/sha256'
 import type { NotifyConfig, UploadQueue, WebhookTarget } from '../config/notify'
 import {
@@ -111,7 +111,7 @@ export function uploadCompletedEvent(upload: CompletedUpload, now: Date): Upload
       contentType: upload.contentType,
       etag,
       mode: upload.mode,
-      principal: `${upload.principal.kind}:${upload.principal.id}`,
+      principal: principalName(upload.principal),
     }),
   })
 }

@@ -3,7 +3,7 @@
 // lifetime and upload limits, so nothing reaches a signature without passing every grant field.
 // Everything per batch is prepared once here.
 
-import { isPermit, type Permit } from '../auth/policy'
+import { actionFor, isPermit, type Permit } from '../auth/policy'
 import { activeKey } from '../config/keys'
 import type { CloudFrontOrigin, S3Origin } from '../config'
 import { CLOUDFRONT_SIGN_CHUNK, MAX_PUT_BYTES } from '../config/limits'
@@ -22,6 +22,7 @@ import { signPostPolicy, type PostPolicy } from '../core/s3/post-policy'
 import { cachedS3Presign } from '../core/s3/presign-cache'
 import { responseQuery, type PresignItem, type PresignMethod } from '../core/s3/presign'
 import { sha256AsciiHex } from '../core/sigv4/sha256'
+import { epochSeconds } from '../core/sigv4/time'
 import { signingTime, type SigningTime } from '../core/window'
 
 /** Signs the items of one permit, in order. */
@@ -37,13 +38,6 @@ export interface BatchSigner {
 
 /** S3: the canonical request and string to sign. CloudFront: the policy signed. */
 type SigningSteps = { canonicalRequest: string; stringToSign: string } | { policy: string }
-
-const ACTION_OF: Readonly<Record<PresignMethod, Permit['action']>> = {
-  GET: 'read',
-  HEAD: 'read',
-  PUT: 'write',
-  DELETE: 'delete',
-}
 
 /** Refuses anything but a permit `authorize` made for this action: a bug, never a caller's fault. */
 function checked(permit: Permit, action: Permit['action']): Permit {
@@ -68,10 +62,6 @@ function presignerFor(
 ) {
   const { endpoint, region, credentials } = origin
   return cachedS3Presign({ endpoint, region, credentials, method, expiresIn, now, headers })
-}
-
-function epochSeconds(date: Date): number {
-  return Math.floor(date.getTime() / 1000)
 }
 
 /** Runs `fn` over `items` concurrently, `size` at a time, keeping order. */
@@ -140,7 +130,7 @@ export function batchSigner(
   permit: Permit,
   options: { method: PresignMethod; now: Date },
 ): BatchSigner {
-  const { origin, items } = checked(permit, ACTION_OF[options.method])
+  const { origin, items } = checked(permit, actionFor(options.method))
   const time = signingTime(options.now, permit.expiresIn, permit.window, permit.maxLifetime)
   if (origin.type === 'cloudfront') return cloudFrontSigner(origin, permit, time)
   if (permit.under.length > 0) throw new Error('S3 URLs name exact keys only')

@@ -7,12 +7,13 @@ import * as v from 'valibot'
 import {
   authorize,
   deletesMismatched,
+  essence,
   grantedOrigin,
   uploadKeyFor,
   type ContentReach,
   type Permit,
 } from '../auth/policy'
-import type { Principal } from '../auth/principal'
+import { principalName, type Principal } from '../auth/principal'
 import { seal, unseal } from '../auth/seal'
 import type { Config, Origin, S3Origin } from '../config'
 import {
@@ -22,6 +23,7 @@ import {
   MIN_PART_SIZE_BYTES,
   STORE_CLOCK_SKEW_S,
 } from '../config/limits'
+import { epochSeconds } from '../core/sigv4/time'
 import { invalid, WaybillError, type FieldError } from '../errors'
 import type { UploadItem, UploadRequest } from '../schemas/uploads'
 import {
@@ -90,7 +92,7 @@ function contentOf(mode: UploadRequest['mode'], item: UploadItem, at: string): C
 
 // The handle is bound to the origin, the caller and the key: another caller's handle, or this
 // caller's for another key, does not unseal.
-const boundTo = (principal: Principal, key: string) => `${principal.kind}:${principal.id}\n${key}`
+const boundTo = (principal: Principal, key: string) => `${principalName(principal)}\n${key}`
 
 function sealHandle(origin: S3Origin, principal: Principal, key: string, handle: UploadHandle) {
   return seal(origin, HANDLE_PURPOSE, handle, boundTo(principal, key))
@@ -214,8 +216,6 @@ const Receipt = v.object({
 })
 type UploadReceipt = v.InferOutput<typeof Receipt>
 
-const callerOf = (principal: Principal) => `${principal.kind}:${principal.id}`
-
 /**
  * A batch's refusals as one answer, all or nothing as `/v1/sign` is: the 403s when there are any
  * (each field once), otherwise the 400s.
@@ -333,7 +333,7 @@ async function issueOne(
       checksumSha256: item.checksumSha256,
       issuedAt: epochSeconds(now),
     } satisfies UploadReceipt,
-    callerOf(principal),
+    principalName(principal),
   )
   const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
   if (request.mode === 'post') {
@@ -508,8 +508,6 @@ function storedSince(head: ObjectHead, epochS: number): boolean {
   return Number.isFinite(stored) && stored / 1000 >= epochS - STORE_CLOCK_SKEW_S
 }
 
-const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000)
-
 /** The parts the store holds for an upload, by part number. */
 type StoredParts = ReadonlyMap<number, { etag: string; size: number }>
 
@@ -551,7 +549,6 @@ export interface CheckRequest {
 }
 
 /** Media type essence, for comparing what was signed with what the store answers. */
-const essence = (type: string) => type.split(';')[0]!.trim().toLowerCase()
 
 /** How the stored object differs from its receipt, as field errors (none: it is what was signed). */
 function differences(receipt: UploadReceipt, head: ObjectHead): FieldError[] {
@@ -604,7 +601,7 @@ export async function checkUpload(config: Config, principal: Principal, request:
     origin,
     RECEIPT_PURPOSE,
     request.receipt,
-    callerOf(principal),
+    principalName(principal),
     Receipt,
   )
   if (receipt === undefined) throw notOurs()

@@ -16,3 +16,8 @@ export function toAmzDate(now: Date): AmzDate {
     'Z'
   return { longDate, shortDate: longDate.slice(0, 8) }
 }
+
+/** Whole seconds since the epoch, as CloudFront policies, link tokens and sealed values count them. */
+export function epochSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000)
+}
