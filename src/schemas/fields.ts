@@ -4,6 +4,7 @@
 
 import * as v from 'valibot'
 import {
+  MAX_BATCH_CEILING,
   MAX_EXPIRES_S,
   MAX_FILENAME_CHARS,
   MAX_KEY_BYTES,
@@ -17,7 +18,7 @@ import {
 import { contentDisposition } from '../core/disposition'
 import { checkHeaderValue, checkObjectKey } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
-import { isRecord, record, strict, typeName } from './valibot'
+import { isRecord, list, record, strict, typeName } from './valibot'
 
 const mustBeString = (issue: v.BaseIssue<unknown>) =>
   `must be a string, not ${typeName(issue.input)}`
@@ -272,3 +273,21 @@ export function wholeNumber(min: number, max: number, message?: string) {
   const text = message ?? `must be a whole number from ${min} to ${max}`
   return v.pipe(v.number(text), v.integer(text), v.minValue(min, text), v.maxValue(max, text))
 }
+
+/**
+ * An optional batch of `item`s: 1 to MAX_BATCH_CEILING entries here (a caller's own limit, the
+ * grant's maxBatch, is `authorize`'s to enforce).
+ */
+export const Batch = <TItem extends v.GenericSchema>(item: TItem, description: string) =>
+  v.optional(
+    v.pipe(
+      list(item),
+      v.minLength(1, 'must contain at least one entry'),
+      v.maxLength(
+        MAX_BATCH_CEILING,
+        (issue) =>
+          `must contain at most ${MAX_BATCH_CEILING} entries (got ${issue.input.length}); split the batch`,
+      ),
+      v.description(description),
+    ),
+  )

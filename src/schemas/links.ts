@@ -1,8 +1,9 @@
 // POST /v1/links and GET /l/{token}: the requests and the answer.
 
 import * as v from 'valibot'
-import { MAX_BATCH_CEILING, MAX_LINK_EXPIRES_S } from '../config/limits'
+import { MAX_LINK_EXPIRES_S } from '../config/limits'
 import {
+  Batch,
   checkDisposition,
   Disposition,
   ObjectKey,
@@ -10,7 +11,7 @@ import {
   OverrideContentType,
   wholeNumber,
 } from './fields'
-import { isRecord, list, pathTo, strict } from './valibot'
+import { isRecord, pathTo, strict } from './valibot'
 
 const LinkItem = strict(
   {
@@ -23,14 +24,7 @@ const LinkItem = strict(
 )
 
 const batch = <TItem extends v.GenericSchema>(item: TItem) =>
-  v.optional(
-    v.pipe(
-      list(item),
-      v.minLength(1, 'must contain at least one entry'),
-      v.maxLength(MAX_BATCH_CEILING, `must contain at most ${MAX_BATCH_CEILING} entries`),
-      v.description("1 to the grant's maxBatch entries."),
-    ),
-  )
+  Batch(item, "1 to the grant's maxBatch entries.")
 
 const linkFields = strict({
   origin: OriginName,

@@ -3,6 +3,7 @@
 import * as v from 'valibot'
 import { MAX_BATCH_CEILING } from '../config/limits'
 import {
+  Batch,
   checkDisposition,
   Disposition,
   ExpiresIn,
@@ -12,23 +13,13 @@ import {
   SigningWindow,
   VersionId,
 } from './fields'
-import { isRecord, list, pathTo, strict } from './valibot'
+import { isRecord, pathTo, strict } from './valibot'
 
 /** A batch field: `keys` or `items`. */
 const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
-  v.optional(
-    v.pipe(
-      list(item),
-      v.minLength(1, 'must contain at least one entry'),
-      v.maxLength(
-        MAX_BATCH_CEILING,
-        (issue) =>
-          `must contain at most ${MAX_BATCH_CEILING} entries (got ${issue.input.length}); split the batch`,
-      ),
-      v.description(
-        `1 to WAYBILL_MAX_BATCH entries (default 10,000, at most ${MAX_BATCH_CEILING}), or the grant's maxBatch.`,
-      ),
-    ),
+  Batch(
+    item,
+    `1 to WAYBILL_MAX_BATCH entries (default 10,000, at most ${MAX_BATCH_CEILING}), or the grant's maxBatch.`,
   )
 
 const SignItem = strict(

@@ -2,7 +2,6 @@
 
 import * as v from 'valibot'
 import {
-  MAX_BATCH_CEILING,
   MAX_PART_SIZE_BYTES,
   MAX_PARTS,
   MAX_PUT_BYTES,
@@ -10,6 +9,7 @@ import {
   MIN_PART_SIZE_BYTES,
 } from '../config/limits'
 import {
+  Batch,
   ExpiresIn,
   Metadata,
   ObjectKey,
@@ -98,15 +98,9 @@ const uploadFields = strict(
     ),
     ...itemEntries,
     contentType: v.optional(UploadContentType),
-    items: v.optional(
-      v.pipe(
-        list(UploadItemBody),
-        v.minLength(1, 'must contain at least one entry'),
-        v.maxLength(MAX_BATCH_CEILING, `must contain at most ${MAX_BATCH_CEILING} entries`),
-        v.description(
-          "Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order.",
-        ),
-      ),
+    items: Batch(
+      UploadItemBody,
+      "Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order.",
     ),
     expiresIn: v.optional(ExpiresIn),
     partSize: v.optional(
