@@ -6,7 +6,7 @@ export type { UploadCalls } from './calls.ts'
 export { WaybillError } from './errors.ts'
 export type { ClientErrorCode, ErrorCode, FieldError, ProblemCode } from './errors.ts'
 export type { AuthProvider, CallOptions, ClientOptions } from './http.ts'
-export type { ResumeRecord, ResumeStorage } from './resume.ts'
+export type { RecordedPart, ResumeRecord, ResumeStorage } from './resume.ts'
 export type {
   AbortMultipartRequest,
   CheckUploadAnswer,

@@ -23,6 +23,18 @@ export interface ResumeRecord {
   fingerprint: string
   /** When the upload was started (ISO 8601). */
   startedAt: string
+  /**
+   * The parts the bucket answered 2xx for, with the ETag it answered (none when its CORS rules
+   * hide it). Only these are trusted when the upload resumes: a store may list a part whose
+   * transfer was cut off. A record without them (an older one) trusts no part.
+   */
+  parts?: RecordedPart[] | undefined
+}
+
+/** A part of a resumable upload that the bucket answered 2xx for. */
+export interface RecordedPart {
+  partNumber: number
+  etag?: string | undefined
 }
 
 /** What names the upload's destination: the key asked for, or the file name the grant names it by. */
@@ -75,7 +87,16 @@ const isRecordOf = (value: unknown, fingerprint: string): value is ResumeRecord 
   )
 }
 
-/** The records of one storage; every failure of the storage itself (quota, private mode) is ignored. */
+const isRecordedPart = (value: unknown): value is RecordedPart => {
+  if (typeof value !== 'object' || value === null) return false
+  const p = value as Record<string, unknown>
+  return Number.isInteger(p.partNumber) && (p.etag === undefined || typeof p.etag === 'string')
+}
+
+/**
+ * The records of one storage. A failure of the storage itself (quota, private mode) reads as no
+ * record; `set` answers false when the record could not be kept.
+ */
 export function resumeRecords(storage: ResumeStorage | undefined) {
   const entry = (fingerprint: string) => RESUME_KEY_PREFIX + fingerprint
   return {
@@ -84,16 +105,22 @@ export function resumeRecords(storage: ResumeStorage | undefined) {
         const text = storage?.getItem(entry(fingerprint))
         if (text === null || text === undefined) return undefined
         const value: unknown = JSON.parse(text)
-        return isRecordOf(value, fingerprint) ? value : undefined
+        if (!isRecordOf(value, fingerprint)) return undefined
+        // Parts that cannot be read are not trusted: they are sent again.
+        const parts = Array.isArray(value.parts) ? value.parts.filter(isRecordedPart) : undefined
+        return { ...value, parts }
       } catch {
         return undefined
       }
     },
-    set(record: ResumeRecord): void {
+    set(record: ResumeRecord): boolean {
+      if (storage === undefined) return false
       try {
-        storage?.setItem(entry(record.fingerprint), JSON.stringify(record))
+        storage.setItem(entry(record.fingerprint), JSON.stringify(record))
+        return true
       } catch {
         // Without storage the upload still completes; it only cannot be resumed.
+        return false
       }
     },
     delete(fingerprint: string): void {

@@ -237,30 +237,31 @@ async function sendSingle(
   file: Blob,
   target: Target,
   first: SingleGrant,
+  receivedAt: number,
   policy: RetryPolicy,
   options: UploadManyOptions,
   extra: Record<string, unknown> | undefined,
   onLoaded: (loaded: number) => void,
 ): Promise<UploadResult> {
   let grant = first
-  let signed: Signed = {
-    url: grant.url,
-    receivedAt: Date.now(),
-    deadline: ctx.http.localTime(grant.expiresAt),
-  }
+  let signed: Signed = { url: grant.url, receivedAt, deadline: ctx.http.localTime(grant.expiresAt) }
   const key = grant.key
   if (key === undefined) throw badAnswer('waybill answered an upload without its key.')
   // The key is now fixed (a grant's uploadKey chose it once): a new URL is asked for that key.
   const fixed: UploadTarget = { ...target, key, filename: undefined }
   const what = grant.mode === 'post' ? 'the POST form' : 'the PUT'
+  // A retry's 412 (ifNoneMatch) may meet the object its own attempt stored before the answer was
+  // lost: the completion check then decides whether it is this upload's.
+  let precondition: WaybillError | undefined
   await withRetries(policy, async (attempt) => {
     for (let expired = false; ;) {
       if (stale(signed, attempt > 0 || expired)) {
+        // Part of one attempt: the attempts are its retries.
         const [fresh] = await issueSingles(
           ctx,
           grant.mode,
           [{ target: fixed, size: file.size, extra }],
-          { ...options, signal: policy.signal, retries: policy.retries },
+          { ...options, signal: policy.signal, retries: 0 },
         )
         if (fresh === undefined) throw badAnswer('waybill answered no upload.')
         grant = fresh
@@ -293,16 +294,29 @@ async function sendSingle(
         })
       } catch (error) {
         onLoaded(0)
+        if (attempt > 0 && error instanceof WaybillError && error.status === 412) {
+          precondition = error
+          return undefined
+        }
         if (expired || !isExpiredRefusal(error)) throw error
         expired = true
       }
     }
   })
-  const stored = await ctx.calls.checkUpload(
-    { origin: target.origin, key, receipt: grant.receipt },
-    { signal: policy.signal, retries: policy.retries },
-  )
-  return { ...stored }
+  try {
+    const stored = await ctx.calls.checkUpload(
+      { origin: target.origin, key, receipt: grant.receipt },
+      { signal: policy.signal, retries: policy.retries },
+    )
+    if (precondition !== undefined) onLoaded(file.size)
+    return { ...stored }
+  } catch (error) {
+    // Another object than this upload's: the store's refusal stands.
+    if (precondition !== undefined && error instanceof WaybillError && !error.retryable) {
+      throw precondition
+    }
+    throw error
+  }
 }
 
 const essence = (type: string) => type.split(';')[0]!.trim().toLowerCase()
@@ -333,10 +347,17 @@ function checkPlan(plan: Pick<Plan, 'partSize' | 'partCount'>, size: number): vo
   }
 }
 
+/** How a waybill call says a multipart upload is gone (completed, aborted, expired) or not ours. */
+const GONE_STATUSES: ReadonlySet<number> = new Set([403, 404, 410])
+
+const unquoted = (etag: string) => etag.replace(/^"(.*)"$/, '$1')
+
 /**
  * The upload a record names, if it can still be finished with this file: its plan and the parts
- * the store holds with the right size (a part of another size is sent again). Undefined, and the
- * record forgotten, when the upload is gone (completed, aborted, expired) or not this caller's.
+ * to keep, those the store lists with the right size that the record holds as stored, with the
+ * same ETag (any other is sent again). Undefined, and the record forgotten, when the upload is
+ * gone (completed, aborted, expired) or not this caller's; any other failure is thrown, and the
+ * record kept for a later try.
  */
 async function resumePlan(
   ctx: UploadContext,
@@ -352,8 +373,7 @@ async function resumePlan(
   try {
     listed = await ctx.calls.listParts(ref, { signal: policy.signal, retries: policy.retries })
   } catch (error) {
-    if (error instanceof WaybillError && error.status >= 400 && error.status < 500) {
-      if (error.status === 429) throw error
+    if (error instanceof WaybillError && GONE_STATUSES.has(error.status)) {
       records.delete(record.fingerprint)
       return undefined
     }
@@ -376,9 +396,19 @@ async function resumePlan(
     return undefined
   }
   checkPlan(plan, file.size)
+  // A store may list a part whose transfer was cut off, zero-filled to its full length (versitygw
+  // 1.8.0 does): only parts the bucket answered 2xx for here are kept. One recorded without an
+  // ETag (the bucket's CORS rules hid it) is kept on its number and size.
+  const recorded = new Map(record.parts?.map((p) => [p.partNumber, p.etag]))
   for (const part of listed.parts) {
     const { start, end } = partBounds(plan, file.size, part.partNumber)
-    if (part.partNumber <= plan.partCount && part.size === end - start) {
+    const etag = recorded.get(part.partNumber)
+    if (
+      part.partNumber <= plan.partCount &&
+      part.size === end - start &&
+      recorded.has(part.partNumber) &&
+      (etag === undefined || unquoted(etag) === unquoted(part.etag))
+    ) {
       stored.set(part.partNumber, part.etag)
     }
   }
@@ -437,7 +467,6 @@ async function uploadMultipart(
 ): Promise<UploadResult> {
   const storage = options.storage ?? ctx.storage
   const records = resumeRecords(storage)
-  // Without storage nothing could resume it: a failed upload is then aborted, not left behind.
   const resume = options.resume !== false && storage !== undefined
   const fingerprint = fingerprintOf(file, target)
   // Part number → its ETag (undefined when the bucket's CORS rules hide it).
@@ -448,16 +477,24 @@ async function uploadMultipart(
       ? undefined
       : await resumePlan({ ...ctx, storage }, record, file, target, policy, stored)
   const plan = resumedPlan ?? (await startMultipart(ctx, file, target, options, policy))
-  if (resume && resumedPlan === undefined) {
+  const remembered: ResumeRecord =
+    record !== undefined && resumedPlan !== undefined
+      ? record
+      : {
+          origin: target.origin,
+          key: plan.key,
+          uploadId: plan.uploadId,
+          partSize: plan.partSize,
+          fingerprint,
+          startedAt: new Date().toISOString(),
+        }
+  const remember = () =>
     records.set({
-      origin: target.origin,
-      key: plan.key,
-      uploadId: plan.uploadId,
-      partSize: plan.partSize,
-      fingerprint,
-      startedAt: new Date().toISOString(),
+      ...remembered,
+      parts: [...stored].map(([partNumber, etag]) => ({ partNumber, etag })),
     })
-  }
+  // Without a record nothing could resume it: a failed upload is then aborted, not left behind.
+  const resumable = resume && (resumedPlan !== undefined || remember())
   const ref = { origin: target.origin, key: plan.key, uploadId: plan.uploadId }
 
   // The first part that fails for good stops the others.
@@ -500,7 +537,8 @@ async function uploadMultipart(
       const batch = ctx.calls
         .signParts(
           { ...ref, partNumbers: numbers.sort((a, b) => a - b), expiresIn: options.expiresIn },
-          { signal: partPolicy.signal, retries: policy.retries },
+          // Part of one attempt to send a part: the attempts are its retries.
+          { signal: partPolicy.signal, retries: 0 },
         )
         .then((answer) => {
           const receivedAt = Date.now()
@@ -553,6 +591,8 @@ async function uploadMultipart(
       })
       sending.delete(n)
       stored.set(n, result.etag)
+      // A record that fails to follow only makes a later resume send this part again.
+      if (resumable) remember()
       storedBytes += end - start
       sent++
       report()
@@ -595,7 +635,7 @@ async function uploadMultipart(
       resumed: resumedPlan !== undefined,
     }
   } catch (error) {
-    if (cancel?.aborted || !resume) {
+    if (cancel?.aborted || !resumable) {
       // Cancelled (or not resumable): the upload and its parts are dropped, not kept for later.
       await ctx.calls.abortMultipart(ref, { retries: 1 }).catch(() => {})
       records.delete(fingerprint)
@@ -641,8 +681,9 @@ export async function upload(
     [{ target, size: file.size, extra }],
     options,
   )
+  const receivedAt = Date.now()
   const report = (loaded: number) => options.onProgress?.({ loaded, total: file.size })
-  return sendSingle(ctx, file, target, grant!, policy, options, extra, report)
+  return sendSingle(ctx, file, target, grant!, receivedAt, policy, options, extra, report)
 }
 
 /** Uploads many files; see WaybillClient.uploadMany. */
@@ -684,6 +725,7 @@ export async function uploadMany(
             ...options,
             signal: linked.signal,
           })
+    const receivedAt = Date.now()
     const grantOf = new Map(singles.map((single, j) => [single.i, grants[j]!]))
     const results = new Array<UploadResult>(entries.length)
     let next = 0
@@ -717,6 +759,7 @@ export async function uploadMany(
                 entry.file,
                 targets[i]!,
                 grant,
+                receivedAt,
                 policy,
                 options,
                 { metadata: entry.metadata },

@@ -12,19 +12,14 @@
 // No runtime dependency on Uppy: the adapter only needs the shapes below.
 
 import type { WaybillClient } from './client.ts'
+import {
+  DEFAULT_MULTIPART_THRESHOLD_BYTES,
+  MIN_URL_LIFE_MS,
+  PART_URL_BATCH,
+  partSizeFor,
+} from './constants.ts'
 import { WaybillError } from './errors.ts'
 import type { PostGrant, PutGrant } from './types.ts'
-
-const MIB = 1024 * 1024
-/** S3's smallest part, and how many parts an upload may have. */
-const MIN_PART_BYTES = 5 * MIB
-const MAX_PARTS = 10_000
-/** Files this size or larger go as multipart uploads unless `multipartThreshold` says otherwise. */
-const DEFAULT_MULTIPART_THRESHOLD_BYTES = 16 * MIB
-/** A part URL with less life than this left is signed again. */
-const MIN_URL_LIFE_MS = 60_000
-/** Part URLs asked for at once. */
-const PART_URL_BATCH = 100
 
 /** The parts of an Uppy file the adapter reads. */
 export interface UppyFileLike {
@@ -81,11 +76,6 @@ export interface UppyS3Options {
   shouldUseMultipart(file: UppyFileLike): boolean
   getChunkSize(file: { size: number }): number
   generateObjectKey(file: UppyFileLike): string
-}
-
-/** waybill's part size for a file: 5 MiB, grown in whole MiB until 10,000 parts fit. */
-function partSizeFor(size: number): number {
-  return Math.max(MIN_PART_BYTES, Math.ceil(size / MAX_PARTS / MIB) * MIB)
 }
 
 function escapeXml(text: string): string {

@@ -419,6 +419,7 @@ describe('the browser client', () => {
       )
       const read = await readObject(key)
       expect(sha256(read.bytes)).toBe(sha256(file.bytes))
+      mkdirSync(dirname(RESUME_MEASUREMENTS), { recursive: true })
       writeFileSync(
         RESUME_MEASUREMENTS,
         JSON.stringify(

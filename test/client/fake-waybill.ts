@@ -12,6 +12,8 @@ export interface LoggedRequest {
   headers: Headers
   /** The JSON body of an API call. */
   body?: Record<string, unknown>
+  /** The status it was answered with (unset for a network error). */
+  status?: number
 }
 
 interface StoredObject {
@@ -128,7 +130,11 @@ export function fakeWaybill(options: FakeOptions = {}) {
         method: 'PUT',
         key,
         url: `${BUCKET}/object/${encodeURIComponent(key)}?exp=${exp}`,
-        headers: { 'content-type': contentType, 'content-length': String(size) },
+        headers: {
+          'content-type': contentType,
+          'content-length': String(size),
+          ...(item.ifNoneMatch === true ? { 'if-none-match': '*' } : {}),
+        },
         receipt,
         expiresAt,
       },
@@ -346,6 +352,9 @@ export function fakeWaybill(options: FakeOptions = {}) {
     const etagHeaders = (etag: string): Record<string, string> => (options.hideEtag ? {} : { etag })
     if (request.method === 'PUT' && url.pathname.startsWith('/object/')) {
       const key = decodeURIComponent(url.pathname.slice('/object/'.length))
+      if (request.headers.get('if-none-match') === '*' && objects.has(key)) {
+        return s3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions failed')
+      }
       const bytes = new Uint8Array(await request.arrayBuffer())
       const etag = `"put-${bytes.length}"`
       objects.set(key, { bytes, contentType: request.headers.get('content-type') ?? '', etag })
@@ -393,10 +402,14 @@ export function fakeWaybill(options: FakeOptions = {}) {
       const text = await request.clone().text()
       if (text) logged.body = JSON.parse(text) as Record<string, unknown>
       log.push(logged)
-      return (await hooks.api?.(logged)) ?? api(logged)
+      const response = (await hooks.api?.(logged)) ?? api(logged)
+      logged.status = response.status
+      return response
     }
     log.push(logged)
-    return (await hooks.bucket?.(logged)) ?? bucket(request, logged)
+    const response = (await hooks.bucket?.(logged)) ?? (await bucket(request, logged))
+    logged.status = response.status
+    return response
   }
 
   return {

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { createClient } from '../../client/src/index.ts'
-import { fakeWaybill, memoryStorage, patternBytes, WAYBILL } from './fake-waybill.ts'
+import { fakeWaybill, memoryStorage, patternBytes, problem, WAYBILL } from './fake-waybill.ts'
 
 const LAST_MODIFIED = 1_700_000_000_000
 const file = (size = 70, lastModified = LAST_MODIFIED) =>
@@ -37,6 +37,11 @@ describe('resume', () => {
     const [record] = [...storage.map.values()].map((v) => JSON.parse(v) as Record<string, unknown>)
     expect(record).toMatchObject({ origin: 'o', key: 'big.bin', partSize: 10 })
     expect(record!.uploadId).toBe([...fake.uploads.keys()][0])
+    // The parts the bucket answered 2xx for, with their ETags.
+    expect(record!.parts).toEqual([
+      { partNumber: 1, etag: '"part-1-10"' },
+      { partNumber: 2, etag: '"part-2-10"' },
+    ])
   })
 
   it('sends only the missing parts after a reload, then completes', async () => {
@@ -85,6 +90,89 @@ describe('resume', () => {
     expect(fake.objects.get('big.bin')?.bytes).toEqual(patternBytes(70))
   })
 
+  it('sends again a full-size part it never saw stored (a store that keeps a cut-off part)', async () => {
+    const { fake, page } = await interrupted(3)
+    // versitygw 1.8.0 keeps a part cut off mid-transfer, zero-filled to its full Content-Length.
+    const upload = [...fake.uploads.values()][0]!
+    upload.parts.set(4, { etag: '"zero-filled"', bytes: new Uint8Array(10) })
+    const before = fake.partPuts().length
+    const stored = await page().upload(file(), options)
+    expect(
+      fake
+        .partPuts()
+        .slice(before)
+        .sort((a, b) => a - b),
+    ).toEqual([4, 5, 6, 7])
+    expect(stored).toMatchObject({ resumed: true, partsSent: 4 })
+    expect(fake.objects.get('big.bin')?.bytes).toEqual(patternBytes(70))
+  })
+
+  it('sends again a part the store lists with another ETag than the one recorded', async () => {
+    const { fake, page } = await interrupted(3)
+    const upload = [...fake.uploads.values()][0]!
+    upload.parts.set(2, { etag: 'zero-filled', bytes: new Uint8Array(10) })
+    // The same ETag without its quotes is the same part.
+    upload.parts.get(1)!.etag = 'part-1-10'
+    const before = fake.partPuts().length
+    await page().upload(file(), options)
+    expect(
+      fake
+        .partPuts()
+        .slice(before)
+        .sort((a, b) => a - b),
+    ).toEqual([2, 4, 5, 6, 7])
+    expect(fake.objects.get('big.bin')?.bytes).toEqual(patternBytes(70))
+  })
+
+  it('trusts no stored part of a record that names none (one written before parts were)', async () => {
+    const { fake, storage, page } = await interrupted(3)
+    const [[entry, text]] = [...storage.map.entries()] as [[string, string]]
+    const old = JSON.parse(text) as Record<string, unknown>
+    delete old.parts
+    storage.map.set(entry, JSON.stringify(old))
+    const before = fake.partPuts().length
+    const stored = await page().upload(file(), options)
+    expect(
+      fake
+        .partPuts()
+        .slice(before)
+        .sort((a, b) => a - b),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7])
+    expect(stored).toMatchObject({ resumed: true, partsSent: 7 })
+    expect(fake.calls('/v1/uploads')).toHaveLength(1)
+  })
+
+  it('keeps the record and fails when listing the parts is refused for another reason', async () => {
+    const { fake, storage, page } = await interrupted(2)
+    fake.hooks.api = (request) =>
+      request.url.pathname === '/v1/uploads/multipart/list'
+        ? problem(401, 'unauthorized', 'The token has expired.')
+        : undefined
+    await expect(page().upload(file(), options)).rejects.toMatchObject({
+      code: 'unauthorized',
+      status: 401,
+    })
+    expect(fake.calls('/v1/uploads')).toHaveLength(1)
+    expect(fake.uploads.size).toBe(1)
+    expect(storage.map.size).toBe(1)
+    fake.hooks.api = undefined
+    expect(await page().upload(file(), options)).toMatchObject({ resumed: true, partsSent: 5 })
+  })
+
+  it.each([403, 410])(
+    'starts again, forgetting the record, when listing answers %i',
+    async (status) => {
+      const { fake, storage, page } = await interrupted(2)
+      fake.hooks.api = (request) =>
+        request.url.pathname === '/v1/uploads/multipart/list'
+          ? problem(status, status === 403 ? 'forbidden' : 'gone', 'No.')
+          : undefined
+      expect(await page().upload(file(), options)).toMatchObject({ resumed: false, partsSent: 7 })
+      expect(fake.calls('/v1/uploads')).toHaveLength(2)
+      expect(storage.map.size).toBe(0)
+    },
+  )
+
   it('starts again when the upload is gone, forgetting the record', async () => {
     const { fake, storage, page } = await interrupted(2)
     fake.uploads.clear() // completed elsewhere, aborted, or expired by a lifecycle rule
@@ -129,5 +217,26 @@ describe('resume', () => {
     expect(fake.uploads.size).toBe(0)
     fake.hooks.bucket = undefined
     expect(await client.upload(file(), options)).toMatchObject({ size: 70, resumed: false })
+  })
+
+  it('aborts a failed upload when the storage refuses to keep its record', async () => {
+    const fake = fakeWaybill()
+    const storage = {
+      getItem: () => null,
+      setItem: () => {
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
+      },
+      removeItem: () => {},
+    }
+    const client = createClient({ baseUrl: WAYBILL, fetch: fake.fetch, storage })
+    fake.hooks.bucket = (request) => {
+      if (request.url.searchParams.get('partNumber') === '3') throw new TypeError('Failed to fetch')
+      return undefined
+    }
+    await expect(client.upload(file(), { ...options, retries: 0 })).rejects.toMatchObject({
+      code: 'network_error',
+    })
+    expect(fake.calls('/v1/uploads/multipart/abort')).toHaveLength(1)
+    expect(fake.uploads.size).toBe(0)
   })
 })

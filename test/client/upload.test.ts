@@ -4,7 +4,14 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createClient, WaybillError } from '../../client/src/index.ts'
-import { BUCKET, fakeWaybill, memoryStorage, patternBytes, WAYBILL } from './fake-waybill.ts'
+import {
+  BUCKET,
+  fakeWaybill,
+  memoryStorage,
+  patternBytes,
+  problem,
+  WAYBILL,
+} from './fake-waybill.ts'
 
 const file = (size: number, name = 'file.bin', type = 'application/octet-stream') =>
   new File([patternBytes(size)], name, { type, lastModified: 1_700_000_000_000 })
@@ -17,6 +24,9 @@ const setup = (options: Parameters<typeof fakeWaybill>[0] = {}) => {
 }
 
 const bytesOf = (fake: ReturnType<typeof fakeWaybill>, key: string) => fake.objects.get(key)?.bytes
+/** The bucket's answers, in order (undefined: a network error). */
+const bucketStatuses = (fake: ReturnType<typeof fakeWaybill>) =>
+  fake.log.filter((r) => r.url.origin === BUCKET).map((r) => r.status)
 
 afterEach(() => {
   vi.useRealTimers()
@@ -162,6 +172,63 @@ describe('one PUT', () => {
     expect(issued).toHaveLength(2)
     expect(issued[1]).toMatchObject({ mode: 'put', key: 'b', contentLength: 20 })
     expect(bytesOf(fake, 'b')).toEqual(patternBytes(20))
+    // Issued before the PUT, not after the store refused the old URL.
+    expect(bucketStatuses(fake)).toEqual([200, 200])
+  })
+
+  it("takes a retry's 412 for its own object when the completion check agrees", async () => {
+    const { fake, client } = setup()
+    let puts = 0
+    fake.hooks.bucket = () => {
+      if (++puts > 1) return undefined
+      // The first PUT is stored, but its answer is lost: the retry then meets its own object.
+      fake.objects.set('k', {
+        bytes: patternBytes(10),
+        contentType: 'application/octet-stream',
+        etag: '"put-10"',
+      })
+      throw new TypeError('Failed to fetch')
+    }
+    const stored = await client.upload(file(10), { origin: 'o', key: 'k', ifNoneMatch: true })
+    expect(bucketStatuses(fake)).toEqual([undefined, 412])
+    expect(stored).toMatchObject({ key: 'k', size: 10, etag: '"put-10"', mode: 'put' })
+    expect(fake.calls('/v1/uploads/complete')).toHaveLength(1)
+  })
+
+  it("keeps a 412 for another object, and a first attempt's 412 without a check", async () => {
+    const { fake, client } = setup()
+    const other = { bytes: patternBytes(5), contentType: 'text/plain', etag: '"other"' }
+    let puts = 0
+    fake.hooks.bucket = () => {
+      if (++puts > 1) return undefined
+      fake.objects.set('k', other)
+      throw new TypeError('Failed to fetch')
+    }
+    const refusal = 'The bucket refused the PUT with 412: PreconditionFailed'
+    await expect(
+      client.upload(file(10), { origin: 'o', key: 'k', ifNoneMatch: true }),
+    ).rejects.toThrow(refusal)
+    expect(fake.calls('/v1/uploads/complete')).toHaveLength(1)
+
+    fake.hooks.bucket = undefined
+    await expect(
+      client.upload(file(5, 'k', 'text/plain'), { origin: 'o', key: 'k', ifNoneMatch: true }),
+    ).rejects.toThrow(refusal)
+    expect(fake.calls('/v1/uploads/complete')).toHaveLength(1)
+    expect(fake.objects.get('k')).toBe(other)
+  })
+
+  it('retries a new URL only as an attempt of the transfer, not within it too', async () => {
+    const { fake, client } = setup()
+    fake.hooks.bucket = () => {
+      throw new TypeError('Failed to fetch')
+    }
+    fake.hooks.api = () =>
+      fake.calls('/v1/uploads').length > 1 ? problem(503, 'upstream_error', 'down') : undefined
+    await expect(client.upload(file(10), { origin: 'o', key: 'k', retries: 3 })).rejects.toThrow(
+      'down',
+    )
+    expect(fake.calls('/v1/uploads')).toHaveLength(4)
   })
 })
 
@@ -229,11 +296,24 @@ describe('multipart', () => {
   })
 
   it('asks for the part URLs beyond the first ones in batches', async () => {
-    const { fake, client } = setup({ firstParts: 2 })
-    await client.upload(big(), { ...options, partConcurrency: 2 })
-    const asked = fake.calls('/v1/uploads/multipart/parts').flatMap((r) => r.body!.partNumbers)
-    expect([...asked].sort()).toEqual([3, 4, 5, 6, 7])
-    expect(fake.calls('/v1/uploads/multipart/parts').length).toBeLessThanOrEqual(2)
+    const { fake, client } = setup({ firstParts: 1 })
+    await client.upload(big(), { ...options, partConcurrency: 4 })
+    // Parts 2, 3 and 4 need a URL at once: the first to ask signs the whole queue, the others wait.
+    const asked = fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!.partNumbers)
+    expect(asked).toEqual([[2, 3, 4, 5, 6, 7]])
+    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+  })
+
+  it('retries signing part URLs only as attempts of the part, not within them too', async () => {
+    const { fake, client } = setup({ firstParts: 1 })
+    fake.hooks.api = (request) =>
+      request.url.pathname === '/v1/uploads/multipart/parts'
+        ? problem(503, 'upstream_error', 'down')
+        : undefined
+    await expect(
+      client.upload(big(), { ...options, partConcurrency: 1, retries: 3 }),
+    ).rejects.toThrow('down')
+    expect(fake.calls('/v1/uploads/multipart/parts')).toHaveLength(4)
   })
 
   it('completes without parts when the bucket hides the ETags', async () => {
