@@ -46,6 +46,9 @@ export default defineConfig({
                 to: 'apiKey:e2e',
                 origin,
                 actions: ['read', 'write', 'delete', 'list'],
+                // The suite's PUT URLs from /v1/sign replace objects; tests of the default
+                // (no overwrite) use grants of their own.
+                overwrite: true,
               })),
             ),
           },

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'upstream_error'
   | 'not_configured'
   | 'upload_mismatch'
+  | 'precondition_failed'
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -34,6 +35,7 @@ export const STATUS: Record<ErrorCode, number> = {
   upstream_error: 502,
   not_configured: 501,
   upload_mismatch: 422,
+  precondition_failed: 412,
 }
 
 export const TITLE: Record<ErrorCode, string> = {
@@ -51,6 +53,7 @@ export const TITLE: Record<ErrorCode, string> = {
   upstream_error: 'The storage service failed',
   not_configured: 'Not configured',
   upload_mismatch: 'The upload is not what was signed',
+  precondition_failed: 'Precondition failed',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */

@@ -87,7 +87,7 @@ async function leaksEnv(overrides: Partial<Env> = {}): Promise<Env> {
       { id: 'old', secret: OLD_LINK_SECRET },
     ]),
     WAYBILL_GRANTS: JSON.stringify([
-      { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write', 'delete'] },
+      { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write', 'delete'], overwrite: true },
       { to: 'apiKey:all', origin: 'docs', actions: ['read'] },
       { to: 'apiKey:all', origin: 'cdn', actions: ['read'], wildcard: true },
       { to: 'apiKey:photos-only', origin: 'photos', actions: ['read'] },
@@ -317,7 +317,7 @@ describe('secrets never reach a log line or an error response', () => {
     const flipped = `${tag.slice(0, -2)}${tag.endsWith('AA') ? 'BB' : 'AA'}`
     await call('403 tampered link', `/l/${kid}.${payload}.${flipped}`)
     await call('403 link under another secret id', `/l/old.${payload}.${tag}`)
-    await call('400 malformed link', `/l/${token}${'x'.repeat(3000)}`)
+    await call('404 malformed link', `/l/${token}${'x'.repeat(3000)}`)
     await call('401 JWT with an unknown kid', '/v1/sign', {
       headers: bearer(unknownKidJwt),
       body: json({ origin: 'photos', keys: ['users/alice/a'] }),
@@ -504,19 +504,20 @@ describe('webhook deliveries', () => {
       env,
     )
     expect(issued.status, await issued.clone().text()).toBe(200)
-    const upload = await issued.json<{ key: string; url: string; receipt: string }>()
-    expect(
-      (
-        await fetch(upload.url, {
-          method: 'PUT',
-          headers: { 'content-type': 'text/plain' },
-          body: 'ok',
-        })
-      ).status,
-    ).toBe(200)
+    const upload = await issued.json<{
+      key: string
+      url: string
+      headers: Record<string, string>
+      receipt: string
+    }>()
+    const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: 'ok' })
+    expect(put.status).toBe(200)
     const checked = await app.request(
       '/v1/uploads/complete',
-      postJson({ origin: 'e2e', key: upload.key, receipt: upload.receipt }, ALL_KEY),
+      postJson(
+        { origin: 'e2e', key: upload.key, receipt: upload.receipt, etag: put.headers.get('etag') },
+        ALL_KEY,
+      ),
       env,
       ctx,
     )

@@ -31,6 +31,19 @@ export const TRANSFER_STALL_TIMEOUT_MS = 60_000
 /** Where resumable multipart uploads are remembered, one storage entry per file. */
 export const RESUME_KEY_PREFIX = 'waybill.upload.v1:'
 
+/**
+ * The largest file sent as one PUT or POST whose SHA-256 is computed (Web Crypto hashes a body
+ * whole, so it is held in memory once); a larger one goes without a checksum, checked by its ETag.
+ */
+export const MAX_HASHED_PUT_BYTES = 64 * MIB
+
+/**
+ * Multipart with checksums: the parts of this many bytes are hashed before the upload starts, so
+ * their URLs come with it; the others are hashed in the background, ahead of their transfers, and
+ * signed in batches of those hashed.
+ */
+export const PREHASH_BYTES = 64 * MIB
+
 /** waybill's part size for a file of `size` bytes: 5 MiB, grown in whole MiB until 10,000 parts fit. */
 export function partSizeFor(size: number): number {
   return Math.max(MIN_PART_BYTES, Math.ceil(size / MAX_PARTS / MIB) * MIB)

@@ -180,7 +180,7 @@ export interface paths {
     put?: never
     /**
      * Complete a multipart upload, once its parts are checked
-     * @description Lists the parts the store holds first: each must be there with that ETag and its pinned size, and together they must make the declared size. Repeating a complete that succeeded (its answer lost) answers the object again.
+     * @description Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size. Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.
      */
     post: operations['completeUpload']
     delete?: never
@@ -220,7 +220,7 @@ export interface paths {
     put?: never
     /**
      * Check that a PUT or POST upload finished and is what was signed
-     * @description Reads the object back (HeadObject) and compares it with the receipt: size, content type and, when one was signed, the SHA-256 checksum. 422 names each difference (and, when a grant says `deleteMismatched`, the object is deleted).
+     * @description Reads the object back (HeadObject) and passes it only when it is this upload's bytes (the SHA-256 it was signed with, or the `etag` the store answered the upload with), stored since the receipt was issued, and what was signed (size, content type). 422 otherwise: an object that is not this upload's is never passed nor deleted; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.
      */
     post: operations['checkUpload']
     delete?: never
@@ -492,7 +492,7 @@ export interface operations {
               contentDisposition?: string
               contentEncoding?: string
               contentLanguage?: string
-              /** @description Never active content (HTML, XML, SVG, JavaScript) unless the grant names it. */
+              /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
               contentType?: string
               expires?: string
             }
@@ -957,7 +957,7 @@ export interface operations {
         download?: string | true
         /** @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode). */
         inline?: string | true
-        /** @description Never active content (HTML, XML, SVG, JavaScript) unless the grant names it. */
+        /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
         contentType?: string
       }
       header?: never
@@ -1338,16 +1338,18 @@ export interface operations {
           /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
           filename?: string
           /**
-           * @description The Content-Type the upload must be sent with; `image/*` (POST only) for a family.
+           * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
            * @example image/png
            */
           contentType?: string
           /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
           contentLength?: number
-          /** @description PUT only: the store checks the body against it. */
+          /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
           checksumSha256?: string
-          /** @description PUT only: true (or "*") signs If-None-Match: *, so an existing key is not overwritten. */
-          ifNoneMatch?: boolean | '*'
+          /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
+          overwrite?: boolean
+          /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
+          ifNoneMatch?: true | '*'
           /** @description User metadata, sent as x-amz-meta-<name> headers. */
           metadata?: {
             [key: string]: string
@@ -1367,16 +1369,18 @@ export interface operations {
             /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
             filename?: string
             /**
-             * @description The Content-Type the upload must be sent with; `image/*` (POST only) for a family.
+             * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
              * @example image/png
              */
             contentType: string
             /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
             contentLength?: number
-            /** @description PUT only: the store checks the body against it. */
+            /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
             checksumSha256?: string
-            /** @description PUT only: true (or "*") signs If-None-Match: *, so an existing key is not overwritten. */
-            ifNoneMatch?: boolean | '*'
+            /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
+            overwrite?: boolean
+            /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
+            ifNoneMatch?: true | '*'
             /** @description User metadata, sent as x-amz-meta-<name> headers. */
             metadata?: {
               [key: string]: string
@@ -1387,8 +1391,10 @@ export interface operations {
            * @example 900
            */
           expiresIn?: number
-          /** @description Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). */
+          /** @description Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). Required with `partChecksums`. */
           partSize?: number
+          /** @description Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer. */
+          partChecksums?: string[]
           /** @enum {number} */
           successActionStatus?: 200 | 201 | 204
         }
@@ -1756,6 +1762,8 @@ export interface operations {
           /** @description waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it. */
           uploadId: string
           partNumbers: number[]
+          /** @description For an upload created with partChecksums (required then): each part's base64 SHA-256, in the order of partNumbers. */
+          checksums?: string[]
           /**
            * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
            * @example 900
@@ -2098,6 +2106,30 @@ export interface operations {
           }
         }
       }
+      /** @description Precondition failed */
+      412: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Payload too large */
       413: {
         headers: {
@@ -2263,6 +2295,8 @@ export interface operations {
               partNumber: number
               etag: string
               size: number
+              /** @description For an upload created with partChecksums. */
+              checksumSha256?: string
             }[]
           }
         }
@@ -2507,6 +2541,8 @@ export interface operations {
           key: string
           /** @description What a PUT URL or POST policy was signed for (key, type, size, checksum): opaque, bound to the caller. */
           receipt: string
+          /** @description Required when the upload signed no checksum: the ETag the store answered the PUT or POST with, which names this upload's bytes. */
+          etag?: string
         }
       }
     }
@@ -2605,6 +2641,30 @@ export interface operations {
       }
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Gone */
+      410: {
         headers: {
           [name: string]: unknown
         }
@@ -3060,7 +3120,7 @@ export interface operations {
              * @example report 2026.pdf
              */
             inline?: true | string
-            /** @description Never active content (HTML, XML, SVG, JavaScript) unless the grant names it. */
+            /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
             contentType?: string
           }[]
         } & (unknown | unknown)
@@ -3290,6 +3350,7 @@ export interface operations {
       query?: never
       header?: never
       path: {
+        /** @description `<secret id>.<base64url payload>.<base64url tag>`, as POST /v1/links made it. */
         token: string
       }
       cookie?: never

@@ -29,6 +29,8 @@ export interface ResumeRecord {
    * transfer was cut off. A record without them (an older one) trusts no part.
    */
   parts?: RecordedPart[] | undefined
+  /** Each part's URL signs its SHA-256 (the upload was created with partChecksums). */
+  checksums?: boolean | undefined
 }
 
 /** A part of a resumable upload that the bucket answered 2xx for. */
@@ -108,7 +110,7 @@ export function resumeRecords(storage: ResumeStorage | undefined) {
         if (!isRecordOf(value, fingerprint)) return undefined
         // Parts that cannot be read are not trusted: they are sent again.
         const parts = Array.isArray(value.parts) ? value.parts.filter(isRecordedPart) : undefined
-        return { ...value, parts }
+        return { ...value, parts, checksums: value.checksums === true }
       } catch {
         return undefined
       }

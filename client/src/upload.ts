@@ -8,10 +8,14 @@ import {
   DEFAULT_MULTIPART_THRESHOLD_BYTES,
   DEFAULT_PART_CONCURRENCY,
   FRESH_URL_MS,
+  MAX_HASHED_PUT_BYTES,
   MIN_URL_LIFE_MS,
   PART_URL_BATCH,
+  partSizeFor,
+  PREHASH_BYTES,
 } from './constants.ts'
 import { WaybillError } from './errors.ts'
+import { sha256Base64 } from './hash.ts'
 import type { CallOptions, Http } from './http.ts'
 import {
   fingerprintOf,
@@ -63,10 +67,19 @@ export interface UploadOptions extends CallOptions {
   metadata?: Record<string, string> | undefined
   /** Seconds the signed URLs live (capped by the grant). */
   expiresIn?: number | undefined
-  /** PUT only: the file's base64 SHA-256, which the store checks. */
+  /**
+   * Hash what is sent with SHA-256 (Web Crypto, off the main thread): each PUT, POST form or
+   * part then signs its checksum, and the store refuses bytes altered or cut off on the way.
+   * Default true. (A single PUT or POST over 64 MiB goes without one, checked by its ETag.)
+   */
+  checksum?: boolean | undefined
+  /** PUT and POST: the file's base64 SHA-256, when the caller has it already. */
   checksumSha256?: string | undefined
-  /** PUT only: refuse to replace an existing object (412 from the store). */
-  ifNoneMatch?: boolean | undefined
+  /**
+   * Replace an object already at the key (needs a grant with `overwrite`). By default a PUT or
+   * multipart upload never does: the store answers 412. A POST form always may.
+   */
+  overwrite?: boolean | undefined
   /**
    * Multipart: remember the upload (in `storage`) until it completes, so the same file uploaded
    * again after a reload or a failure sends only the missing parts. Default true.
@@ -107,7 +120,7 @@ export interface UploadEntry {
 /** Options of `uploadMany()`: those of `upload()` that apply to every file. */
 export interface UploadManyOptions extends Omit<
   UploadOptions,
-  'key' | 'filename' | 'contentType' | 'metadata' | 'checksumSha256' | 'ifNoneMatch' | 'onProgress'
+  'key' | 'filename' | 'contentType' | 'metadata' | 'checksumSha256' | 'onProgress'
 > {
   /** Files in flight at once. Default 4. */
   concurrency?: number | undefined
@@ -250,10 +263,10 @@ async function sendSingle(
   // The key is now fixed (a grant's uploadKey chose it once): a new URL is asked for that key.
   const fixed: UploadTarget = { ...target, key, filename: undefined }
   const what = grant.mode === 'post' ? 'the POST form' : 'the PUT'
-  // A retry's 412 (ifNoneMatch) may meet the object its own attempt stored before the answer was
+  // A retry's 412 (no overwrite) may meet the object its own attempt stored before the answer was
   // lost: the completion check then decides whether it is this upload's.
   let precondition: WaybillError | undefined
-  await withRetries(policy, async (attempt) => {
+  const sent = await withRetries(policy, async (attempt) => {
     for (let expired = false; ;) {
       if (stale(signed, attempt > 0 || expired)) {
         // Part of one attempt: the attempts are its retries.
@@ -304,8 +317,15 @@ async function sendSingle(
     }
   })
   try {
+    // The checksum names this upload's bytes; without one, the ETag the store answered does.
+    const etag = sent?.etag
     const stored = await ctx.calls.checkUpload(
-      { origin: target.origin, key, receipt: grant.receipt },
+      {
+        origin: target.origin,
+        key,
+        receipt: grant.receipt,
+        ...(etag === undefined ? {} : { etag }),
+      },
       { signal: policy.signal, retries: policy.retries },
     )
     if (precondition !== undefined) onLoaded(file.size)
@@ -327,7 +347,37 @@ interface Plan {
   partSize: number
   partCount: number
   urls: Map<number, Signed>
+  /** Each part's URL signs its SHA-256 (the upload was created with partChecksums). */
+  checksums: boolean
+  /** The parts' SHA-256s, each computed once. */
+  sumOf: PartHasher
 }
+
+type PartHasher = ReturnType<typeof partHasher>
+
+/**
+ * The SHA-256 of each part of `file`, computed once when first asked for; `done` holds the parts
+ * whose sums are known.
+ */
+function partHasher(file: Blob, partSize: number) {
+  const sums = new Map<number, Promise<string>>()
+  const done = new Set<number>()
+  const sumOf = (n: number): Promise<string> => {
+    let sum = sums.get(n)
+    if (sum === undefined) {
+      const start = (n - 1) * partSize
+      sum = sha256Base64(file.slice(start, Math.min(start + partSize, file.size)))
+      sums.set(n, sum)
+      void sum.then(() => done.add(n)).catch(() => {})
+    }
+    return sum
+  }
+  return Object.assign(sumOf, { done })
+}
+
+/** Parts hashed before a multipart upload starts: its first PREHASH_BYTES, or what runs at once. */
+const prehashed = (partCount: number, partSize: number, concurrency: number) =>
+  Math.min(partCount, Math.max(concurrency, Math.floor(PREHASH_BYTES / partSize)))
 
 const partBounds = (plan: Pick<Plan, 'partSize'>, size: number, n: number) => {
   const start = (n - 1) * plan.partSize
@@ -384,6 +434,8 @@ async function resumePlan(
     partSize: listed.partSize,
     partCount: listed.partCount,
     urls: new Map(),
+    checksums: record.checksums === true || listed.parts.some((p) => p.checksumSha256),
+    sumOf: partHasher(file, listed.partSize),
   }
   if (
     listed.contentLength !== file.size ||
@@ -399,18 +451,19 @@ async function resumePlan(
   // A store may list a part whose transfer was cut off, zero-filled to its full length (versitygw
   // 1.8.0 does): only parts the bucket answered 2xx for here are kept. One recorded without an
   // ETag (the bucket's CORS rules hid it) is kept on its number and size.
+  // A part stored with its checksum is whole (the store checked it): kept when it is this file's.
   const recorded = new Map(record.parts?.map((p) => [p.partNumber, p.etag]))
+  const { sumOf } = plan
   for (const part of listed.parts) {
     const { start, end } = partBounds(plan, file.size, part.partNumber)
     const etag = recorded.get(part.partNumber)
-    if (
-      part.partNumber <= plan.partCount &&
-      part.size === end - start &&
-      recorded.has(part.partNumber) &&
-      (etag === undefined || unquoted(etag) === unquoted(part.etag))
-    ) {
-      stored.set(part.partNumber, part.etag)
-    }
+    if (part.partNumber > plan.partCount || part.size !== end - start) continue
+    const whole =
+      part.checksumSha256 !== undefined
+        ? part.checksumSha256 === (await sumOf(part.partNumber))
+        : recorded.has(part.partNumber) &&
+          (etag === undefined || unquoted(etag) === unquoted(part.etag))
+    if (whole) stored.set(part.partNumber, part.etag)
   }
   return plan
 }
@@ -422,6 +475,22 @@ async function startMultipart(
   options: UploadOptions,
   policy: RetryPolicy,
 ): Promise<Plan> {
+  // With checksums the plan is the client's (the checksums are of its parts): the parts the
+  // first workers send are hashed before the upload starts, the others as they go.
+  const checksums = options.checksum !== false
+  const partSize = options.partSize ?? (checksums ? partSizeFor(file.size) : undefined)
+  let partChecksums: string[] | undefined
+  const sumOf = partSize === undefined ? undefined : partHasher(file, partSize)
+  if (checksums && sumOf !== undefined && partSize !== undefined) {
+    const first = prehashed(
+      Math.max(1, Math.ceil(file.size / partSize)),
+      partSize,
+      options.partConcurrency ?? DEFAULT_PART_CONCURRENCY,
+    )
+    // One after another: at most one part's bytes are held at a time.
+    partChecksums = []
+    for (let n = 1; n <= first; n++) partChecksums.push(await sumOf(n))
+  }
   const answer = await ctx.calls.createUpload(
     {
       origin: target.origin,
@@ -429,9 +498,11 @@ async function startMultipart(
       ...named(target),
       contentType: target.contentType,
       contentLength: file.size,
-      partSize: options.partSize,
+      partSize,
+      partChecksums,
       metadata: options.metadata,
       expiresIn: options.expiresIn,
+      ...(options.overwrite === true ? { overwrite: true } : {}),
     },
     { signal: policy.signal, retries: policy.retries },
   )
@@ -447,6 +518,9 @@ async function startMultipart(
     partSize: grant.partSize,
     partCount: grant.partCount,
     urls: new Map(grant.parts.map((p) => [p.partNumber, { url: p.url, receivedAt, deadline }])),
+    checksums: partChecksums !== undefined,
+    sumOf:
+      sumOf !== undefined && grant.partSize === partSize ? sumOf : partHasher(file, grant.partSize),
   }
   checkPlan(plan, file.size)
   return plan
@@ -487,6 +561,7 @@ async function uploadMultipart(
           partSize: plan.partSize,
           fingerprint,
           startedAt: new Date().toISOString(),
+          checksums: plan.checksums,
         }
   const remember = () =>
     records.set({
@@ -521,22 +596,31 @@ async function uploadMultipart(
   }
 
   // Part URLs are asked for in batches shared by the workers: the part a worker needs and the next
-  // ones of the queue without a usable URL.
+  // ones of the queue without a usable URL. With checksums, a part's URL signs its SHA-256, so
+  // each is asked for once its part is hashed.
   const signing = new Map<number, Promise<void>>()
+  const { sumOf } = plan
   let next = 0
   const urlFor = async (n: number, afterFailure: boolean): Promise<string> => {
     const have = plan.urls.get(n)
     if (have !== undefined && !stale(have, afterFailure)) return have.url
+    // Its URL signs its checksum; the batch takes the parts hashed by then.
+    if (plan.checksums) await sumOf(n)
     if (!signing.has(n)) {
       const numbers = [n]
       for (let i = next; i < todo.length && numbers.length < PART_URL_BATCH; i++) {
         const m = todo[i]!
         const url = plan.urls.get(m)
-        if (m !== n && !signing.has(m) && (url === undefined || stale(url, false))) numbers.push(m)
+        const ready = !plan.checksums || sumOf.done.has(m)
+        if (m !== n && ready && !signing.has(m) && (url === undefined || stale(url, false))) {
+          numbers.push(m)
+        }
       }
+      numbers.sort((a, b) => a - b)
+      const checksums = plan.checksums ? await Promise.all(numbers.map(sumOf)) : undefined
       const batch = ctx.calls
         .signParts(
-          { ...ref, partNumbers: numbers.sort((a, b) => a - b), expiresIn: options.expiresIn },
+          { ...ref, partNumbers: numbers, checksums, expiresIn: options.expiresIn },
           // Part of one attempt to send a part: the attempts are its retries.
           { signal: partPolicy.signal, retries: 0 },
         )
@@ -558,6 +642,16 @@ async function uploadMultipart(
     return url.url
   }
 
+  // With checksums the parts still to send are hashed in the background, ahead of their transfers.
+  if (plan.checksums) {
+    void (async () => {
+      for (const n of todo) {
+        if (partPolicy.signal.aborted) return
+        await sumOf(n)
+      }
+    })().catch(() => {})
+  }
+
   let sent = 0
   const worker = async () => {
     while (next < todo.length) {
@@ -572,6 +666,7 @@ async function uploadMultipart(
             return await transfer(ctx.http.fetch, {
               method: 'PUT',
               url,
+              headers: plan.checksums ? { 'x-amz-checksum-sha256': await sumOf(n) } : undefined,
               body: blob,
               size: end - start,
               what: `part ${n}`,
@@ -658,6 +753,12 @@ const multipartFor = (size: number, options: Pick<UploadOptions, 'mode' | 'multi
   ((options.mode ?? 'auto') === 'auto' &&
     size >= (options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD_BYTES))
 
+/** A file's SHA-256 for a PUT or POST, unless checksums are off or it is too large to hash whole. */
+function checksumOf(file: Blob, options: Pick<UploadOptions, 'checksum'>) {
+  if (options.checksum === false || file.size > MAX_HASHED_PUT_BYTES) return undefined
+  return sha256Base64(file)
+}
+
 /** Uploads one file; see WaybillClient.upload. */
 export async function upload(
   ctx: UploadContext,
@@ -672,8 +773,8 @@ export async function upload(
   }
   const extra = {
     metadata: options.metadata,
-    checksumSha256: options.checksumSha256,
-    ifNoneMatch: options.ifNoneMatch || undefined,
+    checksumSha256: options.checksumSha256 ?? (await checksumOf(file, options)),
+    ...(options.overwrite === true ? { overwrite: true } : {}),
   }
   const [grant] = await issueSingles(
     ctx,
@@ -696,11 +797,23 @@ export async function uploadMany(
   if (entries.length === 0) return []
   const targets = entries.map((entry) => targetOf(entry.file, options.origin, entry))
   const multipart = entries.map((entry) => multipartFor(entry.file.size, options))
-  const singles = entries.flatMap((entry, i) =>
-    multipart[i]
-      ? []
-      : [{ i, target: targets[i]!, size: entry.file.size, extra: { metadata: entry.metadata } }],
-  )
+  // Hashed one after another: at most one file's bytes are held at a time.
+  const singles: { i: number; target: Target; size: number; extra: Record<string, unknown> }[] = []
+  for (const [i, entry] of entries.entries()) {
+    if (multipart[i]) continue
+    const checksumSha256 = await checksumOf(entry.file, options)
+    throwIfAborted(options.signal)
+    singles.push({
+      i,
+      target: targets[i]!,
+      size: entry.file.size,
+      extra: {
+        metadata: entry.metadata,
+        checksumSha256,
+        ...(options.overwrite === true ? { overwrite: true } : {}),
+      },
+    })
+  }
 
   const failed = new AbortController()
   const linked = anySignal([options.signal, failed.signal])
@@ -762,7 +875,7 @@ export async function uploadMany(
                 receivedAt,
                 policy,
                 options,
-                { metadata: entry.metadata },
+                singles.find((single) => single.i === i)?.extra,
                 onLoaded,
               )
         loaded[i] = entry.file.size

@@ -14,11 +14,14 @@
 import type { WaybillClient } from './client.ts'
 import {
   DEFAULT_MULTIPART_THRESHOLD_BYTES,
+  MAX_HASHED_PUT_BYTES,
   MIN_URL_LIFE_MS,
   PART_URL_BATCH,
   partSizeFor,
+  PREHASH_BYTES,
 } from './constants.ts'
 import { WaybillError } from './errors.ts'
+import { sha256Base64 } from './hash.ts'
 import type { PostGrant, PutGrant } from './types.ts'
 
 /** The parts of an Uppy file the adapter reads. */
@@ -27,14 +30,19 @@ export interface UppyFileLike {
   name?: string | undefined
   type?: string | undefined
   size: number | null
+  /** The file's bytes (a remote file, or one restored without them, has none). */
+  data?: Blob | { size: number | null } | undefined
   error?: string | null | undefined
   progress?: { uploadComplete?: boolean } | undefined
+  /** The multipart upload @uppy/aws-s3 remembers for the file (restored by Golden Retriever). */
+  s3Multipart?: { key?: string; uploadId?: string } | undefined
 }
 
 /** The parts of an Uppy instance the adapter uses. */
 export interface UppyLike<F extends UppyFileLike = UppyFileLike> {
   addPostProcessor(fn: (fileIDs: string[]) => Promise<void>): void
   getFile(fileID: string): F | undefined
+  getFiles(): F[]
   emit(event: 'upload-error', file: NoInfer<F>, error: Error): void
 }
 
@@ -68,6 +76,11 @@ export interface WaybillUppyOptions {
   multipartThreshold?: number | undefined
   /** Run waybill's completion check after each PUT or POST upload (default true). */
   check?: boolean | undefined
+  /**
+   * Hash each file (and each part) with SHA-256 (Web Crypto, off the main thread), so the store
+   * refuses bytes altered or cut off on the way (default true).
+   */
+  checksum?: boolean | undefined
 }
 
 /** The @uppy/aws-s3 options `waybillUppy` returns. */
@@ -98,12 +111,16 @@ function xmlAnswer(root: string, inner: string): string {
 interface PartUrl {
   url: string
   expiresAt: number
+  /** The SHA-256 the URL signs, sent with it. */
+  checksum?: string | undefined
 }
 
 /** What is known of a multipart upload in progress: its size in parts and the URLs to hand. */
 interface Upload {
   partCount: number | undefined
   urls: Map<number, PartUrl>
+  /** Each part's URL signs its SHA-256; undefined until known (a restored upload). */
+  checksums: boolean | undefined
 }
 
 /**
@@ -147,19 +164,45 @@ export function waybillUppy<F extends UppyFileLike>(
 
   const uploadOf = (uploadId: string): Upload => {
     let upload = uploads.get(uploadId)
-    if (upload === undefined)
-      uploads.set(uploadId, (upload = { partCount: undefined, urls: new Map() }))
+    if (upload === undefined) {
+      uploads.set(
+        uploadId,
+        (upload = { partCount: undefined, urls: new Map(), checksums: undefined }),
+      )
+    }
     return upload
   }
+  const hashing = options.checksum !== false
+  // The bytes of part `n` of an upload's file: the file this page started it for, or the one Golden
+  // Retriever restored with its upload id.
+  const slice = (data: Blob, n: number) => {
+    const size = partSizeFor(data.size)
+    return data.slice((n - 1) * size, Math.min(n * size, data.size))
+  }
+  /** The bytes of the file an upload is for: the file this page started it for, or the one
+   * Golden Retriever restored with its upload id. */
+  const dataOf = (uploadId: string): Blob | undefined => {
+    const data = uppy.getFiles().find((f) => f.s3Multipart?.uploadId === uploadId)?.data
+    return data instanceof Blob ? data : undefined
+  }
+  const partOf = (uploadId: string, n: number): Blob | undefined => {
+    const data = dataOf(uploadId)
+    return data === undefined ? undefined : slice(data, n)
+  }
+  /** Parts hashed (and so signed) together: PREHASH_BYTES of them. */
+  const hashedAtOnce = (size: number) => Math.max(1, Math.floor(PREHASH_BYTES / partSizeFor(size)))
 
   async function object(request: { key: string; contentType?: string | undefined }) {
     const file = fileFor(request.key)
+    const data = file.data instanceof Blob ? file.data : undefined
+    const hashed = hashing && data !== undefined && data.size <= MAX_HASHED_PUT_BYTES
     const grant = (await client.createUpload({
       origin,
       mode,
       ...naming(file),
       contentType: contentType(file, request.contentType),
       contentLength: file.size ?? 0,
+      ...(hashed ? { checksumSha256: await sha256Base64(data) } : {}),
     })) as PutGrant | PostGrant
     const key = grant.key ?? ''
     if (options.check !== false) receipts.set(file.id, { key, receipt: grant.receipt })
@@ -174,21 +217,36 @@ export function waybillUppy<F extends UppyFileLike>(
   async function create(requestedKey: string) {
     const file = fileFor(requestedKey)
     const size = file.size ?? 0
+    const partSize = partSizeFor(size)
+    // The first parts' checksums start the upload with checksums (their URLs come with it); the
+    // others are hashed as Uppy asks for them.
+    const data = hashing && file.data instanceof Blob ? file.data : undefined
+    let partChecksums: string[] | undefined
+    if (data !== undefined) {
+      partChecksums = []
+      const first = Math.min(Math.max(1, Math.ceil(size / partSize)), hashedAtOnce(size))
+      for (let n = 1; n <= first; n++) partChecksums.push(await sha256Base64(slice(data, n)))
+    }
     const grant = await client.createUpload({
       origin,
       mode: 'multipart',
       ...naming(file),
       contentType: contentType(file),
       contentLength: size,
-      partSize: partSizeFor(size),
+      partSize,
+      ...(partChecksums === undefined ? {} : { partChecksums }),
     })
     if (!('mode' in grant) || grant.mode !== 'multipart') {
       throw new WaybillError('bad_answer', 'waybill did not start a multipart upload.')
     }
     const upload = uploadOf(grant.uploadId)
     upload.partCount = grant.partCount
+    upload.checksums = partChecksums !== undefined
     const expiresAt = Date.parse(grant.expiresAt)
-    for (const part of grant.parts) upload.urls.set(part.partNumber, { url: part.url, expiresAt })
+    for (const part of grant.parts) {
+      const checksum = partChecksums?.[part.partNumber - 1]
+      upload.urls.set(part.partNumber, { url: part.url, expiresAt, checksum })
+    }
     return {
       url: xmlAnswer(
         'InitiateMultipartUploadResult',
@@ -198,11 +256,50 @@ export function waybillUppy<F extends UppyFileLike>(
     }
   }
 
-  async function partUrl(key: string, uploadId: string, partNumber: number) {
+  /** A part's URL, and with checksums the header carrying its SHA-256, which the URL signs. */
+  async function partUrl(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+  ): Promise<UppyS3Presigned> {
     const upload = uploadOf(uploadId)
+    const answer = (part: PartUrl) => ({
+      url: part.url,
+      ...(part.checksum === undefined
+        ? {}
+        : { headers: { 'x-amz-checksum-sha256': part.checksum } }),
+    })
     const known = upload.urls.get(partNumber)
-    if (known !== undefined && known.expiresAt - Date.now() > MIN_URL_LIFE_MS) return known.url
-    const last = Math.min(partNumber + PART_URL_BATCH - 1, upload.partCount ?? partNumber)
+    if (known !== undefined && known.expiresAt - Date.now() > MIN_URL_LIFE_MS) return answer(known)
+    const count = upload.partCount ?? partNumber
+    const data = dataOf(uploadId)
+    if (hashing && upload.checksums !== false && data !== undefined) {
+      // This part and the next ones without a URL, hashed and signed together.
+      const last = Math.min(count, partNumber + hashedAtOnce(data.size) - 1)
+      const partNumbers: number[] = []
+      for (let n = partNumber; n <= last; n++) {
+        if (n === partNumber || !upload.urls.has(n)) partNumbers.push(n)
+      }
+      const checksums: string[] = []
+      for (const n of partNumbers) checksums.push(await sha256Base64(slice(data, n)))
+      try {
+        const signed = await client.signParts({ origin, key, uploadId, partNumbers, checksums })
+        const expiresAt = Date.parse(signed.expiresAt)
+        for (const part of signed.parts) {
+          const checksum = checksums[partNumbers.indexOf(part.partNumber)]
+          upload.urls.set(part.partNumber, { url: part.url, expiresAt, checksum })
+        }
+        upload.checksums = true
+        return answer(upload.urls.get(partNumber)!)
+      } catch (error) {
+        // An upload restored from before checksums were on signs none: its parts go without.
+        const without =
+          error instanceof WaybillError && error.errors.some((e) => e.path === 'checksums')
+        if (!without || upload.checksums === true) throw error
+        upload.checksums = false
+      }
+    }
+    const last = Math.min(partNumber + PART_URL_BATCH - 1, count)
     const partNumbers = Array.from({ length: last - partNumber + 1 }, (_, i) => partNumber + i)
     const { parts, expiresAt } = await client.signParts({ origin, key, uploadId, partNumbers })
     for (const part of parts) {
@@ -211,21 +308,30 @@ export function waybillUppy<F extends UppyFileLike>(
     const fresh = upload.urls.get(partNumber)
     if (fresh === undefined)
       throw new WaybillError('bad_answer', `waybill signed no URL for part ${partNumber}.`)
-    return fresh.url
+    return answer(fresh)
   }
 
   async function listed(key: string, uploadId: string) {
     const plan = await client.listParts({ origin, key, uploadId })
-    uploadOf(uploadId).partCount = plan.partCount
+    const upload = uploadOf(uploadId)
+    upload.partCount = plan.partCount
+    if (plan.parts.some((part) => part.checksumSha256 !== undefined)) upload.checksums = true
     // A part of another size than its URL pinned cannot be completed: leave it out to send again.
+    // One stored with its checksum is whole: kept only when it is this file's part.
     const expected = (n: number) =>
       n < plan.partCount ? plan.partSize : plan.contentLength - plan.partSize * (plan.partCount - 1)
-    const parts = plan.parts
-      .filter((part) => part.size === expected(part.partNumber))
-      .map(
-        (part) =>
-          `<Part>${fields({ PartNumber: part.partNumber, ETag: part.etag, Size: part.size })}</Part>`,
-      )
+    const kept = []
+    for (const part of plan.parts) {
+      if (part.size !== expected(part.partNumber)) continue
+      const bytes =
+        part.checksumSha256 === undefined ? undefined : partOf(uploadId, part.partNumber)
+      if (bytes !== undefined && (await sha256Base64(bytes)) !== part.checksumSha256) continue
+      kept.push(part)
+    }
+    const parts = kept.map(
+      (part) =>
+        `<Part>${fields({ PartNumber: part.partNumber, ETag: part.etag, Size: part.size })}</Part>`,
+    )
     return xmlAnswer('ListPartsResult', parts.join(''))
   }
 
@@ -277,7 +383,7 @@ export function waybillUppy<F extends UppyFileLike>(
       switch (request.method) {
         case 'PUT':
           if (request.uploadId === undefined) return object(request)
-          return { url: await partUrl(request.key, request.uploadId, request.partNumber) }
+          return partUrl(request.key, request.uploadId, request.partNumber)
         case 'POST':
           if (request.uploadId === undefined) return create(request.key)
           return { url: await complete(request.key, request.uploadId) }

@@ -11,9 +11,11 @@ import * as v from 'valibot'
 import type { LinkSecret } from '../config'
 import { constantTimeEqual } from './api-key'
 import { HmacSha256, sha256 } from '../core/sigv4/sha256'
-import { base64UrlDecode, base64UrlEncode } from './seal'
+import { base64UrlDecode, base64UrlEncode } from '../core/base64url'
 
 const TAG_BYTES = 16
+/** What a link's token looks like: a secret id, base64url JSON, a 16-byte tag. */
+const TOKEN = /^[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{1,8192}\.[A-Za-z0-9_-]{22}$/
 const encoder = new TextEncoder()
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 const macs = new WeakMap<LinkSecret, HmacSha256>()
@@ -72,8 +74,8 @@ export function verifyLink(
   secrets: readonly LinkSecret[],
   token: string,
 ): { payload: LinkPayload } | { fault: LinkFault } {
+  if (!TOKEN.test(token)) return { fault: 'malformed' }
   const parts = token.split('.')
-  if (parts.length !== 3) return { fault: 'malformed' }
   const [id, encoded, presented] = parts as [string, string, string]
   const secret = secrets.find((candidate) => candidate.id === id)
   if (secret === undefined) return { fault: 'unknown_secret' }

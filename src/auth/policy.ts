@@ -1,9 +1,15 @@
 // What a principal may sign. Every artifact waybill signs is first described by what it lets its
-// holder do (a `Reach`: the action, the exact keys or key patterns it reaches, for how long, and
-// which upload limits the signature itself enforces). `authorize` compares that description with
-// every field of the caller's grants and answers a `Permit`, the only thing the signers accept
-// (src/signing.ts). A grant limit counts only when the signature enforces it: a limit the holder
-// could simply not send is no limit. Pure: no I/O, no clock. Deny by default.
+// holder do: a `Reach`, one variant per kind of artifact (URLs, a wildcard policy, a listing, an
+// upload, links). `authorize` compares it with the caller's grants, rule by rule, one small rule
+// per grant field, and answers a `Permit` (the only thing the signers in src/services/signers.ts
+// accept) or a `Refusal` that says why, field by field. The services turn a refusal into a problem.
+//
+// One grant justifies each target (each key, pattern or prefix): a single grant must allow every
+// field of it at once (its key, action, content type, size, overwrite, response type, batch size,
+// lifetime and window). Limits are never combined across grants. A limit counts only where the
+// signature enforces it: a limit the holder could simply not send is no limit.
+//
+// Pure: no I/O, no clock, no HTTP. Deny by default.
 
 import type { Action, Config, Grant, GrantSubject, Origin } from '../config'
 import { PLACEHOLDER } from '../config/grants'
@@ -13,14 +19,16 @@ import {
   MAX_FILENAME_BYTES,
   MAX_REPORTED_ERRORS as MAX_LISTED,
 } from '../config/limits'
+import { essenceOf, isPassive, MEDIA_FAMILIES, patternAdmits } from '../core/media-type'
 import type { PresignItem, PresignMethod } from '../core/s3/presign'
-import { WaybillError, invalid, type FieldError } from '../errors'
-import { sanitizeFilename, unsafeKeyReason } from './key-safety'
+import type { FieldError } from '../errors'
+import { sanitizeFilename } from '../core/filename'
+import { unsafeKeyReason } from './key-safety'
 import { placeholderValue, type Principal } from './principal'
 
 const UNSAFE_CLAIM = /[/\\\x00-\x1f\x7f-\x9f]|\.\./
 
-export function actionFor(method: PresignMethod): Action {
+export function actionFor(method: PresignMethod): 'read' | 'write' | 'delete' {
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -76,6 +84,232 @@ export function resolvePrefix(
   return ok ? prefix : undefined
 }
 
+/** True when `prefix` covers `key` on whole path segments: `users/al` covers `users/al/x`, not `users/alice`. */
+export function prefixCovers(prefix: string, key: string): boolean {
+  if (prefix === '') return true
+  if (prefix.endsWith('/')) return key.startsWith(prefix)
+  return key === prefix || key.startsWith(prefix + '/')
+}
+
+/** True when every key starting with `keyPrefix` is covered by the grant prefix `prefix`. */
+function prefixCoversAll(prefix: string, keyPrefix: string): boolean {
+  if (prefix === '') return true
+  return keyPrefix.startsWith(prefix.endsWith('/') ? prefix : prefix + '/')
+}
+
+// ---------------------------------------------------------------------------------------------
+// What an artifact reaches
+
+/** Upload limits a signature enforces itself: a signed Content-Type, length, checksum, no-overwrite. */
+export interface Content {
+  /** The signed Content-Type, canonical (src/core/media-type.ts); absent: the URL signs none. */
+  type?: { value: string; path: string } | undefined
+  /**
+   * The signed length: exactly `exact` bytes, at most `atMost`, or at most the justifying grant's
+   * own limit (`'grant'`, resolved into the permit). Absent: unsigned, any size.
+   */
+  length?: { exact: number } | { atMost: number } | { atMost: 'grant' } | undefined
+  /** The request field that sets the length, to name when it is missing or too large. */
+  lengthPath?: string | undefined
+  /** The signed SHA-256 of the body (base64), when the caller gave one. */
+  checksumSha256?: string | undefined
+  /**
+   * Whether the artifact can replace an existing object: absent or false, it signs
+   * `If-None-Match: *`. `path` names what makes it replace one (`overwrite`, or `mode` for a POST
+   * form, which cannot refuse to).
+   */
+  overwrite?: { path: string; unsigned?: boolean } | undefined
+}
+
+interface ReachCommon {
+  origin: string
+  /** Requested lifetime and signing window; undefined: the defaults, within the justifying grant. */
+  expiresIn?: number | undefined
+  signingWindow?: number | undefined
+  /** What the origin's type cannot do; checked once the caller is known to hold a grant there. */
+  fits?: ((origin: Origin) => readonly FieldError[]) | undefined
+}
+
+/** Entries an artifact carries, against the grants' `maxBatch`. */
+interface Count {
+  n: number
+  path: string
+}
+
+/** Exact keys, each one a target. */
+interface Items {
+  items: readonly PresignItem[]
+  /** The field naming item `i`'s key (`keys.3`, `items.3.key`). */
+  itemPath: (i: number) => string
+  /** The field naming item `i`'s Content-Type override. */
+  overridePath?: ((i: number) => string) | undefined
+}
+
+/** What a signed artifact lets its holder do, before it is signed: one variant per artifact. */
+export type Reach =
+  /** Presigned (or canned CloudFront) URLs for exact keys: `/v1/sign`, the redirect. */
+  | (ReachCommon & Items & { kind: 'urls'; action: 'read' | 'write' | 'delete' })
+  /** The debug view of URLs: its own grant, on the same keys. */
+  | (ReachCommon & Items & { kind: 'debug' })
+  /** One CloudFront policy for every key under `pattern` (a wildcard batch, or cookies). */
+  | (ReachCommon &
+      Items & {
+        kind: 'wildcard'
+        /** Every key under it; the items (none for cookies) are where the URLs point, inside it. */
+        pattern: { prefix: string; path: string }
+        count?: Count | undefined
+      })
+  /** A listing of whole prefixes; `limit` entries when the request gives one. */
+  | (ReachCommon & {
+      kind: 'listing'
+      prefixes: readonly { prefix: string; path: string }[]
+      limit?: Count | undefined
+    })
+  /** The URLs of a listing's objects: objects no grant covers are left out, not refused. */
+  | (ReachCommon & { kind: 'listed'; items: readonly PresignItem[] })
+  /**
+   * One upload: a PUT URL, a POST policy or a multipart upload's parts, for an exact key, or
+   * (POST on origins with keys "any") any key under `keyPrefix`.
+   */
+  | (ReachCommon & {
+      kind: 'upload'
+      target: { key: string; path: string } | { keyPrefix: string; path: string }
+      content: Content
+      count?: Count | undefined
+    })
+  /** Signed links to exact keys: their lifetime is judged against `maxLinkExpiresIn`. */
+  | (ReachCommon & Items & { kind: 'links' })
+
+function actionOf(reach: Reach): Action {
+  switch (reach.kind) {
+    case 'urls':
+      return reach.action
+    case 'debug':
+      return 'debug'
+    case 'wildcard':
+    case 'listed':
+    case 'links':
+      return 'read'
+    case 'listing':
+      return 'list'
+    case 'upload':
+      return 'write'
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+declare const PERMIT: unique symbol
+
+/** The answer of `authorize` when it allows: exactly what may be signed, and nothing else. */
+export interface Permit {
+  readonly [PERMIT]: true
+  readonly origin: Origin
+  readonly action: Action
+  /** The objects to sign (for a `listed` reach, only the covered ones), in request order. */
+  readonly items: readonly PresignItem[]
+  /** The key patterns the artifact reaches. */
+  readonly under: readonly string[]
+  /** The least life every URL has from the request time, and the signing window to use. */
+  readonly expiresIn: number
+  readonly window: number
+  /** The longest any URL may live (its grant's `maxExpiresIn`): the window shrinks to fit. */
+  readonly maxLifetime: number
+  readonly content: Content | undefined
+  /** The largest body the signature admits, `'grant'` resolved; undefined: unsigned or unlimited. */
+  readonly maxContentLength: number | undefined
+  /** Entries one more artifact of this kind may carry for this caller (listings size pages by it). */
+  readonly maxCount: number
+}
+
+/** Why nothing may be signed. The services answer `no-grant` and `not-covered` as 403, `invalid` as 400. */
+export interface Refusal {
+  readonly refused: 'no-grant' | 'not-covered' | 'invalid'
+  /** One sentence for the whole refusal. */
+  readonly detail: string
+  /** Each field at fault, up to the reporting cap. */
+  readonly errors: readonly FieldError[]
+}
+
+export function isRefusal(answer: Permit | Refusal | Origin): answer is Refusal {
+  return 'refused' in answer
+}
+
+const issued = new WeakSet<object>()
+
+/** True for a permit this module made; the signers refuse anything else. */
+export function isPermit(value: unknown): value is Permit {
+  return typeof value === 'object' && value !== null && issued.has(value)
+}
+
+/** The one place a permit is made: by `authorize`, or for a followed link by `linkPermit`. */
+function mint(fields: Omit<Permit, typeof PERMIT>): Permit {
+  const permit = Object.freeze({ ...fields }) as Permit
+  issued.add(permit)
+  return permit
+}
+
+function noGrant(action: Action, originName: string): Refusal {
+  // The same answer for unknown and ungranted origins, so callers cannot probe the config.
+  return {
+    refused: 'no-grant',
+    detail: `No grant lets this caller ${action} on origin "${originName}".`,
+    errors: [{ path: 'origin', message: `no grant to ${action} on this origin` }],
+  }
+}
+
+function invalidFields(errors: readonly FieldError[]): Refusal {
+  return { refused: 'invalid', detail: '', errors: errors.slice(0, MAX_LISTED) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grants that apply
+
+interface ResolvedGrant {
+  readonly grant: Grant
+  /** The grant's prefix with the caller's placeholders filled. */
+  readonly prefix: string
+}
+
+/** The caller's grants on `origin` that apply (their prefix templates fill), prefixes filled. */
+function applicable(config: Config, principal: Principal, origin: Origin): ResolvedGrant[] {
+  const grants: ResolvedGrant[] = []
+  for (const grant of config.grants) {
+    if (grant.origin !== origin.name || !subjectMatches(grant.subject, principal)) continue
+    const prefix = resolvePrefix(grant.prefix, principal)
+    if (prefix !== undefined) grants.push({ grant, prefix })
+  }
+  return grants
+}
+
+/** The origin and the caller's grants there, or the refusal an unknown origin gets. */
+function granted(
+  config: Config,
+  principal: Principal,
+  name: string,
+  action: Action,
+): { origin: Origin; grants: ResolvedGrant[] } | Refusal {
+  const origin = config.origins.get(name)
+  const grants = origin === undefined ? [] : applicable(config, principal, origin)
+  if (origin === undefined || grants.length === 0) return noGrant(action, name)
+  return { origin, grants }
+}
+
+/**
+ * The origin, when some grant of the caller applies there; otherwise the refusal an unknown origin
+ * gets. Whatever depends on the origin (its rules, what waybill sealed for it) comes after this.
+ */
+export function grantedOrigin(
+  config: Config,
+  principal: Principal,
+  name: string,
+  action: Action,
+): Origin | Refusal {
+  const found = granted(config, principal, name, action)
+  return 'refused' in found ? found : found.origin
+}
+
 /**
  * The key an upload sent with `filename` gets: the first of the caller's write grants on the origin
  * with an `uploadKey` template whose placeholders fill, with `{uuid}` and `{filename}` (sanitized)
@@ -100,6 +334,20 @@ export function uploadKeyFor(
   return undefined
 }
 
+/** True when one grant of the caller covers `key` for `action` and, if given, says `also`. */
+function someGrant(
+  config: Config,
+  principal: Principal,
+  origin: Origin,
+  key: string,
+  action: Action,
+  also: (grant: Grant) => boolean = () => true,
+): boolean {
+  return applicable(config, principal, origin).some(
+    ({ grant, prefix }) => grant.actions.has(action) && prefixCovers(prefix, key) && also(grant),
+  )
+}
+
 /**
  * True when one of the caller's write grants covering `key` says to delete an upload whose
  * completion check finds it is not what was signed (`deleteMismatched`).
@@ -110,276 +358,353 @@ export function deletesMismatched(
   origin: Origin,
   key: string,
 ): boolean {
-  return applicable(config, principal, origin).some(
-    ({ grant, prefix }) =>
-      grant.deleteMismatched && grant.actions.has('write') && prefixCovers(prefix, key),
-  )
+  return someGrant(config, principal, origin, key, 'write', (grant) => grant.deleteMismatched)
 }
 
-/** True when `prefix` covers `key` on whole path segments: `users/al` covers `users/al/x`, not `users/alice`. */
-export function prefixCovers(prefix: string, key: string): boolean {
-  if (prefix === '') return true
-  if (prefix.endsWith('/')) return key.startsWith(prefix)
-  return key === prefix || key.startsWith(prefix + '/')
+/** True when a grant of the caller lets it read `key` (and so see what the object is). */
+export function mayRead(
+  config: Config,
+  principal: Principal,
+  origin: Origin,
+  key: string,
+): boolean {
+  return someGrant(config, principal, origin, key, 'read')
 }
 
-/** True when every key starting with `keyPrefix` is covered by the grant prefix `prefix`. */
-function prefixCoversAll(prefix: string, keyPrefix: string): boolean {
-  if (prefix === '') return true
-  return keyPrefix.startsWith(prefix.endsWith('/') ? prefix : prefix + '/')
+// ---------------------------------------------------------------------------------------------
+// The rules: one per grant field
+
+/** One target of an artifact: an exact key (with its overrides) or a key pattern. */
+interface Target {
+  key: string
+  /** A pattern reaches every key starting with `key`. */
+  pattern: boolean
+  path: string
+  item?: PresignItem | undefined
+  overridePath?: string | undefined
 }
 
-/** A media type's essence, `type/subtype` in lower case, without parameters. */
-export function essence(contentType: string): string {
-  return contentType.split(';')[0]!.trim().toLowerCase()
-}
-
-/** True when a grant's content type patterns admit `contentType` (a whole family needs `x/*`). */
-function contentTypeAllowed(patterns: readonly string[] | undefined, contentType: string): boolean {
-  if (patterns === undefined) return true
-  const media = essence(contentType)
-  const family = media.slice(0, media.indexOf('/'))
-  return patterns.some(
-    (pattern) => pattern === media || (pattern.endsWith('/*') && pattern === `${family}/*`),
-  )
-}
-
-// What a browser renders as a document that runs script, or runs as script, when an object is
-// served with it: HTML, XML of any kind (XHTML and SVG carry script), JavaScript, and the types a
-// browser sniffs instead of trusting. https://mimesniff.spec.whatwg.org/#javascript-mime-type
-const ACTIVE_TYPE =
-  /^(?:text\/html|text\/xml|text\/xsl|application\/xml|[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]*\+xml|(?:text|application)\/(?:x-)?(?:javascript|ecmascript)|text\/(?:jscript|livescript)|multipart\/x-mixed-replace|unknown\/unknown|application\/unknown|\*\/\*)$/
-
-/** True when serving an object as `contentType` would let it run script on the bucket's origin. */
-function isActiveContent(contentType: string): boolean {
-  return ACTIVE_TYPE.test(essence(contentType))
+/** A rule's refusal: 403 when no grant covers the target, 400 when a limit refuses a field. */
+interface Denial {
+  kind: 'not-covered' | 'invalid'
+  error: FieldError
+  /** For artifact-wide fields (batch, lifetime, window): the most any grant here allowed. */
+  bound?: number | undefined
 }
 
 /**
- * May a `response.contentType` override set `contentType` under this grant: a type it names, or
- * with no list, any type that is not active content. Active types must be named exactly.
+ * A grant field's rule: does this grant alone allow the target, and if no grant of those that
+ * reached this rule does, why not (from those grants).
  */
-function overrideAllowed(grant: Grant, contentType: string): boolean {
-  const listed = grant.responseContentTypes
-  if (isActiveContent(contentType)) return listed?.includes(essence(contentType)) ?? false
-  return listed === undefined || contentTypeAllowed(listed, contentType)
+interface Rule {
+  admits(grant: Grant, target: Target): boolean
+  refuse(grants: readonly Grant[], target: Target): Denial
 }
 
-/** Upload limits a signature enforces itself: a signed Content-Type, a signed length. */
-export interface ContentReach {
-  /** The signed Content-Type (`family` for a POST policy's `starts-with "image/"`); absent: unsigned. */
-  type?: { value: string; family: boolean; path: string } | undefined
-  /**
-   * The signed length: exactly `exact` bytes, or at most `atMost` (`'grant'`: the caller's own
-   * largest, resolved into the permit). Absent: unsigned, the holder may send any size.
-   */
-  length?: { exact: number } | { atMost: number | 'grant' } | undefined
-  /** The request field that sets the length, to name when it is missing or too large. */
-  lengthPath?: string | undefined
-}
+const most = (grants: readonly Grant[], pick: (grant: Grant) => number) =>
+  grants.reduce((max, grant) => Math.max(max, pick(grant)), 0)
 
-/** What a signed artifact lets its holder do, before it is signed. */
-export interface Reach {
-  origin: string
-  action: Action
-  /** The objects the artifact names, by exact key. */
-  items?: readonly PresignItem[] | undefined
-  /** The field naming item `i`'s key (`keys.3`, `items.3.key`), and its Content-Type override. */
-  itemPath?: ((i: number) => string) | undefined
-  overridePath?: ((i: number) => string) | undefined
-  /** Key patterns it reaches: every key starting with `prefix` (wildcards, starts-with, listings). */
-  under?: readonly { prefix: string; path: string }[] | undefined
-  /** Entries it carries, against the grants' `maxBatch` (default: the items, at their field). */
-  count?: { n: number; path: string } | undefined
-  /** Requested lifetime and signing window; undefined: the defaults, capped by the grants. */
-  expiresIn?: number | undefined
-  signingWindow?: number | undefined
-  /** For `write`: the upload limits the signature enforces. Absent: none. */
-  content?: ContentReach | undefined
-  /** A signed link: its lifetime is bounded by the grants' `maxLinkExpiresIn`. */
-  link?: boolean | undefined
-  /** Leave out the items no grant covers instead of refusing (listings: keys without a URL). */
-  partial?: boolean | undefined
-  /** What the origin's type cannot do; checked once the caller is known to hold a grant there. */
-  fits?: ((origin: Origin) => readonly FieldError[]) | undefined
-}
-
-declare const PERMIT: unique symbol
-
-/** The answer of `authorize`: exactly what may be signed, and nothing else. */
-export interface Permit {
-  readonly [PERMIT]: true
-  readonly origin: Origin
-  readonly action: Action
-  /** The objects to sign (only the covered ones for a partial reach), in request order. */
-  readonly items: readonly PresignItem[]
-  /** The key patterns the artifact reaches. */
-  readonly under: readonly string[]
-  /** The least life every URL has from the request time, and the signing window to use. */
-  readonly expiresIn: number
-  readonly window: number
-  /** The longest any URL may live (the grants' `maxExpiresIn`): the window shrinks to fit. */
-  readonly maxLifetime: number
-  readonly content: ContentReach | undefined
-  /** The largest body the signature admits, `'grant'` resolved; undefined: unsigned or unlimited. */
-  readonly maxContentLength: number | undefined
-  /** Entries one more artifact of this kind may carry for this caller (listings size pages by it). */
-  readonly maxCount: number
-}
-
-const issued = new WeakSet<object>()
-
-/** True for a permit `authorize` made; the signers refuse anything else. */
-export function isPermit(value: unknown): value is Permit {
-  return typeof value === 'object' && value !== null && issued.has(value)
-}
-
-function noGrant(action: Action, originName: string): WaybillError {
-  // The same answer for unknown and ungranted origins, so callers cannot probe the config.
-  return new WaybillError(
-    'forbidden',
-    `No grant lets this caller ${action} on origin "${originName}".`,
-    { errors: [{ path: 'origin', message: `no grant to ${action} on this origin` }] },
-  )
-}
-
-interface ResolvedGrant {
-  grant: Grant
-  prefix: string
-}
-
-/** The caller's grants on `origin` that apply (their prefix templates fill), prefixes filled. */
-function applicable(config: Config, principal: Principal, origin: Origin): ResolvedGrant[] {
-  const grants: ResolvedGrant[] = []
-  for (const grant of config.grants) {
-    if (grant.origin !== origin.name || !subjectMatches(grant.subject, principal)) continue
-    const prefix = resolvePrefix(grant.prefix, principal)
-    if (prefix !== undefined) grants.push({ grant, prefix })
-  }
-  return grants
-}
-
-/**
- * The origin, when some grant of the caller applies there; otherwise the 403 an unknown origin
- * gets. Whatever depends on the origin (its rules, what waybill sealed for it) comes after this.
- */
-export function grantedOrigin(
-  config: Config,
-  principal: Principal,
-  name: string,
-  action: Action,
-): Origin {
-  return granted(config, principal, name, action).origin
-}
-
-/** `grantedOrigin`, with the caller's grants there (for `authorize`, which needs both). */
-function granted(
-  config: Config,
-  principal: Principal,
-  name: string,
-  action: Action,
-): { origin: Origin; grants: ResolvedGrant[] } {
-  const origin = config.origins.get(name)
-  const grants = origin === undefined ? [] : applicable(config, principal, origin)
-  if (origin === undefined || grants.length === 0) throw noGrant(action, name)
-  return { origin, grants }
-}
-
-/** A target's verdict: refused (why, and how loudly) or the most its grants allow. */
-type Verdict =
-  | { ok: false; status: 400 | 403; error: FieldError }
-  | { ok: true; expiry: number; batch: number; maxLength: number | undefined }
-
-const largest = (grants: readonly ResolvedGrant[], pick: (grant: Grant) => number) =>
-  grants.reduce((max, { grant }) => Math.max(max, pick(grant)), 0)
-
-/** The most a length limit admits under `grants`: undefined when one of them has none. */
-function lengthLimit(grants: readonly ResolvedGrant[]): number | undefined {
-  if (grants.some(({ grant }) => grant.maxContentLength === undefined)) return undefined
-  return largest(grants, (grant) => grant.maxContentLength!)
-}
-
-/** Refused: a grant covers the target but limits what this artifact does not sign. */
-function unsignedLimit(path: string, limit: string): Verdict {
+/** Refused: a grant covers the target, but limits what this artifact does not sign. */
+function unsignedLimit(target: Target, limit: string, instead: string): Denial {
   return {
-    ok: false,
-    status: 403,
+    kind: 'not-covered',
     error: {
-      path,
-      message: `a grant to write covers it, but limits ${limit}, which this URL does not sign; use POST /v1/uploads`,
+      path: target.path,
+      message: `a grant to write covers it, but limits ${limit}, which this ${instead}`,
     },
   }
 }
 
-/** Filters `grants` down to those whose upload limits this signature enforces. */
-function judgeContent(
-  grants: readonly ResolvedGrant[],
-  content: ContentReach | undefined,
-  path: string,
-): readonly ResolvedGrant[] | Verdict {
-  const type = content?.type
-  const typed = grants.filter(
-    ({ grant }) =>
+/** `wildcard`: a pattern read reaches keys nobody listed, so only grants that say so sign one. */
+const wildcardRule: Rule = {
+  admits: (grant) => grant.wildcard,
+  refuse: (_, target) => ({
+    kind: 'not-covered',
+    error: { path: target.path, message: 'no wildcard grant covers this prefix' },
+  }),
+}
+
+/** `contentTypes`: the signed type must be one the grant admits; an unsigned type admits none. */
+function contentTypeRule(content: Content): Rule {
+  const type = content.type
+  const essence = type === undefined ? undefined : essenceOf(type.value)
+  return {
+    admits: (grant) =>
       grant.contentTypes === undefined ||
-      (type !== undefined && contentTypeAllowed(grant.contentTypes, type.value)),
-  )
-  if (typed.length === 0) {
-    if (type === undefined) return unsignedLimit(path, 'the content type')
-    const allowed = [...new Set(grants.flatMap(({ grant }) => grant.contentTypes ?? []))]
-    return {
-      ok: false,
-      status: 400,
-      error: { path: type.path, message: `must be one of ${allowed.join(', ')} for this caller` },
-    }
+      (essence !== undefined && grant.contentTypes.some((p) => patternAdmits(p, essence))),
+    refuse(grants, target) {
+      if (type === undefined || essence === undefined) {
+        return unsignedLimit(target, 'the content type', 'URL does not sign; use POST /v1/uploads')
+      }
+      const allowed = [...new Set(grants.flatMap((grant) => grant.contentTypes ?? []))]
+      const family = `${essence.slice(0, essence.indexOf('/'))}/*`
+      const message = allowed.includes(family)
+        ? `${essence} is not a type ${family} admits (only ${family} types that never run as script, such as ${familyExample(family)}); a grant must name ${essence} exactly`
+        : `must be one of ${allowed.join(', ')} for this caller`
+      return { kind: 'invalid', error: { path: type.path, message } }
+    },
   }
-  const length = content?.length
-  const most = length === undefined ? undefined : 'exact' in length ? length.exact : length.atMost
-  const sized = typed.filter(
-    ({ grant }) =>
-      grant.maxContentLength === undefined ||
-      most === 'grant' ||
-      (most !== undefined && most <= grant.maxContentLength),
+}
+
+function familyExample(family: string): string {
+  const name = family.slice(0, -2)
+  return MEDIA_FAMILIES.includes(name as never) ? `${name}/${passiveExample(name)}` : family
+}
+
+function passiveExample(family: string): string {
+  return (
+    { image: 'png', audio: 'mpeg', video: 'mp4', text: 'plain', font: 'woff2' }[family] ??
+    'octet-stream'
   )
-  if (sized.length > 0) return sized
-  const limit = lengthLimit(typed)!
-  const lengthPath = content?.lengthPath
-  if (lengthPath === undefined) return unsignedLimit(path, `the size to ${limit} bytes`)
-  const message =
-    most === undefined
-      ? `is required: this caller's uploads are limited to ${limit} bytes, and only a signed length enforces that`
-      : `must be at most ${limit} bytes for this caller`
-  return { ok: false, status: 400, error: { path: lengthPath, message } }
+}
+
+/** `maxContentLength`: the signed length must fit the grant's; an unsigned length fits none. */
+function lengthRule(content: Content): Rule {
+  const length = content.length
+  const signed = length === undefined ? undefined : 'exact' in length ? length.exact : length.atMost
+  return {
+    admits: (grant) =>
+      grant.maxContentLength === undefined ||
+      signed === 'grant' ||
+      (signed !== undefined && signed <= grant.maxContentLength),
+    refuse(grants, target) {
+      const limit = most(grants, (grant) => grant.maxContentLength ?? 0)
+      if (content.lengthPath === undefined) {
+        return unsignedLimit(
+          target,
+          `the size to ${limit} bytes`,
+          'URL does not sign; use POST /v1/uploads',
+        )
+      }
+      const message =
+        signed === undefined
+          ? `is required: this caller's uploads are limited to ${limit} bytes, and only a signed length enforces that`
+          : `must be at most ${limit} bytes for this caller`
+      return { kind: 'invalid', error: { path: content.lengthPath, message } }
+    },
+  }
+}
+
+/** `overwrite`: an artifact that may replace an existing object needs a grant that says so. */
+function overwriteRule(content: Content): Rule {
+  const overwrite = content.overwrite
+  return {
+    admits: (grant) => overwrite === undefined || grant.overwrite,
+    refuse(_, target) {
+      if (overwrite === undefined || overwrite.unsigned === true) {
+        return unsignedLimit(
+          target,
+          'it to new objects (no overwrite)',
+          'URL does not refuse; use POST /v1/uploads, which signs If-None-Match',
+        )
+      }
+      return {
+        kind: 'invalid',
+        error: {
+          path: overwrite.path,
+          message:
+            overwrite.path === 'mode'
+              ? 'cannot be "post" for this caller: a POST form cannot refuse to replace an existing object, and no grant here allows that (overwrite); use "put" or "multipart"'
+              : 'cannot be true for this caller: no grant covering the key allows replacing an existing object (overwrite)',
+        },
+      }
+    },
+  }
 }
 
 /**
- * Compares what an artifact would let its holder do with every field of the caller's grants, and
- * answers the permit to sign it, all or nothing (a `partial` reach leaves uncovered items out).
+ * `responseContentTypes`: a type the grant names (exactly, or a passive type of a family it
+ * names); with no list, any passive type. Anything else could make the bucket serve the object as
+ * a page that runs script on its origin.
+ */
+const overrideRule: Rule = {
+  admits(grant, target) {
+    const override = target.item?.response?.contentType
+    if (override === undefined) return true
+    const essence = essenceOf(override)
+    const listed = grant.responseContentTypes
+    return listed === undefined ? isPassive(essence) : listed.some((p) => patternAdmits(p, essence))
+  },
+  refuse(_, target) {
+    const essence = essenceOf(target.item!.response!.contentType!)
+    return {
+      kind: 'invalid',
+      error: {
+        path: target.overridePath ?? `${target.path}.response.contentType`,
+        message: isPassive(essence)
+          ? 'is not a type this caller may set'
+          : `must not be ${essence} for this caller: only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names it exactly, since a browser could run the object as a page on the bucket's origin`,
+      },
+    }
+  },
+}
+
+/** `maxBatch`: the whole artifact's entries, against each grant alone. */
+function batchRule(count: Count): Rule {
+  return {
+    admits: (grant) => count.n <= grant.maxBatch,
+    refuse(grants) {
+      const bound = most(grants, (grant) => grant.maxBatch)
+      return {
+        kind: 'invalid',
+        bound,
+        error: {
+          path: count.path,
+          message: `must contain at most ${bound} entries for this caller`,
+        },
+      }
+    },
+  }
+}
+
+/** `maxExpiresIn` (or `maxLinkExpiresIn` for links): the lifetime asked or defaulted. */
+function expiryRule(expiresIn: number, expiryOf: (grant: Grant) => number): Rule {
+  return {
+    admits: (grant) => expiresIn <= expiryOf(grant),
+    refuse(grants) {
+      const bound = most(grants, expiryOf)
+      return {
+        kind: 'invalid',
+        bound,
+        error: { path: 'expiresIn', message: `must be at most ${bound} for this caller` },
+      }
+    },
+  }
+}
+
+/** A requested signing window: a URL lives up to expiresIn + window, within the grant's maximum. */
+function windowRule(window: number, expiresIn: number): Rule {
+  const room = (grant: Grant) => Math.min(grant.maxExpiresIn, MAX_EXPIRES_S) - expiresIn
+  return {
+    admits: (grant) => window <= room(grant),
+    refuse(grants) {
+      const bound = most(grants, room)
+      return {
+        kind: 'invalid',
+        bound,
+        error: {
+          path: 'signingWindow',
+          message: `must be at most ${bound} for this caller with expiresIn ${expiresIn} (a URL lives up to expiresIn + signingWindow seconds)`,
+        },
+      }
+    },
+  }
+}
+
+/**
+ * The grants among `grants` that pass every rule for `target`, or the denial of the first rule no
+ * grant passes (explained from the grants that reached it).
+ */
+function judge(
+  grants: readonly Grant[],
+  rules: readonly Rule[],
+  target: Target,
+): readonly Grant[] | Denial {
+  let left = grants
+  for (const rule of rules) {
+    const passed = left.filter((grant) => rule.admits(grant, target))
+    if (passed.length === 0) return rule.refuse(left, target)
+    left = passed
+  }
+  return left
+}
+
+// ---------------------------------------------------------------------------------------------
+// authorize
+
+/** The targets of a reach: each exact key, or each pattern. */
+function targetsOf(reach: Reach): Target[] {
+  switch (reach.kind) {
+    case 'urls':
+    case 'debug':
+    case 'links':
+      return reach.items.map((item, i) => ({
+        key: item.key,
+        pattern: false,
+        path: reach.itemPath(i),
+        item,
+        overridePath: reach.overridePath?.(i),
+      }))
+    case 'listed':
+      return reach.items.map((item, i) => ({ key: item.key, pattern: false, path: `items.${i}` }))
+    case 'wildcard':
+      return [{ key: reach.pattern.prefix, pattern: true, path: reach.pattern.path }]
+    case 'listing':
+      return reach.prefixes.map(({ prefix, path }) => ({ key: prefix, pattern: true, path }))
+    case 'upload':
+      return 'key' in reach.target
+        ? [{ key: reach.target.key, pattern: false, path: reach.target.path }]
+        : [{ key: reach.target.keyPrefix, pattern: true, path: reach.target.path }]
+  }
+}
+
+/** The entries the artifact carries, when a grant's `maxBatch` applies to them. */
+function countOf(reach: Reach): Count | undefined {
+  switch (reach.kind) {
+    case 'urls':
+    case 'debug':
+    case 'links':
+      return { n: reach.items.length, path: reach.itemPath(0).split('.')[0]! }
+    case 'listed':
+      return { n: reach.items.length, path: 'limit' }
+    case 'wildcard':
+      return reach.count
+    case 'listing':
+      return reach.limit
+    case 'upload':
+      return reach.count
+  }
+}
+
+/** Field errors for the refusals of a reach's targets: per-target ones, then artifact-wide ones. */
+function collect(denials: readonly Denial[]): { covered: FieldError[]; invalid: FieldError[] } {
+  const covered: FieldError[] = []
+  const invalid: FieldError[] = []
+  // Artifact-wide fields (batch, expiresIn, signingWindow) once each, at the least bound.
+  const wide = new Map<string, Denial>()
+  for (const denial of denials) {
+    if (denial.bound !== undefined) {
+      const seen = wide.get(denial.error.path)
+      if (seen === undefined || denial.bound < seen.bound!) wide.set(denial.error.path, denial)
+    } else if (denial.kind === 'not-covered') covered.push(denial.error)
+    else invalid.push(denial.error)
+  }
+  for (const denial of wide.values()) invalid.push(denial.error)
+  return { covered, invalid }
+}
+
+/**
+ * Compares what an artifact would let its holder do with the caller's grants and answers the
+ * permit to sign it, or why not. All or nothing (a `listed` reach leaves uncovered objects out).
  *
- * In order: 403 naming `origin` unless the caller holds some grant on the origin (unknown origins
- * answer the same); 400 for what the origin cannot do (`fits`) and for keys its key policy refuses;
- * 403 listing each key or pattern no grant covers with all its limits enforced by the signature;
- * 400 naming the field a grant limits (content type, length, response type, batch size, RSA
- * signatures, `expiresIn`, `signingWindow`).
+ * In order: `no-grant` naming `origin` unless the caller holds some grant on the origin (unknown
+ * origins answer the same); `invalid` for what the origin cannot do (`fits`) and for keys its key
+ * policy refuses; `not-covered` listing each key or pattern no grant covers for the action with
+ * every limit enforced by the signature; `invalid` naming each field only a grant covering the
+ * target limits (content type, length, overwrite, response type, batch size, RSA signatures,
+ * `expiresIn`, `signingWindow`). Each target must be allowed by one grant on every field.
  *
  * @example
- * const permit = authorize(config, principal, { origin: 'photos', action: 'read', items: [{ key: 'a.jpg' }] })
- * const urls = await batchSigner(permit, { method: 'GET', now }).sign()
+ * const answer = authorize(config, principal, { kind: 'urls', action: 'read', origin: 'photos',
+ *   items: [{ key: 'a.jpg' }], itemPath: (i) => `keys.${i}` })
+ * if (!isRefusal(answer)) await batchSigner(answer, { method: 'GET', now }).sign()
  */
-export function authorize(config: Config, principal: Principal, reach: Reach): Permit {
-  const { action } = reach
-  const { origin, grants: applying } = granted(config, principal, reach.origin, action)
+export function authorize(config: Config, principal: Principal, reach: Reach): Permit | Refusal {
+  const action = actionOf(reach)
+  const found = granted(config, principal, reach.origin, action)
+  if ('refused' in found) return found
+  const { origin, grants: applying } = found
 
   // Only now: an origin's own rules must not tell strangers that it exists.
   const unfit = reach.fits?.(origin) ?? []
-  if (unfit.length > 0) throw invalid(unfit)
+  if (unfit.length > 0) return invalidFields(unfit)
 
-  const items = reach.items ?? []
-  if (origin.type === 'cloudfront' && !origin.responseOverrides) {
-    const overridden = items.findIndex((item) => item.response !== undefined)
+  if (origin.type === 'cloudfront' && !origin.responseOverrides && 'itemPath' in reach) {
+    const overridden = reach.items.findIndex((item) => item.response !== undefined)
     if (overridden >= 0) {
       // The item, not its key: `items.3` (the redirect's one item is its `key`).
-      const at = reach.itemPath?.(overridden) ?? `keys.${overridden}`
-      throw invalid([
+      const at = reach.itemPath(overridden)
+      return invalidFields([
         {
           path: at.endsWith('.key') ? at.slice(0, -'.key'.length) : at,
           message: `cannot carry download, inline or response overrides: origin "${origin.name}" does not say its distribution forwards response-* query strings to the bucket (responseOverrides)`,
@@ -388,250 +713,254 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
     }
   }
 
-  const under = reach.under ?? []
-  const itemPath = reach.itemPath ?? ((i: number) => `keys.${i}`)
-  const partial = reach.partial === true
-  let safe: boolean[] | undefined
+  const targets = targetsOf(reach)
+  const partial = reach.kind === 'listed'
   if (origin.keys === 'safe') {
     const unsafe: FieldError[] = []
-    for (const { prefix, path } of under) {
-      const reason = prefix === '' ? undefined : unsafeKeyReason(prefix)
-      if (reason !== undefined) unsafe.push({ path, message: reason })
+    for (const target of targets) {
+      if (unsafe.length >= MAX_LISTED) break
+      // A pattern may be empty (the whole origin); a key may not, and partial reaches skip.
+      const reason = target.pattern && target.key === '' ? undefined : unsafeKeyReason(target.key)
+      if (reason !== undefined && !partial) unsafe.push({ path: target.path, message: reason })
     }
-    if (partial) safe = items.map((item) => unsafeKeyReason(item.key) === undefined)
-    else {
-      for (let i = 0; i < items.length && unsafe.length < MAX_LISTED; i++) {
-        const reason = unsafeKeyReason(items[i]!.key)
-        if (reason !== undefined) unsafe.push({ path: itemPath(i), message: reason })
-      }
-    }
-    if (unsafe.length > 0) throw invalid(unsafe)
+    if (unsafe.length > 0) return invalidFields(unsafe)
   }
 
   const grants = applying.filter(({ grant }) => grant.actions.has(action))
-  if (grants.length === 0 && !partial) throw noGrant(action, origin.name)
+  if (grants.length === 0 && !partial) return noGrant(action, origin.name)
 
-  const expiryOf = reach.link
-    ? (grant: Grant) => grant.maxLinkExpiresIn
-    : (grant: Grant) => grant.maxExpiresIn
-  const judge = (
-    covering: readonly ResolvedGrant[],
-    path: string,
-    pattern: boolean,
-    item: PresignItem | undefined,
-    itemIndex: number,
-  ): Verdict => {
-    let allowed = covering
-    if (allowed.length === 0) {
-      const message = pattern
-        ? `is not wholly covered by a grant to ${action}`
-        : `is not covered by a grant to ${action}`
-      return { ok: false, status: 403, error: { path, message } }
-    }
-    if (pattern && action === 'read') {
-      // A wildcard reaches keys nobody listed: only grants that say so may sign one.
-      allowed = allowed.filter(({ grant }) => grant.wildcard)
-      if (allowed.length === 0) {
-        return {
-          ok: false,
-          status: 403,
-          error: { path, message: 'no wildcard grant covers this prefix' },
-        }
-      }
-    }
-    if (action === 'write') {
-      const judged = judgeContent(allowed, reach.content, path)
-      if (!Array.isArray(judged)) return judged as Verdict
-      allowed = judged as readonly ResolvedGrant[]
-    }
-    const override = item?.response?.contentType
-    if (override !== undefined) {
-      allowed = allowed.filter(({ grant }) => overrideAllowed(grant, override))
-      if (allowed.length === 0) {
-        const overridePath = reach.overridePath?.(itemIndex) ?? `${path}.response.contentType`
-        return {
-          ok: false,
-          status: 400,
-          error: {
-            path: overridePath,
-            message: isActiveContent(override)
-              ? `must not be ${essence(override)} for this caller: a browser would run the object as a page on the bucket's origin`
-              : 'is not a type this caller may set',
-          },
-        }
-      }
-    }
-    return {
-      ok: true,
-      expiry: largest(allowed, expiryOf),
-      batch: largest(allowed, (grant) => grant.maxBatch),
-      maxLength: lengthLimit(allowed),
-    }
+  // The rules of this artifact, in the order their refusals are told. All but the override rule
+  // depend on the grant alone, so they are judged once per grant, not once per key.
+  const content = reach.kind === 'upload' ? reach.content : undefined
+  const writes = reach.kind === 'urls' && reach.action === 'write'
+  const rules: Rule[] = []
+  if (reach.kind === 'wildcard') rules.push(wildcardRule)
+  if (content !== undefined || writes) {
+    const c = content ?? { overwrite: { path: 'method', unsigned: true } }
+    rules.push(contentTypeRule(c), lengthRule(c), overwriteRule(c))
   }
+  const overrides = 'itemPath' in reach && reach.items.some((item) => item.response !== undefined)
+  if (overrides) rules.push(overrideRule)
+  const covers = (prefix: string, target: Target) =>
+    target.pattern ? prefixCoversAll(prefix, target.key) : prefixCovers(prefix, target.key)
 
-  // Each target's most generous grant decides for it; the artifact gets the least of those.
-  const refused: FieldError[] = []
-  const invalidFields: FieldError[] = []
-  let refusedCount = 0
-  let allowedExpiry = Infinity
-  let allowedBatch = Infinity
-  let maxLength: number | undefined
-  let lengthBound = false
-  const take = (verdict: Verdict & { ok: true }) => {
-    allowedExpiry = Math.min(allowedExpiry, verdict.expiry)
-    allowedBatch = Math.min(allowedBatch, verdict.batch)
-    if (verdict.maxLength !== undefined) {
-      maxLength = Math.min(maxLength ?? Infinity, verdict.maxLength)
-      lengthBound = true
+  // A listing's URLs count only the objects they are for.
+  let count = countOf(reach)
+  if (partial) {
+    count = {
+      n: targets.filter((t) => grants.some(({ prefix }) => covers(prefix, t))).length,
+      path: 'limit',
     }
   }
-  const refuse = (verdict: Verdict & { ok: false }) => {
-    if (verdict.status === 403) {
-      refusedCount++
-      if (refused.length < MAX_LISTED) refused.push(verdict.error)
-    } else if (invalidFields.length < MAX_LISTED) invalidFields.push(verdict.error)
+  if (count !== undefined) rules.push(batchRule(count))
+  const expiryOf =
+    reach.kind === 'links'
+      ? (grant: Grant) => grant.maxLinkExpiresIn
+      : (grant: Grant) => grant.maxExpiresIn
+  const grantOnly = rules.filter((rule) => rule !== overrideRule)
+  const passes = (okay: readonly boolean[], i: number, target: Target) =>
+    okay[i]! && (!overrides || overrideRule.admits(grants[i]!.grant, target))
+
+  // Each target, then, is covered by some grant that alone passes every rule, or refused with
+  // the first rule none of its covering grants passes.
+  const denials: Denial[] = []
+  let uncovered = 0
+  const deny = (denial: Denial) => {
+    if (denial.kind === 'not-covered') uncovered++
+    if (denials.length < MAX_LISTED) denials.push(denial)
   }
-  for (const { prefix: pattern, path } of under) {
-    const covering = grants.filter(({ prefix }) => prefixCoversAll(prefix, pattern))
-    const verdict = judge(covering, path, true, undefined, -1)
-    if (verdict.ok) take(verdict)
-    else refuse(verdict)
-  }
-  const kept: PresignItem[] = []
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!
-    if (safe !== undefined && !safe[i]) continue
-    // Without a pattern the item's own key is what the signature reaches; with one, the pattern
-    // already decided and the items only name where URLs point (each must lie inside it).
-    if (under.length > 0) {
-      if (!under.some(({ prefix }) => item.key.startsWith(prefix))) {
-        throw new Error('an item lies outside the pattern it is signed under')
+  const coveringOf = (target: Target) =>
+    grants.filter(({ prefix }) => covers(prefix, target)).map(({ grant }) => grant)
+  /** Per target: the most `pick` gives among the grants that allow it, or -1 when none does. */
+  const sweep = (okay: readonly boolean[], pick: (grant: Grant) => number) =>
+    targets.map((target) => {
+      let best = -1
+      for (let i = 0; i < grants.length; i++) {
+        const { grant, prefix } = grants[i]!
+        if (covers(prefix, target) && passes(okay, i, target)) best = Math.max(best, pick(grant))
       }
-      kept.push(item)
-      continue
+      return best
+    })
+  const okA = grants.map(({ grant }) => grantOnly.every((rule) => rule.admits(grant, targets[0]!)))
+  const reachA = sweep(okA, expiryOf)
+  const kept: boolean[] = []
+  targets.forEach((target, t) => {
+    if (reachA[t]! >= 0) return void (kept[t] = true)
+    kept[t] = false
+    const covering = coveringOf(target)
+    if (covering.length > 0) deny(judge(covering, rules, target) as Denial)
+    else if (!partial) {
+      deny({
+        kind: 'not-covered',
+        error: {
+          path: target.path,
+          message: target.pattern
+            ? `is not wholly covered by a grant to ${action}`
+            : `is not covered by a grant to ${action}`,
+        },
+      })
     }
-    const covering = grants.filter(({ prefix }) => prefixCovers(prefix, item.key))
-    const verdict = judge(covering, itemPath(i), false, item, i)
-    if (verdict.ok) {
-      take(verdict)
-      kept.push(item)
-    } else if (!partial) refuse(verdict)
-  }
-  if (refused.length > 0) {
-    throw new WaybillError(
-      'forbidden',
-      `${refusedCount} ${refusedCount === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants; nothing was signed.`,
-      { errors: refused },
+  })
+  const refusal = refusalOf(denials, uncovered, reach)
+  if (refusal !== undefined) return refusal
+
+  // The lifetime: asked for, or the default within every target's most generous grant.
+  const least = (values: readonly number[]) =>
+    values.reduce((min, value, t) => (kept[t] ? Math.min(min, value) : min), Infinity)
+  const nothing = !kept.includes(true)
+  const anyGrant = (pick: (grant: Grant) => number) =>
+    most(
+      grants.map(({ grant }) => grant),
+      pick,
+    ) || MAX_EXPIRES_S
+  const expiresIn =
+    reach.expiresIn ??
+    Math.min(
+      reach.kind === 'links' ? DEFAULT_LINK_EXPIRES_S : config.defaultExpiresIn,
+      nothing ? anyGrant(expiryOf) : least(reachA),
     )
-  }
-  if (invalidFields.length > 0) throw invalid(invalidFields)
+  const timeRules = [expiryRule(expiresIn, expiryOf)]
+  if (reach.signingWindow !== undefined) timeRules.push(windowRule(reach.signingWindow, expiresIn))
+  const okB = grants.map(
+    ({ grant }, i) => okA[i]! && timeRules.every((rule) => rule.admits(grant, targets[0]!)),
+  )
+  const lifetimes = sweep(okB, expiryOf)
+  targets.forEach((target, t) => {
+    if (!kept[t] || lifetimes[t]! >= 0) return
+    const allowed = coveringOf(target).filter((grant) => {
+      const i = grants.findIndex((g) => g.grant === grant)
+      return passes(okA, i, target)
+    })
+    deny(judge(allowed, timeRules, target) as Denial)
+  })
+  const late = refusalOf(denials, 0, reach)
+  if (late !== undefined) return late
 
-  // A partial reach that covers nothing signs nothing: no limit below applies to it.
-  const nothing = partial && kept.length === 0 && under.length === 0
-  if (nothing) allowedExpiry = largest(grants, expiryOf) || MAX_EXPIRES_S
-
+  const maxLifetime = nothing ? anyGrant(expiryOf) : least(lifetimes)
   const rsa =
     origin.type === 'cloudfront' && origin.signingKeys[0]!.parsed.kind === 'rsa'
       ? config.maxRsaSignatures
       : Infinity
   // Canned CloudFront URLs cost one RSA signature each; a listing signs one per entry it returns.
   // A link costs nothing to issue: its one signature is made each time it is followed.
-  const signs = !reach.link && (action === 'list' || (action === 'read' && under.length === 0))
-  const maxCount = Math.min(allowedBatch, signs ? rsa : Infinity)
-  const count = reach.count ?? {
-    n: kept.length,
-    path: items.length > 0 ? itemPath(0).split('.')[0]! : 'keys',
-  }
-  if (!nothing && count.n > allowedBatch) {
-    throw invalid([
-      { path: count.path, message: `must contain at most ${allowedBatch} entries for this caller` },
-    ])
-  }
-  if (!nothing && count.n > maxCount) {
-    throw invalid([
+  const signsEach =
+    reach.kind === 'listing' || (reach.kind === 'urls' && action === 'read') || partial
+  const batchBound = nothing
+    ? anyGrant((grant) => grant.maxBatch)
+    : least(sweep(okB, (grant) => grant.maxBatch))
+  const maxCount = Math.min(batchBound, signsEach ? rsa : Infinity)
+  if (!nothing && count !== undefined && count.n > maxCount) {
+    return invalidFields([
       {
         path: count.path,
         message: `must contain at most ${maxCount} entries: each canned URL costs an RSA signature (WAYBILL_MAX_RSA_SIGNATURES); use "policy": "wildcard" for one signature in all, or an ECDSA key`,
       },
     ])
   }
-  if (!nothing && reach.expiresIn !== undefined && reach.expiresIn > allowedExpiry) {
-    throw invalid([
-      { path: 'expiresIn', message: `must be at most ${allowedExpiry} for this caller` },
-    ])
-  }
-  const expiresIn =
-    reach.expiresIn ??
-    Math.min(reach.link ? DEFAULT_LINK_EXPIRES_S : config.defaultExpiresIn, allowedExpiry)
-  let window = origin.signingWindow
-  if (reach.signingWindow !== undefined) {
-    // A URL lives up to expiresIn + window, which must stay within the grant.
-    const limit = Math.min(allowedExpiry, MAX_EXPIRES_S) - expiresIn
-    if (!nothing && reach.signingWindow > limit) {
-      throw invalid([
-        {
-          path: 'signingWindow',
-          message: `must be at most ${limit} for this caller with expiresIn ${expiresIn} (a URL lives up to expiresIn + signingWindow seconds)`,
-        },
-      ])
+  if (reach.kind === 'wildcard') {
+    const prefix = reach.pattern.prefix
+    if (reach.items.some((item) => !item.key.startsWith(prefix))) {
+      throw new Error('an item lies outside the pattern it is signed under')
     }
-    window = reach.signingWindow
   }
-  const length = reach.content?.length
-  const permit = {
+
+  const length = content?.length
+  // Up to a grant's own limit: the most one grant allowing the upload allows (none: S3's own).
+  const grantLength = () => {
+    const limits = grants.flatMap(({ grant, prefix }, i) =>
+      covers(prefix, targets[0]!) && okB[i] ? [grant.maxContentLength] : [],
+    )
+    return limits.includes(undefined) ? undefined : Math.max(...(limits as number[]))
+  }
+  return mint({
     origin,
     action,
-    items: kept,
-    under: under.map(({ prefix }) => prefix),
+    items: itemsOf(reach, kept),
+    under: reach.kind === 'wildcard' ? [reach.pattern.prefix] : uploadPattern(reach),
     expiresIn,
-    window,
-    maxLifetime: allowedExpiry,
-    content: reach.content,
+    window: reach.signingWindow ?? origin.signingWindow,
+    maxLifetime,
+    content,
     maxContentLength:
       length === undefined
         ? undefined
         : 'exact' in length
           ? length.exact
           : length.atMost === 'grant'
-            ? lengthBound
-              ? maxLength
-              : undefined
+            ? grantLength()
             : length.atMost,
     maxCount,
-  } as Omit<Permit, typeof PERMIT> as Permit
-  issued.add(permit)
-  return Object.freeze(permit)
+  })
+}
+
+/** The objects a permit signs: the reach's items (a listing's readable ones), or an upload's key. */
+function itemsOf(reach: Reach, kept: readonly boolean[]): readonly PresignItem[] {
+  switch (reach.kind) {
+    case 'listed':
+      return reach.items.filter((_, t) => kept[t])
+    case 'upload':
+      return 'key' in reach.target ? [{ key: reach.target.key }] : []
+    case 'listing':
+      return []
+    default:
+      return reach.items
+  }
+}
+
+function uploadPattern(reach: Reach): readonly string[] {
+  return reach.kind === 'upload' && 'keyPrefix' in reach.target ? [reach.target.keyPrefix] : []
+}
+
+/** The refusal for a reach's denials: 403 when a target is not covered, else 400; none, none. */
+function refusalOf(
+  denials: readonly Denial[],
+  uncovered: number,
+  reach: Reach,
+): Refusal | undefined {
+  if (denials.length === 0) return undefined
+  const { covered, invalid } = collect(denials)
+  if (covered.length > 0) {
+    const n = Math.max(uncovered, covered.length)
+    const noun = reach.kind === 'listing' ? 'prefix' : 'entry'
+    const nouns = reach.kind === 'listing' ? 'prefixes' : 'entries'
+    const what = reach.kind === 'listing' ? 'nothing was listed' : 'nothing was signed'
+    return {
+      refused: 'not-covered',
+      detail: `${n} ${n === 1 ? `${noun} is` : `${nouns} are`} not covered by this caller's grants; ${what}.`,
+      errors: covered.slice(0, MAX_LISTED),
+    }
+  }
+  return invalidFields(invalid)
 }
 
 /**
  * The permit a followed link carries: reading its one object, for `expiresIn` seconds at most
- * `maxLifetime` (what is left of the link). The link was authorized when it was issued (`authorize`
- * with `link`); following it needs no caller, only the origin to exist still and the key to pass
- * its key policy. 404 otherwise, as for a link to nothing.
+ * `maxLifetime` (what is left of the link). The link was authorized when it was issued
+ * (`authorize` with a `links` reach); following it needs no caller, only the origin to exist
+ * still and the key to pass its key policy. Undefined otherwise: a link to nothing.
  */
 export function linkPermit(
   config: Config,
   link: { origin: string; item: PresignItem; expiresIn: number; maxLifetime: number },
-): Permit {
+): Permit | undefined {
   const origin = config.origins.get(link.origin)
   if (
     origin === undefined ||
     (origin.keys === 'safe' && unsafeKeyReason(link.item.key) !== undefined)
   ) {
-    throw new WaybillError('not_found', 'This link leads to nothing that can be signed now.')
+    return undefined
   }
-  const permit = {
+  return mint({
     origin,
     action: 'read',
     items: [link.item],
     under: [],
     expiresIn: link.expiresIn,
-    window: origin.signingWindow,
+    // A followed link's URL lives `maxLifetime` at most, whatever the origin's window.
+    window: 0,
     maxLifetime: link.maxLifetime,
     content: undefined,
     maxContentLength: undefined,
     maxCount: 1,
-  } as Omit<Permit, typeof PERMIT> as Permit
-  issued.add(permit)
-  return Object.freeze(permit)
+  })
 }

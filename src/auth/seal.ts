@@ -6,7 +6,7 @@
 
 import * as v from 'valibot'
 import type { S3Origin } from '../config'
-import { charCodeBytes } from '../core/sigv4/encoding'
+import { base64UrlDecode, base64UrlEncode } from '../core/base64url'
 import { constantTimeEqual } from './api-key'
 
 const TAG_BYTES = 16
@@ -40,23 +40,6 @@ function keyFor(origin: S3Origin, purpose: string): Promise<CryptoKey> {
     byPurpose.set(purpose, key)
   }
   return key
-}
-
-export function base64UrlEncode(bytes: Uint8Array): string {
-  let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-  }
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-export function base64UrlDecode(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined
-  try {
-    return charCodeBytes(atob(text.replace(/-/g, '+').replace(/_/g, '/')))
-  } catch {
-    return undefined
-  }
 }
 
 async function tag(origin: S3Origin, purpose: string, payload: string, bound: string) {

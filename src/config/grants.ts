@@ -4,7 +4,7 @@
 //      "origin": "photos", "prefix": "users/{sub}/", "actions": ["read", "write", "delete", "list"],
 //      "maxExpiresIn"?: 3600, "maxBatch"?: 1000, "contentTypes"?: ["image/*"], "maxContentLength"?: 10485760,
 //      "responseContentTypes"?: ["application/pdf"], "wildcard"?: false,
-//      "uploadKey"?: "users/{sub}/{uuid}-{filename}", "deleteMismatched"?: false }]
+//      "uploadKey"?: "users/{sub}/{uuid}-{filename}", "deleteMismatched"?: false, "overwrite"?: false }]
 
 import * as v from 'valibot'
 import { ExpiresIn, OriginName, wholeNumber } from '../schemas/fields'
@@ -12,6 +12,7 @@ import { list, pathTo, strict } from '../schemas/valibot'
 import { MAX_BATCH_CEILING, MAX_EXPIRES_S, MAX_LINK_EXPIRES_S, MAX_UPLOAD_BYTES } from './limits'
 import type { Action, Grant, GrantSubject, Origin } from './types'
 import { parsedString } from './fields'
+import { MEDIA_FAMILIES, parseMediaType } from '../core/media-type'
 
 const ACTIONS = ['read', 'write', 'delete', 'list', 'debug'] as const satisfies readonly Action[]
 const SUBJECT_KINDS = ['apiKey', 'sub', 'role', 'email'] as const
@@ -19,7 +20,6 @@ const SUBJECT_KINDS = ['apiKey', 'sub', 'role', 'email'] as const
 export const PLACEHOLDER = /\{([A-Za-z0-9_:.-]{1,128})\}/g
 /** Placeholders an `uploadKey` fills per upload, not from the caller's claims. */
 const UPLOAD_PLACEHOLDERS: ReadonlySet<string> = new Set(['uuid', 'filename'])
-const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/(?:\*|[a-z0-9!#$&^_.+-]+)$/
 
 /** The subject `to` names, or undefined. */
 function subjectOf(to: string): GrantSubject | undefined {
@@ -113,11 +113,30 @@ const Actions = v.pipe(
   v.minLength(1, actionsMessage),
 )
 
-/** A list of lower-case media types or families (`image/*`), of at least `min` entries. */
+/** Why `pattern` is not an exact media type (no parameters) or a known family `image/*`. */
+function mediaPatternProblem(pattern: string): string | undefined {
+  if (pattern.endsWith('/*')) {
+    const family = pattern.slice(0, -2)
+    return MEDIA_FAMILIES.includes(family as never)
+      ? undefined
+      : `"${pattern}" is not a family waybill knows the passive types of (${MEDIA_FAMILIES.map((f) => `${f}/*`).join(', ')}); name exact types instead`
+  }
+  const media = parseMediaType(pattern)
+  if (media === undefined || media.parameters.length > 0 || media.essence !== pattern) {
+    return `"${pattern}" must be a lower-case media type such as "image/png", without parameters`
+  }
+  return undefined
+}
+
+/** A list of exact media types or families (`image/*`), of at least `min` entries. */
 function mediaTypes(min: number, message: string) {
   return v.pipe(
     v.array(v.string(message), message),
-    v.check((types) => types.length >= min && types.every((t) => CONTENT_TYPE.test(t)), message),
+    v.check((types) => types.length >= min, message),
+    v.check(
+      (types) => types.every((type) => mediaPatternProblem(type) === undefined),
+      (issue) => issue.input.map(mediaPatternProblem).find((p) => p !== undefined) ?? message,
+    ),
     v.transform((types) => Object.freeze(types)),
   )
 }
@@ -161,6 +180,7 @@ function grant(origins: ReadonlyMap<string, Origin> | undefined) {
           ),
         ),
         deleteMismatched: v.optional(v.boolean('must be true or false'), false),
+        overwrite: v.optional(v.boolean('must be true or false'), false),
       },
       { type: 'must be an object { "to", "origin", "actions", … }' },
     ),

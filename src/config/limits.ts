@@ -1,8 +1,14 @@
 /** Limits and defaults, in one place (the cores' protocol limits included). Suffixes name the unit. */
 
-import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../core/limits'
+import {
+  MAX_EXPIRES_S,
+  MAX_KEY_BYTES,
+  MAX_PARTS,
+  MIN_EXPIRES_S,
+  MIN_PART_SIZE_BYTES,
+} from '../core/limits'
 
-export { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S }
+export { MAX_EXPIRES_S, MAX_KEY_BYTES, MAX_PARTS, MIN_EXPIRES_S, MIN_PART_SIZE_BYTES }
 export const DEFAULT_EXPIRES_S = 900
 
 export const DEFAULT_MAX_BATCH = 10_000
@@ -83,15 +89,18 @@ export const MAX_LIST_PREFIXES = 50
 /** S3's upload limits: one PUT, one object, parts, and user metadata (x-amz-meta-*) in total. */
 export const MAX_PUT_BYTES = 5 * 1024 ** 3
 export const MAX_UPLOAD_BYTES = 5 * 1024 ** 4
-export const MIN_PART_SIZE_BYTES = 5 * 1024 ** 2
 export const MAX_PART_SIZE_BYTES = 5 * 1024 ** 3
-export const MAX_PARTS = 10_000
 export const MAX_METADATA_BYTES = 2048
 /**
- * How far the store's clock may be behind the Worker's when an object's Last-Modified is compared
- * with when its upload was signed (SigV4 itself tolerates 15 minutes).
+ * How long a PUT or POST upload's receipt can be checked after its URL or policy expires: an
+ * upload that started in time may take that long to finish (a 5 GiB PUT at 12 Mbit/s).
  */
-export const STORE_CLOCK_SKEW_S = 900
+export const RECEIPT_GRACE_S = 3600
+/**
+ * Slack when an object's Last-Modified is compared with when its upload was signed, on the store's
+ * clock (its `Date`): both it and Last-Modified count whole seconds.
+ */
+export const STORE_CLOCK_SLACK_S = 1
 /** Part URLs signed with CreateMultipartUpload's answer; more come from /v1/uploads/multipart/parts. */
 export const FIRST_PART_URLS = 100
 

@@ -117,13 +117,16 @@ export interface Grant {
   /** How long a signed link to an object may work (default: maxExpiresIn). */
   readonly maxLinkExpiresIn: number
   readonly maxBatch: number
-  /** For `write`: allowed content types (`image/*` style), or undefined for any. */
+  /**
+   * For `write`: allowed content types, exact (`image/svg+xml`) or a family (`image/*`, its passive
+   * types only: src/core/media-type.ts), or undefined for any.
+   */
   readonly contentTypes?: readonly string[] | undefined
   /** For `write`: largest object in bytes, or undefined for S3's own limit. */
   readonly maxContentLength?: number | undefined
   /**
-   * For `read`: the types a `response.contentType` override may set (`image/*` style, active types
-   * such as `text/html` only when named exactly); undefined for any type that is not active content.
+   * For `read`: the types a `response.contentType` override may set, exact or a family (its
+   * passive types only); undefined for any passive type. Anything else only when named exactly.
    */
   readonly responseContentTypes?: readonly string[] | undefined
   /** For CloudFront: may the caller get wildcard policies and cookies under the prefix. */
@@ -135,6 +138,12 @@ export interface Grant {
   readonly uploadKey?: string | undefined
   /** For `write`: delete an object whose completion check finds it is not what was signed. */
   readonly deleteMismatched: boolean
+  /**
+   * For `write`: may an artifact replace an existing object. Without it, upload URLs sign
+   * `If-None-Match: *` and artifacts that cannot refuse to replace (POST forms, bare PUT URLs from
+   * `/v1/sign`) are not covered.
+   */
+  readonly overwrite: boolean
 }
 
 export interface CorsConfig {

@@ -16,3 +16,7 @@ export const SIGNING_KEY_CACHE_ENTRIES = 64
  * window replaces the oldest.
  */
 export const PRESIGNER_CACHE_ENTRIES = 32
+
+/** S3 multipart uploads: at most 10,000 parts, each at least 5 MiB but the last. */
+export const MAX_PARTS = 10_000
+export const MIN_PART_SIZE_BYTES = 5 * 1024 ** 2

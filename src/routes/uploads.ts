@@ -119,11 +119,17 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         operationId: 'completeUpload',
         summary: 'Complete a multipart upload, once its parts are checked',
         description:
-          'Lists the parts the store holds first: each must be there with that ETag and its pinned size, and together they must make the declared size. Repeating a complete that succeeded (its answer lost) answers the object again.',
+          'Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size. Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.',
         security: SECURITY,
         responses: {
           200: jsonContent(CompleteAnswer, 'The object'),
-          ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
+          ...problems(
+            ...BAD_BODY,
+            'forbidden',
+            'not_found',
+            'precondition_failed',
+            'upstream_error',
+          ),
         },
       }),
       authenticated,
@@ -169,11 +175,18 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         operationId: 'checkUpload',
         summary: 'Check that a PUT or POST upload finished and is what was signed',
         description:
-          'Reads the object back (HeadObject) and compares it with the receipt: size, content type and, when one was signed, the SHA-256 checksum. 422 names each difference (and, when a grant says `deleteMismatched`, the object is deleted).',
+          "Reads the object back (HeadObject) and passes it only when it is this upload's bytes (the SHA-256 it was signed with, or the `etag` the store answered the upload with), stored since the receipt was issued, and what was signed (size, content type). 422 otherwise: an object that is not this upload's is never passed nor deleted; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.",
         security: SECURITY,
         responses: {
           200: jsonContent(CheckAnswer, 'The stored object'),
-          ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upload_mismatch', 'upstream_error'),
+          ...problems(
+            ...BAD_BODY,
+            'forbidden',
+            'not_found',
+            'gone',
+            'upload_mismatch',
+            'upstream_error',
+          ),
         },
       }),
       authenticated,
@@ -182,7 +195,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
-        const done = await checkUpload(c.get('config'), c.get('principal'), request)
+        const done = await checkUpload(c.get('config'), c.get('principal'), request, clock())
         announce(c, { ...done, occurrence: done.lastModified }, clock())
         return json(c, done, NO_STORE)
       },

@@ -16,6 +16,8 @@ import {
   MIN_EXPIRES_S,
 } from '../config/limits'
 import { contentDisposition } from '../core/disposition'
+import { sanitizeFilename } from '../core/filename'
+import { canonicalMediaType, MAX_MEDIA_TYPE_CHARS } from '../core/media-type'
 import { checkHeaderValue, checkObjectKey } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { isRecord, list, record, strict, typeName } from './valibot'
@@ -95,19 +97,33 @@ export function queryNumber<TOut extends number>(
 export const QueryExpiresIn = queryNumber(ExpiresIn, expiresMessage)
 export const QuerySigningWindow = queryNumber(SigningWindow, windowMessage)
 
-// RFC 9110: type "/" subtype, with optional parameters.
-const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(?:\s*;\s*[\x20-\x7e]*)?$/
-// The family form `image/*` as well, for POST policies.
-const MEDIA_TYPE_OR_FAMILY =
-  /^[A-Za-z0-9!#$&^_.+-]+\/(?:\*|[A-Za-z0-9!#$&^_.+-]+)(?:\s*;\s*[\x20-\x7e]*)?$/
+const mediaTypeMessage = (example: string) =>
+  `must be one media type such as "${example}" (type/subtype, then ";name=value" parameters; no commas, no wildcards)`
 
-/** A media type an upload must be sent with, or (POST policies only) a family such as `image/*`. */
+/**
+ * A media type, parsed strictly (src/core/media-type.ts) into its canonical form: what is signed,
+ * compared and stored is that form, never the text as sent.
+ */
+function mediaType(example: string) {
+  const message = mediaTypeMessage(example)
+  return v.pipe(
+    v.string(message),
+    v.maxLength(MAX_MEDIA_TYPE_CHARS, `must be at most ${MAX_MEDIA_TYPE_CHARS} characters`),
+    v.check((text) => canonicalMediaType(text) !== undefined, message),
+    v.transform((text) => canonicalMediaType(text)!),
+  )
+}
+
+/** The exact media type an upload must be sent with. */
 export const UploadContentType = v.pipe(
-  v.string('must be a media type such as "image/png"'),
-  v.maxLength(256, 'must be a media type such as "image/png"'),
-  v.regex(MEDIA_TYPE_OR_FAMILY, 'must be a media type such as "image/png"'),
+  v.string('must be one media type such as "image/png"'),
+  v.check(
+    (text) => !text.endsWith('/*'),
+    'must be the file\'s own exact type, not a family such as "image/*": what is signed is one exact type',
+  ),
+  mediaType('image/png'),
   v.description(
-    'The Content-Type the upload must be sent with; `image/*` (POST only) for a family.',
+    "The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.",
   ),
   v.examples(['image/png']),
 )
@@ -124,13 +140,14 @@ const HeaderValue = v.pipe(
 )
 
 /**
- * A `response.contentType` override. Anything but a well-formed type makes browsers sniff the
- * body, which can find HTML.
+ * A `response.contentType` override. Anything but one well-formed type makes browsers sniff the
+ * body or take another type, which can find HTML.
  */
 export const OverrideContentType = v.pipe(
-  HeaderValue,
-  v.regex(MEDIA_TYPE, 'must be a media type such as "application/pdf"'),
-  v.description('Never active content (HTML, XML, SVG, JavaScript) unless the grant names it.'),
+  mediaType('application/pdf'),
+  v.description(
+    "Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly.",
+  ),
 )
 
 /** `response-*` overrides S3 applies to a GET or HEAD answer. */
@@ -160,9 +177,17 @@ export const VersionId = v.pipe(
 )
 
 const METADATA_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/
+const RESERVED_NAMES = ['__proto__', 'constructor', 'prototype']
 
 /** `x-amz-meta-*` fields: lower-case names, printable ASCII values, at most 2 KiB in all. */
 export const Metadata = v.pipe(
+  v.unknown(),
+  // valibot's record drops these names silently; a caller should hear that they cannot be sent.
+  v.check(
+    (input) => !isRecord(input) || !RESERVED_NAMES.some((name) => Object.hasOwn(input, name)),
+    (issue) =>
+      `must not use the name "${RESERVED_NAMES.find((name) => Object.hasOwn(issue.input as object, name))}" (reserved in JavaScript objects)`,
+  ),
   record(
     v.pipe(
       v.string(),
@@ -198,7 +223,7 @@ function filenameProblem(name: string): string | undefined {
 /**
  * `download` / `inline`: S3 (or the bucket behind CloudFront) sends the object with
  * `Content-Disposition: attachment` (or `inline`) and this file name; `true` names it after the
- * key's last segment.
+ * key's last segment. Names are sanitized as upload names are (src/core/filename.ts).
  */
 export const Disposition = v.pipe(
   v.union([v.literal(true), v.string()], 'must be true or a file name'),
@@ -206,6 +231,8 @@ export const Disposition = v.pipe(
     (value) => value === true || filenameProblem(value) === undefined,
     (issue) => (typeof issue.input === 'string' ? filenameProblem(issue.input) : undefined) ?? '',
   ),
+  // The same sanitizer as upload names: no bidi or format characters, no path, NFC.
+  v.transform((value) => (value === true ? value : sanitizeFilename(value, Infinity))),
   v.description(
     "A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).",
   ),

@@ -25,6 +25,11 @@ import { isRecord, list, pathTo, strict } from './valibot'
 const MODES = ['put', 'post', 'multipart'] as const
 
 const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/
+const sha256Message = (of: string) => `must be the base64 SHA-256 of ${of} (44 characters)`
+
+/** A SHA-256 in base64, as S3's x-amz-checksum-sha256 carries it. */
+const Sha256 = (of: string) =>
+  v.pipe(v.string(sha256Message(of)), v.regex(BASE64_SHA256, sha256Message(of)))
 
 /** A browser's file name, for an upload whose key the grant's `uploadKey` chooses. */
 const Filename = v.pipe(
@@ -60,17 +65,24 @@ const itemEntries = {
   ),
   checksumSha256: v.optional(
     v.pipe(
-      v.string('must be the base64 SHA-256 of the file (44 characters)'),
-      v.regex(BASE64_SHA256, 'must be the base64 SHA-256 of the file (44 characters)'),
-      v.description('PUT only: the store checks the body against it.'),
+      Sha256('the file'),
+      v.description(
+        'PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes.',
+      ),
+    ),
+  ),
+  overwrite: v.optional(
+    v.pipe(
+      v.boolean('must be true or false'),
+      v.description(
+        'true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one.',
+      ),
     ),
   ),
   ifNoneMatch: v.optional(
     v.pipe(
-      v.union([v.boolean(), v.literal('*')], 'must be true (or "*") to refuse overwriting'),
-      v.description(
-        'PUT only: true (or "*") signs If-None-Match: *, so an existing key is not overwritten.',
-      ),
+      v.union([v.literal(true), v.literal('*')], 'must be true (or "*"); it is the default'),
+      v.description('Deprecated: refusing to overwrite is the default (see `overwrite`).'),
     ),
   ),
   metadata: v.optional(Metadata),
@@ -107,7 +119,17 @@ const uploadFields = strict(
       v.pipe(
         wholeNumber(MIN_PART_SIZE_BYTES, MAX_PART_SIZE_BYTES),
         v.description(
-          'Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit).',
+          'Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). Required with `partChecksums`.',
+        ),
+      ),
+    ),
+    partChecksums: v.optional(
+      v.pipe(
+        list(Sha256('the part'), () => 'must be an array of base64 SHA-256 values, one per part'),
+        v.minLength(1, 'must list the SHA-256 of at least the first part'),
+        v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
+        v.description(
+          "Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer.",
         ),
       ),
     ),
@@ -133,9 +155,6 @@ function checkItem(
   if (item.keyPrefix !== undefined && mode !== 'post') {
     refuse('keyPrefix', 'is for mode "post" only; other modes need "key"')
   }
-  if (typeof item.contentType === 'string' && item.contentType.includes('/*') && mode !== 'post') {
-    refuse('contentType', 'a family such as "image/*" is for mode "post" only')
-  }
   if (
     mode === 'put' &&
     typeof item.contentLength === 'number' &&
@@ -146,11 +165,17 @@ function checkItem(
   if (mode === 'multipart' && item.contentLength === undefined) {
     refuse('contentLength', 'is required for multipart uploads')
   }
-  if (item.checksumSha256 !== undefined && mode !== 'put') {
-    refuse('checksumSha256', 'is for mode "put" only')
+  if (item.checksumSha256 !== undefined && mode === 'multipart') {
+    refuse(
+      'checksumSha256',
+      'is for modes "put" and "post"; a multipart upload takes partChecksums',
+    )
   }
-  if ((item.ifNoneMatch === true || item.ifNoneMatch === '*') && mode !== 'put') {
+  if (item.ifNoneMatch !== undefined && mode !== 'put') {
     refuse('ifNoneMatch', 'is for mode "put" only')
+  }
+  if (item.ifNoneMatch !== undefined && item.overwrite === true) {
+    refuse('ifNoneMatch', 'contradicts "overwrite": true')
   }
 }
 
@@ -165,7 +190,8 @@ export interface UploadItem {
   contentType: string
   contentLength?: number | undefined
   checksumSha256?: string | undefined
-  ifNoneMatch: boolean
+  /** May replace an object already at the key. */
+  overwrite: boolean
   metadata: Readonly<Record<string, string>>
 }
 
@@ -176,7 +202,7 @@ function toItem(item: {
   contentType?: string | undefined
   contentLength?: number | undefined
   checksumSha256?: string | undefined
-  ifNoneMatch?: boolean | '*' | undefined
+  overwrite?: boolean | undefined
   metadata?: Readonly<Record<string, string>> | undefined
 }): UploadItem {
   return {
@@ -187,7 +213,7 @@ function toItem(item: {
     contentType: item.contentType ?? '',
     contentLength: item.contentLength,
     checksumSha256: item.checksumSha256,
-    ifNoneMatch: item.ifNoneMatch === true || item.ifNoneMatch === '*',
+    overwrite: item.overwrite === true,
     metadata: item.metadata ?? {},
   }
 }
@@ -244,19 +270,31 @@ export const UploadBody = v.pipe(
     if (body.partSize !== undefined && mode !== 'multipart') {
       refuse('partSize', 'is for mode "multipart" only')
     }
+    if (body.partChecksums !== undefined) {
+      if (mode !== 'multipart') refuse('partChecksums', 'is for mode "multipart" only')
+      else if (body.partSize === undefined) {
+        refuse(
+          'partSize',
+          'is required with partChecksums: they are the checksums of parts of this size',
+        )
+      }
+    }
     if (body.successActionStatus !== undefined && mode !== 'post') {
       refuse('successActionStatus', 'is 200, 201 or 204, for mode "post" only')
     }
   }),
-  v.transform(({ origin, mode, expiresIn, partSize, successActionStatus, items, ...one }) => ({
-    origin,
-    mode,
-    expiresIn,
-    partSize,
-    successActionStatus,
-    items: items === undefined ? [toItem(one)] : items.map(toItem),
-    batch: items !== undefined,
-  })),
+  v.transform(
+    ({ origin, mode, expiresIn, partSize, partChecksums, successActionStatus, items, ...one }) => ({
+      origin,
+      mode,
+      expiresIn,
+      partSize,
+      partChecksums,
+      successActionStatus,
+      items: items === undefined ? [toItem(one)] : items.map(toItem),
+      batch: items !== undefined,
+    }),
+  ),
 )
 export type UploadRequest = v.InferOutput<typeof UploadBody>
 
@@ -323,15 +361,38 @@ export const UploadAnswer = v.pipe(
 /** What names a multipart upload in every follow-up. */
 const uploadRef = { origin: OriginName, key: ObjectKey, uploadId: UploadId }
 
-export const PartsBody = strict({
-  ...uploadRef,
-  partNumbers: v.pipe(
-    list(PartNumber, () => 'must be a non-empty array of part numbers'),
-    v.minLength(1, 'must be a non-empty array of part numbers'),
-    v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
-  ),
-  expiresIn: v.optional(ExpiresIn),
-})
+export const PartsBody = v.pipe(
+  strict({
+    ...uploadRef,
+    partNumbers: v.pipe(
+      list(PartNumber, () => 'must be a non-empty array of part numbers'),
+      v.minLength(1, 'must be a non-empty array of part numbers'),
+      v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
+    ),
+    checksums: v.optional(
+      v.pipe(
+        list(Sha256('the part'), () => 'must be an array of base64 SHA-256 values'),
+        v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
+        v.description(
+          "For an upload created with partChecksums (required then): each part's base64 SHA-256, in the order of partNumbers.",
+        ),
+      ),
+    ),
+    expiresIn: v.optional(ExpiresIn),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const body = dataset.value
+    if (!isRecord(body) || !Array.isArray(body.checksums) || !Array.isArray(body.partNumbers)) {
+      return
+    }
+    if (body.checksums.length !== body.partNumbers.length) {
+      addIssue({
+        message: 'must hold one checksum per entry of partNumbers, in the same order',
+        path: pathTo(body, 'checksums'),
+      })
+    }
+  }),
+)
 
 export const PartsAnswer = v.object({ parts: v.array(PartUrl), expiresAt: Expiry })
 
@@ -395,7 +456,16 @@ export const ListPartsAnswer = v.object({
   partSize: v.number(),
   partCount: v.number(),
   parts: v.pipe(
-    v.array(v.object({ partNumber: v.number(), etag: v.string(), size: v.number() })),
+    v.array(
+      v.object({
+        partNumber: v.number(),
+        etag: v.string(),
+        size: v.number(),
+        checksumSha256: v.optional(
+          v.pipe(v.string(), v.description('For an upload created with partChecksums.')),
+        ),
+      }),
+    ),
     v.description('The parts the store holds, ascending: a resuming client uploads the others.'),
   ),
 })
@@ -404,6 +474,15 @@ export const CheckBody = strict({
   origin: OriginName,
   key: v.pipe(ObjectKey, v.description('The uploaded object: the key the upload answer named.')),
   receipt: UploadReceipt,
+  etag: v.optional(
+    v.pipe(
+      v.string('must be the ETag the store answered the upload with'),
+      v.regex(/^[\x21-\x7e]{1,1024}$/, 'must be the ETag the store answered the upload with'),
+      v.description(
+        "Required when the upload signed no checksum: the ETag the store answered the PUT or POST with, which names this upload's bytes.",
+      ),
+    ),
+  ),
 })
 
 export const CheckAnswer = v.object({

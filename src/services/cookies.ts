@@ -1,9 +1,9 @@
 // CloudFront signed cookies: a wildcard policy for everything under a prefix, as cookies.
 
-import { authorize } from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import type { Config } from '../config'
 import type { CookiesBody } from '../schemas/cookies'
+import { permitFor } from './permits'
 import { cloudFrontCookies } from './signers'
 
 /** Authorizes the pattern (a wildcard grant must contain it) and signs its cookies. */
@@ -13,10 +13,12 @@ export async function signCookies(
   body: CookiesBody,
   now: Date,
 ) {
-  const permit = authorize(config, principal, {
+  const permit = permitFor(config, principal, {
+    kind: 'wildcard',
     origin: body.origin,
-    action: 'read',
-    under: [{ prefix: body.prefix, path: 'prefix' }],
+    pattern: { prefix: body.prefix, path: 'prefix' },
+    items: [],
+    itemPath: () => 'prefix',
     expiresIn: body.expiresIn,
     fits: (origin) =>
       origin.type === 'cloudfront'

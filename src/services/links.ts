@@ -2,15 +2,16 @@
 // to a freshly signed URL that lives only minutes.
 
 import { principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
-import { authorize, linkPermit } from '../auth/policy'
+import { linkPermit } from '../auth/policy'
 import { principalName, type Principal } from '../auth/principal'
 import type { Config, LinkRevocation } from '../config'
-import { LINK_URL_EXPIRES_S, MAX_EXPIRES_S } from '../config/limits'
+import { LINK_URL_EXPIRES_S } from '../config/limits'
 import { epochSeconds } from '../core/sigv4/time'
 import { WaybillError } from '../errors'
 import { cacheControlUntil } from '../http/answer'
 import type { LinksBody } from '../schemas/links'
 import { objectItem, type ObjectRequest } from './objects'
+import { permitFor } from './permits'
 import { batchSigner } from './signers'
 
 /** What a link asks of its object's answer, in the payload's short form. */
@@ -42,14 +43,13 @@ export function issueLinks(
   }
   const requests: readonly ObjectRequest[] = body.items ?? (body.keys ?? []).map((key) => ({ key }))
   const field = body.keys !== undefined ? 'keys' : 'items'
-  const permit = authorize(config, principal, {
+  const permit = permitFor(config, principal, {
+    kind: 'links',
     origin: body.origin,
-    action: 'read',
     items: requests.map(objectItem),
     itemPath: field === 'keys' ? (i) => `keys.${i}` : (i) => `items.${i}.key`,
     overridePath: (i) => `${field}.${i}.contentType`,
     expiresIn: body.expiresIn,
-    link: true,
   })
   const issued = epochSeconds(now)
   const expires = issued + permit.expiresIn
@@ -121,9 +121,13 @@ export async function followLink(config: Config, token: string, now: Date) {
       inline: link.d === 'inline' ? name : undefined,
       contentType: link.t,
     }),
+    // At most five minutes, whatever the origin's signing window, and never past the link's end.
     expiresIn: Math.min(LINK_URL_EXPIRES_S, left),
-    maxLifetime: Math.min(left, MAX_EXPIRES_S),
+    maxLifetime: Math.min(LINK_URL_EXPIRES_S, left),
   })
+  if (permit === undefined) {
+    throw new WaybillError('not_found', 'This link leads to nothing that can be signed now.')
+  }
   const signer = batchSigner(permit, { method: 'GET', now })
   const [location] = await signer.sign()
   return {

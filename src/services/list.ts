@@ -2,7 +2,6 @@
 // order up to a limit, each object with a URL where the caller may read, and a sealed cursor.
 
 import * as v from 'valibot'
-import { authorize } from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import { seal, unseal } from '../auth/seal'
 import type { Config, Origin, S3Origin } from '../config'
@@ -18,6 +17,7 @@ import { invalid } from '../errors'
 import { cacheControlUntil, VARY } from '../http/answer'
 import type { ListQuery } from '../schemas/list'
 import { listObjectsPage, type ListedObject } from '../store/client'
+import { permitFor } from './permits'
 import { batchSigner } from './signers'
 
 const NOT_A_CURSOR = 'is not a cursor from a previous page of this listing'
@@ -140,12 +140,16 @@ export async function listPage(
 ): Promise<Listing> {
   const { prefix: prefixes } = query
   const binding: CursorBinding = [origin, prefixes, query.delimiter ?? null]
-  const permit = authorize(config, principal, {
+  const permit = permitFor(config, principal, {
+    kind: 'listing',
     origin,
-    action: 'list',
     // A list grant must contain the whole of each: `users/al` lists nothing of `users/alice/`.
-    under: prefixes.map((prefix, i) => ({ prefix, path: `prefix.${i}` })),
-    count: query.limit === undefined ? undefined : { n: query.limit, path: 'limit' },
+    prefixes: prefixes.map((prefix, i) => ({
+      prefix,
+      // The whole bucket (no prefix given) is named as `prefix`.
+      path: prefixes.length === 1 && prefix === '' ? 'prefix' : `prefix.${i}`,
+    })),
+    limit: query.limit === undefined ? undefined : { n: query.limit, path: 'limit' },
     fits: (origin) =>
       bucketOf(config, origin) === undefined
         ? [
@@ -209,11 +213,10 @@ export async function listPage(
   const objects = taken.flatMap((entry) => ('object' in entry ? [entry.object] : []))
   const commonPrefixes = taken.flatMap((entry) => ('prefix' in entry ? [entry.prefix] : []))
   // Objects the caller may not read are listed without a URL.
-  const reads = authorize(config, principal, {
+  const reads = permitFor(config, principal, {
+    kind: 'listed',
     origin,
-    action: 'read',
     items: objects.map((object) => ({ key: object.key })),
-    partial: true,
     expiresIn: query.expiresIn,
     signingWindow: query.signingWindow,
   })

@@ -1,7 +1,9 @@
 // What a request asks of one object's answer, as the signers take it: `download` and `inline`
 // become the Content-Disposition override, `contentType` the Content-Type one.
 
+import { MAX_FILENAME_BYTES } from '../config/limits'
 import { contentDisposition, lastSegment, type DispositionType } from '../core/disposition'
+import { sanitizeFilename } from '../core/filename'
 import type { PresignItem, ResponseOverrides } from '../core/s3/presign'
 
 /** One object as a request names it: a key and what its answer should say. */
@@ -44,7 +46,12 @@ export function objectItem({
       ...(type === undefined
         ? {}
         : {
-            contentDisposition: contentDisposition(type, name === true ? lastSegment(key) : name),
+            // A key's last segment may be long and non-ASCII: sanitized and bounded like an
+            // upload's name, so the header (and the URL that carries it) stays small.
+            contentDisposition: contentDisposition(
+              type,
+              name === true ? sanitizeFilename(lastSegment(key), MAX_FILENAME_BYTES) : name,
+            ),
           }),
     },
   }

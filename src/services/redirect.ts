@@ -1,12 +1,12 @@
 // One object's URL for a redirect: authorized and signed like a batch of one.
 
-import { authorize } from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import type { Config } from '../config'
 import { cacheControlUntil, VARY } from '../http/answer'
 import { lastSegment } from '../core/disposition'
 import { invalid } from '../errors'
 import { objectItem, type ObjectRequest } from './objects'
+import { permitFor } from './permits'
 import { batchSigner } from './signers'
 
 /** The signed URL to send the caller to, and the headers that let the redirect be cached. */
@@ -24,7 +24,8 @@ export async function redirectTo(
       },
     ])
   }
-  const permit = authorize(config, principal, {
+  const permit = permitFor(config, principal, {
+    kind: 'urls',
     origin: target.origin,
     action: 'read',
     items: [objectItem(target)],

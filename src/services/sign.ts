@@ -1,6 +1,6 @@
 // Signing a batch for POST /v1/sign: authorize it whole, then sign it as JSON or as NDJSON lines.
 
-import { actionFor, authorize, type Permit } from '../auth/policy'
+import { actionFor, type Permit } from '../auth/policy'
 import type { Principal } from '../auth/principal'
 import type { Config, Origin } from '../config'
 import { STREAM_CHUNK_ITEMS } from '../config/limits'
@@ -10,6 +10,7 @@ import type { FieldError } from '../errors'
 import { cacheControlUntil, etagOf, RawJson, VARY } from '../http/answer'
 import type { SignBody } from '../schemas/sign'
 import { objectItem } from './objects'
+import { permitFor } from './permits'
 import { batchSigner, type BatchSigner } from './signers'
 
 /** What the request asks that the origin's type cannot do. */
@@ -64,24 +65,30 @@ export function signBatch(
     body.items?.map(objectItem) ?? (body.keys ?? []).map((key) => ({ key }))
   const field = body.keys !== undefined ? 'keys' : 'items'
   const itemPath = field === 'keys' ? (i: number) => `keys.${i}` : (i: number) => `items.${i}.key`
-  // A wildcard policy reaches every key under the batch's common prefix, not only these.
-  const wildcard =
-    body.policy === 'wildcard'
-      ? [{ prefix: commonKeyPrefix(items.map((item) => item.key)), path: 'policy' }]
-      : undefined
-  const permit = authorize(config, principal, {
+  const common = {
     origin: body.origin,
-    action: actionFor(body.method),
     items,
     itemPath,
-    overridePath: (i) => `${field}.${i}.response.contentType`,
-    under: wildcard,
+    overridePath: (i: number) => `${field}.${i}.response.contentType`,
     expiresIn: body.expiresIn,
     signingWindow: body.signingWindow,
-    fits: (origin) => originFits(origin, body, items),
-  })
+    fits: (origin: Origin) => originFits(origin, body, items),
+  }
+  // A wildcard policy reaches every key under the batch's common prefix, not only these.
+  const permit = permitFor(
+    config,
+    principal,
+    body.policy === 'wildcard'
+      ? {
+          ...common,
+          kind: 'wildcard',
+          pattern: { prefix: commonKeyPrefix(items.map((item) => item.key)), path: 'policy' },
+          count: { n: items.length, path: field },
+        }
+      : { ...common, kind: 'urls', action: actionFor(body.method) },
+  )
   if (body.debug) {
-    authorize(config, principal, { origin: body.origin, action: 'debug', items, itemPath })
+    permitFor(config, principal, { kind: 'debug', origin: body.origin, items, itemPath })
   }
   const signer = batchSigner(permit, { method: body.method, now })
   const expiresAt = signer.expiresAt.toISOString()

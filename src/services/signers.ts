@@ -19,6 +19,7 @@ import {
 } from '../core/cloudfront/sign'
 import { encodeKeyPath } from '../core/sigv4/encoding'
 import { signPostPolicy, type PostPolicy } from '../core/s3/post-policy'
+import { partSizeOf } from '../core/s3/parts'
 import { cachedS3Presign } from '../core/s3/presign-cache'
 import { responseQuery, type PresignItem, type PresignMethod } from '../core/s3/presign'
 import { sha256AsciiHex } from '../core/sigv4/sha256'
@@ -150,20 +151,15 @@ export function batchSigner(
   }
 }
 
-/** What a PUT upload also signs, none of which widens what the permit allows. */
-export interface PutExtras {
-  checksumSha256?: string | undefined
-  ifNoneMatch?: boolean | undefined
-  metadata?: Readonly<Record<string, string>> | undefined
-}
-
 /**
- * A PUT URL for the permit's one key that signs the permit's content type and exact length (when
- * it has one), so a body of another type or size fails at the store. `headers` is what to send.
+ * A PUT URL for the permit's one key that signs what the permit's content says: its type, its
+ * exact length, its SHA-256 and, unless the permit may replace an object, `If-None-Match: *`, so a
+ * body of another type, size or content fails at the store, as does a key already taken.
+ * `headers` is what to send; `metadata` (x-amz-meta-*) is signed too.
  */
 export async function putUploadUrl(
   permit: Permit,
-  extras: PutExtras,
+  metadata: Readonly<Record<string, string>>,
   now: Date,
 ): Promise<{ url: string; headers: Record<string, string>; expiresAt: Date }> {
   const origin = s3Origin(checked(permit, 'write'))
@@ -173,19 +169,21 @@ export async function putUploadUrl(
   if (content?.length !== undefined && 'exact' in content.length) {
     headers['content-length'] = String(content.length.exact)
   }
-  if (extras.checksumSha256 !== undefined) headers['x-amz-checksum-sha256'] = extras.checksumSha256
-  if (extras.ifNoneMatch === true) headers['if-none-match'] = '*'
-  for (const [name, value] of Object.entries(extras.metadata ?? {})) {
-    headers[`x-amz-meta-${name}`] = value
+  if (content?.checksumSha256 !== undefined) {
+    headers['x-amz-checksum-sha256'] = content.checksumSha256
   }
+  if (content?.overwrite === undefined) headers['if-none-match'] = '*'
+  for (const [name, value] of Object.entries(metadata)) headers[`x-amz-meta-${name}`] = value
   const presigner = presignerFor(origin, 'PUT', permit.expiresIn, now, headers)
   const [url] = await presigner.presignAll(permit.items)
   return { url: url!, headers, expiresAt: presigner.expiresAt }
 }
 
 /**
- * A POST policy for the permit's key (or its one key pattern, as `starts-with`), its content type
- * (or type family) and its length: exact, or up to the permit's limit.
+ * A POST policy for the permit's key (or its one key pattern, as `starts-with`), its exact content
+ * type, its length (exact, or up to the permit's limit) and its SHA-256 when it has one. A POST
+ * form cannot refuse to replace an existing object; `authorize` lets only grants with `overwrite`
+ * cover one.
  */
 export function postUploadPolicy(
   permit: Permit,
@@ -210,9 +208,9 @@ export function postUploadPolicy(
     now,
     expiresIn: permit.expiresIn,
     key: pattern !== undefined ? { startsWith: pattern } : { eq: permit.items[0]!.key },
-    // A family `image/*` is signed as starts-with "image/".
-    contentType: type.family ? { startsWith: type.value.slice(0, -1) } : { eq: type.value },
+    contentType: type.value,
     contentLength: { min: exact ?? 0, max: permit.maxContentLength ?? MAX_PUT_BYTES },
+    checksumSha256: content?.checksumSha256,
     metadata: extras.metadata,
     successActionStatus: extras.successActionStatus,
   })
@@ -224,25 +222,15 @@ export interface PartPlan {
   partSize: number
 }
 
-/** The number of parts a plan makes of `contentLength` bytes. */
-export function partCountOf(contentLength: number, partSize: number): number {
-  return Math.max(1, Math.ceil(contentLength / partSize))
-}
-
-/** The exact size of part `n` (1-based) of `contentLength` bytes cut into `partSize` parts. */
-export function partSizeOf(contentLength: number, partSize: number, n: number): number {
-  const count = partCountOf(contentLength, partSize)
-  return n < count ? partSize : contentLength - partSize * (count - 1)
-}
-
 /**
  * UploadPart URLs for the permit's key, each pinning its part's exact size as cut from the permit's
- * exact length, so the parts can only add up to what was authorized.
+ * exact length (so the parts can only add up to what was authorized) and, when given, its SHA-256
+ * (so a part cut off mid-transfer, or any other bytes, is refused by the store).
  */
 export async function partUploadUrls(
   permit: Permit,
   plan: PartPlan,
-  partNumbers: readonly number[],
+  parts: readonly { partNumber: number; checksumSha256?: string | undefined }[],
   now: Date,
 ): Promise<{ parts: { partNumber: number; url: string }[]; expiresAt: Date }> {
   const origin = s3Origin(checked(permit, 'write'))
@@ -251,21 +239,23 @@ export async function partUploadUrls(
     throw new Error('part URLs need an exact upload length')
   }
   const key = permit.items[0]!.key
-  const sizeOf = (n: number) => partSizeOf(length.exact, plan.partSize, n)
-  // One presigner per distinct size: every full part, and the last one.
-  const bySize = new Map<number, number[]>()
-  for (const n of partNumbers) {
-    const size = sizeOf(n)
-    const same = bySize.get(size)
-    if (same === undefined) bySize.set(size, [n])
-    else same.push(n)
+  // One presigner per distinct set of signed headers: every full part and the last one, or each
+  // part when each signs its own checksum.
+  const groups = new Map<string, { headers: Record<string, string>; numbers: number[] }>()
+  for (const { partNumber, checksumSha256 } of parts) {
+    const headers: Record<string, string> = {
+      'content-length': String(partSizeOf(length.exact, plan.partSize, partNumber)),
+    }
+    if (checksumSha256 !== undefined) headers['x-amz-checksum-sha256'] = checksumSha256
+    const id = `${headers['content-length']} ${checksumSha256 ?? ''}`
+    const group = groups.get(id)
+    if (group === undefined) groups.set(id, { headers, numbers: [partNumber] })
+    else group.numbers.push(partNumber)
   }
   const urls = new Map<number, string>()
   let expiresAt = now
-  for (const [size, numbers] of bySize) {
-    const presigner = presignerFor(origin, 'PUT', permit.expiresIn, now, {
-      'content-length': String(size),
-    })
+  for (const { headers, numbers } of groups.values()) {
+    const presigner = presignerFor(origin, 'PUT', permit.expiresIn, now, headers)
     const signed = await presigner.presignAll(
       numbers.map((partNumber) => ({ key, partNumber, uploadId: plan.uploadId })),
     )
@@ -273,7 +263,7 @@ export async function partUploadUrls(
     expiresAt = presigner.expiresAt
   }
   return {
-    parts: partNumbers.map((partNumber) => ({ partNumber, url: urls.get(partNumber)! })),
+    parts: parts.map(({ partNumber }) => ({ partNumber, url: urls.get(partNumber)! })),
     expiresAt,
   }
 }

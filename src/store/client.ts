@@ -52,7 +52,7 @@ const CALLER_ERRORS: Readonly<Record<string, ErrorCode>> = {
   EntityTooLarge: 'invalid_request',
   InvalidArgument: 'invalid_request',
   MalformedXML: 'invalid_request',
-  PreconditionFailed: 'invalid_request',
+  PreconditionFailed: 'precondition_failed',
 }
 
 /** A problem for an S3 error document (or a failed response without one). */
@@ -114,8 +114,12 @@ export interface ObjectHead {
   contentType: string
   etag: string
   lastModified: string
-  /** The stored SHA-256 checksum (base64), when one was asked for and the store keeps it. */
+  /** The stored SHA-256 checksum (base64, `-<parts>` for a multipart upload's), when kept. */
   checksumSha256?: string | undefined
+  /** The store's own clock when it answered (its `Date` header), in epoch ms; NaN without one. */
+  storeNow: number
+  /** This Worker's clock when the answer came, in epoch ms: with `storeNow`, the stores' offset. */
+  localNow: number
 }
 
 /** HeadObject: the object's size, type, ETag and checksum; undefined when there is none. */
@@ -134,12 +138,24 @@ export async function headObject(origin: S3Origin, key: string): Promise<ObjectH
     etag: headers.get('etag') ?? '',
     lastModified: headers.get('last-modified') ?? '',
     checksumSha256: headers.get('x-amz-checksum-sha256') ?? undefined,
+    storeNow: Date.parse(headers.get('date') ?? ''),
+    localNow: Date.now(),
   }
 }
 
-/** DeleteObject. */
-export async function deleteObject(origin: S3Origin, key: string): Promise<void> {
-  await call(origin, 'DeleteObject', s3Url(origin, key, ''), { method: 'DELETE' })
+/**
+ * DeleteObject, only while the object is still the one with `etag` (`If-Match`): an object stored
+ * since it was looked at is not deleted (the store answers 412, a `precondition_failed`).
+ */
+export async function deleteObjectIfMatch(
+  origin: S3Origin,
+  key: string,
+  etag: string,
+): Promise<void> {
+  await call(origin, 'DeleteObject', s3Url(origin, key, ''), {
+    method: 'DELETE',
+    headers: { 'if-match': etag },
+  })
 }
 
 export interface ListedObject {
@@ -189,6 +205,8 @@ export async function listObjectsPage(origin: S3Origin, input: ListPageInput): P
 export interface CreateUploadInput {
   contentType: string
   metadata?: Readonly<Record<string, string>> | undefined
+  /** Every part carries its SHA-256, and the object a composite checksum of them. */
+  checksumSha256?: boolean | undefined
 }
 
 /** CreateMultipartUpload: the new upload's id. */
@@ -198,6 +216,10 @@ export async function createMultipartUpload(
   input: CreateUploadInput,
 ): Promise<string> {
   const headers: Record<string, string> = { 'content-type': input.contentType }
+  if (input.checksumSha256 === true) {
+    headers['x-amz-checksum-algorithm'] = 'SHA256'
+    headers['x-amz-checksum-type'] = 'COMPOSITE'
+  }
   for (const [name, value] of Object.entries(input.metadata ?? {})) {
     headers[`x-amz-meta-${name}`] = value
   }
@@ -215,25 +237,37 @@ export async function createMultipartUpload(
 export interface CompletedPart {
   partNumber: number
   etag: string
+  /** The part's SHA-256 (base64), for an upload created with checksums. */
+  checksumSha256?: string | undefined
 }
 
-/** CompleteMultipartUpload with the caller's parts (ascending part numbers). */
+/**
+ * CompleteMultipartUpload with the caller's parts (ascending part numbers). With `ifNoneMatch`,
+ * an object already at the key is not replaced (the store answers 412, a `precondition_failed`).
+ */
 export async function completeMultipartUpload(
   origin: S3Origin,
   key: string,
   uploadId: string,
   parts: readonly CompletedPart[],
+  options: { ifNoneMatch: boolean },
 ): Promise<{ etag: string }> {
   let body = '<CompleteMultipartUpload>'
   for (const part of parts) {
-    body += `<Part><PartNumber>${part.partNumber}</PartNumber><ETag>${escapeXmlText(part.etag)}</ETag></Part>`
+    const checksum =
+      part.checksumSha256 === undefined
+        ? ''
+        : `<ChecksumSHA256>${escapeXmlText(part.checksumSha256)}</ChecksumSHA256>`
+    body += `<Part><PartNumber>${part.partNumber}</PartNumber><ETag>${escapeXmlText(part.etag)}</ETag>${checksum}</Part>`
   }
   body += '</CompleteMultipartUpload>'
+  const headers: Record<string, string> = { 'content-type': 'application/xml' }
+  if (options.ifNoneMatch) headers['if-none-match'] = '*'
   const xml = await call(
     origin,
     'CompleteMultipartUpload',
     s3Url(origin, key, queryString({ uploadId })),
-    { method: 'POST', headers: { 'content-type': 'application/xml' }, body },
+    { method: 'POST', headers, body },
   )
   return { etag: text(xml, 'ETag') ?? '' }
 }
@@ -242,6 +276,8 @@ export interface UploadedPart {
   partNumber: number
   etag: string
   size: number
+  /** The part's SHA-256 (base64), when the upload was created with checksums. */
+  checksumSha256?: string | undefined
 }
 
 /** ListParts, every page: the parts of an upload in progress, ascending. */
@@ -264,6 +300,7 @@ export async function listParts(
         partNumber: Number(text(part, 'PartNumber') ?? 0),
         etag: text(part, 'ETag') ?? '',
         size: Number(text(part, 'Size') ?? -1),
+        checksumSha256: text(part, 'ChecksumSHA256'),
       })
     }
     marker = text(xml, 'NextPartNumberMarker')

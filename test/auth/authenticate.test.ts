@@ -36,6 +36,8 @@ const GRANTS = [
     actions: ['read', 'write'],
     maxExpiresIn: 3600,
     maxBatch: 5,
+    // A bare PUT URL from /v1/sign cannot refuse to replace an object.
+    overwrite: true,
   },
   { to: '*', origin: 'photos', prefix: 'mine/{sub}/', actions: ['read'], maxExpiresIn: 300 },
   { to: 'sub:al', origin: 'photos', prefix: 'users/al', actions: ['read'] },

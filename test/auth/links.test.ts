@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { principalHash, signLink, verifyLink, type LinkPayload } from '../../src/auth/links'
-import { base64UrlDecode, base64UrlEncode } from '../../src/auth/seal'
+import { base64UrlDecode, base64UrlEncode } from '../../src/core/base64url'
 import { sha256 } from '../hex'
 
 const PAYLOAD: LinkPayload = {
@@ -64,7 +64,20 @@ describe('verifyLink', () => {
     expect(verifyLink(secrets, `new.${body}.${flipped}`)).toEqual({ fault: 'tampered' })
     expect(verifyLink(secrets, `old.${body}.${tag}`)).toEqual({ fault: 'tampered' })
     expect(verifyLink(secrets, `new.${body}x.${tag}`)).toEqual({ fault: 'tampered' })
-    expect(verifyLink(secrets, `new.${body}.${tag}!`)).toEqual({ fault: 'tampered' })
+    // Not the shape of a link at all: a link waybill did not issue.
+    expect(verifyLink(secrets, `new.${body}.${tag}!`)).toEqual({ fault: 'malformed' })
+  })
+
+  it('accepts only the canonical spelling of a tag (no second text for the same link)', () => {
+    // The tag's last character carries 4 bits past its 16 bytes; a lenient decoder reads the
+    // next character of the alphabet as the same bytes.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const last = tag.at(-1)!
+    const alternate = `${tag.slice(0, -1)}${alphabet[alphabet.indexOf(last) + 1]}`
+    expect(atob(alternate.replace(/-/g, '+').replace(/_/g, '/'))).toBe(
+      atob(tag.replace(/-/g, '+').replace(/_/g, '/')),
+    )
+    expect(verifyLink(secrets, `new.${body}.${alternate}`)).toEqual({ fault: 'tampered' })
   })
 
   it('calls a token of the wrong shape, or a tagged payload that is not one, malformed', async () => {

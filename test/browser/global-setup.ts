@@ -137,6 +137,8 @@ export default async function setup(project: TestProject) {
         origin: 'demo',
         actions: ['read', 'write', 'delete', 'list', 'debug'],
         uploadKey: 'uploads/{apiKey}/{uuid}-{filename}',
+        // The demo page's POST forms cannot refuse to replace an object.
+        overwrite: true,
       },
       { to: 'apiKey:demo', origin: 'nopost', actions: ['read', 'write'] },
       {

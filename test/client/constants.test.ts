@@ -19,7 +19,12 @@ describe('partSizeFor', () => {
 
   it('is what the Uppy adapter chunks by, from the default threshold', () => {
     const client = createClient({ baseUrl: WAYBILL, fetch: fakeWaybill().fetch })
-    const uppy = { addPostProcessor: () => {}, getFile: () => undefined, emit: () => {} }
+    const uppy = {
+      addPostProcessor: () => {},
+      getFile: () => undefined,
+      getFiles: () => [],
+      emit: () => {},
+    }
     const options = waybillUppy(uppy, client, { origin: 'o' })
     for (const size of [0, 50_000 * MIB + 1, 100_000 * MIB]) {
       expect(options.getChunkSize({ size })).toBe(partSizeFor(size))

@@ -20,6 +20,8 @@ interface StoredObject {
   bytes: Uint8Array
   contentType: string
   etag: string
+  /** The SHA-256 the upload signed (base64), kept by the store as S3 keeps it. */
+  checksum?: string | undefined
 }
 
 interface MultipartUpload {
@@ -27,7 +29,15 @@ interface MultipartUpload {
   contentLength: number
   contentType: string
   partSize: number
-  parts: Map<number, { etag: string; bytes: Uint8Array }>
+  parts: Map<number, { etag: string; bytes: Uint8Array; checksum?: string | undefined }>
+  /** Created with partChecksums: every part carries its SHA-256. */
+  checksums: boolean
+}
+
+/** The base64 SHA-256 of `bytes`, as a store checks `x-amz-checksum-sha256`. */
+async function sha256Base64(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+  return btoa(String.fromCharCode(...digest))
 }
 
 export interface FakeOptions {
@@ -109,7 +119,8 @@ export function fakeWaybill(options: FakeOptions = {}) {
       }
     }
     const size = num(item.contentLength)
-    const receipt = JSON.stringify({ key, contentType, size, mode })
+    const checksum = str(item.checksumSha256)
+    const receipt = JSON.stringify({ key, contentType, size, mode, checksum })
     const { exp, expiresAt } = expiry()
     if (mode === 'post') {
       return {
@@ -118,7 +129,13 @@ export function fakeWaybill(options: FakeOptions = {}) {
           method: 'POST',
           key,
           url: `${BUCKET}/post?exp=${exp}`,
-          fields: { key, 'Content-Type': contentType, policy: 'p', 'x-amz-signature': 's' },
+          fields: {
+            key,
+            'Content-Type': contentType,
+            ...(checksum === undefined ? {} : { 'x-amz-checksum-sha256': checksum }),
+            policy: 'p',
+            'x-amz-signature': 's',
+          },
           receipt,
           expiresAt,
         },
@@ -133,7 +150,9 @@ export function fakeWaybill(options: FakeOptions = {}) {
         headers: {
           'content-type': contentType,
           'content-length': String(size),
-          ...(item.ifNoneMatch === true ? { 'if-none-match': '*' } : {}),
+          // As waybill: never replacing an object unless asked, and signing the checksum given.
+          ...(item.overwrite === true ? {} : { 'if-none-match': '*' }),
+          ...(checksum === undefined ? {} : { 'x-amz-checksum-sha256': checksum }),
         },
         receipt,
         expiresAt,
@@ -215,16 +234,20 @@ export function fakeWaybill(options: FakeOptions = {}) {
         const filename = str(body.filename)
         const key = str(body.key) ?? `uploads/k/${++nextId}-${filename}`
         const uploadId = `upload-${++nextId}`
+        const partChecksums = Array.isArray(body.partChecksums)
+          ? body.partChecksums.map(String)
+          : undefined
         uploads.set(uploadId, {
           key,
           contentLength,
           contentType: str(body.contentType) ?? '',
           partSize,
           parts: new Map(),
+          checksums: partChecksums !== undefined,
         })
         const partCount = partCountOf(contentLength, partSize)
         const { exp, expiresAt } = expiry()
-        const first = Math.min(partCount, options.firstParts ?? 100)
+        const first = Math.min(partChecksums?.length ?? partCount, options.firstParts ?? 100)
         return json({
           mode: 'multipart',
           method: 'MULTIPART',
@@ -256,6 +279,21 @@ export function fakeWaybill(options: FakeOptions = {}) {
       const stored = objects.get(key)
       if (stored === undefined)
         return problem(404, 'not_found', 'Nothing has been uploaded at this key yet.')
+      // Only this upload's bytes pass: its checksum, or the ETag the store answered it with.
+      // As waybill: the signed checksum, unless the store keeps none and the ETag is given.
+      const byChecksum =
+        typeof receipt.checksum === 'string' &&
+        (stored.checksum !== undefined || body.etag === undefined)
+      const ours = byChecksum
+        ? receipt.checksum === stored.checksum
+        : body.etag !== undefined && body.etag === stored.etag
+      if (!ours) {
+        return problem(
+          422,
+          'upload_mismatch',
+          'The object at this key is not the one this upload stored.',
+        )
+      }
       if (receipt.size !== undefined && receipt.size !== stored.bytes.length) {
         return problem(
           422,
@@ -282,6 +320,14 @@ export function fakeWaybill(options: FakeOptions = {}) {
     if (path === '/v1/uploads/multipart/parts') {
       const { exp, expiresAt } = expiry()
       const numbers = Array.isArray(body.partNumbers) ? body.partNumbers.map(Number) : []
+      if (upload.checksums !== Array.isArray(body.checksums)) {
+        return problem(
+          400,
+          'invalid_request',
+          'checksums: must be sent exactly when the upload has them',
+          [{ path: 'checksums', message: 'must be sent exactly when the upload has them' }],
+        )
+      }
       return json({
         parts: numbers.map((n) => ({ partNumber: n, url: partUrl(uploadId, n, exp) })),
         expiresAt,
@@ -296,7 +342,12 @@ export function fakeWaybill(options: FakeOptions = {}) {
         partCount,
         parts: [...upload.parts.entries()]
           .sort(([a], [b]) => a - b)
-          .map(([partNumber, part]) => ({ partNumber, etag: part.etag, size: part.bytes.length })),
+          .map(([partNumber, part]) => ({
+            partNumber,
+            etag: part.etag,
+            size: part.bytes.length,
+            ...(part.checksum === undefined ? {} : { checksumSha256: part.checksum }),
+          })),
       })
     }
     if (path === '/v1/uploads/multipart/abort') {
@@ -356,8 +407,21 @@ export function fakeWaybill(options: FakeOptions = {}) {
         return s3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions failed')
       }
       const bytes = new Uint8Array(await request.arrayBuffer())
+      const checksum = request.headers.get('x-amz-checksum-sha256') ?? undefined
+      if (checksum !== undefined && checksum !== (await sha256Base64(bytes))) {
+        return s3Error(
+          400,
+          'BadDigest',
+          'The SHA256 you specified did not match the calculated checksum.',
+        )
+      }
       const etag = `"put-${bytes.length}"`
-      objects.set(key, { bytes, contentType: request.headers.get('content-type') ?? '', etag })
+      objects.set(key, {
+        bytes,
+        contentType: request.headers.get('content-type') ?? '',
+        etag,
+        checksum,
+      })
       return new Response(null, { status: 200, headers: etagHeaders(etag) })
     }
     if (request.method === 'POST' && url.pathname === '/post') {
@@ -369,8 +433,16 @@ export function fakeWaybill(options: FakeOptions = {}) {
       const file = form.get('file')
       if (!(file instanceof Blob)) return s3Error(400, 'InvalidArgument', 'no file')
       const bytes = new Uint8Array(await file.arrayBuffer())
+      const checksum = str(form.get('x-amz-checksum-sha256'))
+      if (checksum !== undefined && checksum !== (await sha256Base64(bytes))) {
+        return s3Error(
+          400,
+          'BadDigest',
+          'The SHA256 you specified did not match the calculated checksum.',
+        )
+      }
       const etag = `"post-${bytes.length}"`
-      objects.set(key, { bytes, contentType: str(form.get('Content-Type')) ?? '', etag })
+      objects.set(key, { bytes, contentType: str(form.get('Content-Type')) ?? '', etag, checksum })
       return new Response(null, { status: 204, headers: etagHeaders(etag) })
     }
     if (request.method === 'PUT' && url.pathname.startsWith('/part/')) {
@@ -384,8 +456,16 @@ export function fakeWaybill(options: FakeOptions = {}) {
         const bytes = new Uint8Array(await request.arrayBuffer())
         // Parts overlap only if they take a moment.
         await new Promise((resolve) => setTimeout(resolve, 2))
+        const checksum = request.headers.get('x-amz-checksum-sha256') ?? undefined
+        if (upload.checksums && checksum !== (await sha256Base64(bytes))) {
+          return s3Error(
+            400,
+            'BadDigest',
+            'The SHA256 you specified did not match the calculated checksum.',
+          )
+        }
         const etag = `"part-${n}-${bytes.length}"`
-        upload.parts.set(n, { etag, bytes })
+        upload.parts.set(n, { etag, bytes, checksum })
         return new Response(null, { status: 200, headers: etagHeaders(etag) })
       } finally {
         inFlight--

@@ -12,7 +12,7 @@ const file = (size = 70, lastModified = LAST_MODIFIED) =>
 const options = { origin: 'o', key: 'big.bin', multipartThreshold: 64, partSize: 10 }
 
 /** A page that loses its connection after `okParts` parts; then a reload that tries again. */
-async function interrupted(okParts: number) {
+async function interrupted(okParts: number, extra: { checksum?: boolean } = {}) {
   const fake = fakeWaybill()
   const storage = memoryStorage()
   const page = () =>
@@ -23,7 +23,7 @@ async function interrupted(okParts: number) {
     return undefined
   }
   await expect(
-    page().upload(file(), { ...options, partConcurrency: 1, retries: 0 }),
+    page().upload(file(), { ...options, ...extra, partConcurrency: 1, retries: 0 }),
   ).rejects.toMatchObject({ code: 'network_error' })
   fake.hooks.bucket = undefined
   return { fake, storage, page }
@@ -125,13 +125,13 @@ describe('resume', () => {
   })
 
   it('trusts no stored part of a record that names none (one written before parts were)', async () => {
-    const { fake, storage, page } = await interrupted(3)
+    const { fake, storage, page } = await interrupted(3, { checksum: false })
     const [[entry, text]] = [...storage.map.entries()] as [[string, string]]
     const old = JSON.parse(text) as Record<string, unknown>
     delete old.parts
     storage.map.set(entry, JSON.stringify(old))
     const before = fake.partPuts().length
-    const stored = await page().upload(file(), options)
+    const stored = await page().upload(file(), { ...options, checksum: false })
     expect(
       fake
         .partPuts()
@@ -140,6 +140,27 @@ describe('resume', () => {
     ).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(stored).toMatchObject({ resumed: true, partsSent: 7 })
     expect(fake.calls('/v1/uploads')).toHaveLength(1)
+  })
+
+  it("trusts a part stored with its checksum when it is this file's, whatever the record says", async () => {
+    const { fake, storage, page } = await interrupted(3)
+    const [[entry, text]] = [...storage.map.entries()] as [[string, string]]
+    const old = JSON.parse(text) as Record<string, unknown>
+    delete old.parts
+    storage.map.set(entry, JSON.stringify(old))
+    // Part 2 is listed with another file's checksum: not this file's, so it is sent again.
+    const upload = [...fake.uploads.values()][0]!
+    upload.parts.get(2)!.checksum = 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg='
+    const before = fake.partPuts().length
+    const stored = await page().upload(file(), options)
+    expect(
+      fake
+        .partPuts()
+        .slice(before)
+        .sort((a, b) => a - b),
+    ).toEqual([2, 4, 5, 6, 7])
+    expect(stored).toMatchObject({ resumed: true, partsSent: 5 })
+    expect(fake.objects.get('big.bin')?.bytes).toEqual(patternBytes(70))
   })
 
   it('keeps the record and fails when listing the parts is refused for another reason', async () => {

@@ -84,7 +84,11 @@ describe('transfers with XMLHttpRequest', () => {
     expect(loaded).toEqual([0, 100, 200, 300, 400, 400])
     expect(sent).toHaveLength(1)
     expect(sent[0]!.method).toBe('PUT')
-    expect(sent[0]!.headers).toEqual({ 'content-type': 'image/png' })
+    expect(sent[0]!.headers).toEqual({
+      'content-type': 'image/png',
+      'if-none-match': '*',
+      'x-amz-checksum-sha256': 'ehLlYTYzhenf7qsyY2hzHAMO1LN05/WJesgZFZ0ohMU=',
+    })
   })
 
   it('reports a network failure as retryable, naming what could not be sent', async () => {

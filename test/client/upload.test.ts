@@ -12,6 +12,10 @@ import {
   problem,
   WAYBILL,
 } from './fake-waybill.ts'
+import { sha256Base64 } from '../../client/src/hash.ts'
+
+/** The base64 SHA-256 of bytes, as the client computes it of a Blob. */
+const sumOf = (bytes: Uint8Array<ArrayBuffer>) => sha256Base64(new Blob([bytes]))
 
 const file = (size: number, name = 'file.bin', type = 'application/octet-stream') =>
   new File([patternBytes(size)], name, { type, lastModified: 1_700_000_000_000 })
@@ -50,10 +54,14 @@ describe('one PUT', () => {
       key: 'uploads/a.png',
       contentType: 'image/png',
       contentLength: 1000,
+      // Hashed by default: the store refuses any other bytes.
+      checksumSha256: await sumOf(patternBytes(1000)),
     })
     const put = fake.log.find((r) => r.url.origin === BUCKET)!
     expect(put.method).toBe('PUT')
     expect(put.headers.get('content-type')).toBe('image/png')
+    expect(put.headers.get('x-amz-checksum-sha256')).toBe(await sumOf(patternBytes(1000)))
+    expect(put.headers.get('if-none-match')).toBe('*')
     expect(fake.calls('/v1/uploads/complete')[0]!.body).toMatchObject({
       origin: 'photos',
       key: 'uploads/a.png',
@@ -186,10 +194,12 @@ describe('one PUT', () => {
         bytes: patternBytes(10),
         contentType: 'application/octet-stream',
         etag: '"put-10"',
+        checksum,
       })
       throw new TypeError('Failed to fetch')
     }
-    const stored = await client.upload(file(10), { origin: 'o', key: 'k', ifNoneMatch: true })
+    const checksum = await sumOf(patternBytes(10))
+    const stored = await client.upload(file(10), { origin: 'o', key: 'k' })
     expect(bucketStatuses(fake)).toEqual([undefined, 412])
     expect(stored).toMatchObject({ key: 'k', size: 10, etag: '"put-10"', mode: 'put' })
     expect(fake.calls('/v1/uploads/complete')).toHaveLength(1)
@@ -205,14 +215,12 @@ describe('one PUT', () => {
       throw new TypeError('Failed to fetch')
     }
     const refusal = 'The bucket refused the PUT with 412: PreconditionFailed'
-    await expect(
-      client.upload(file(10), { origin: 'o', key: 'k', ifNoneMatch: true }),
-    ).rejects.toThrow(refusal)
+    await expect(client.upload(file(10), { origin: 'o', key: 'k' })).rejects.toThrow(refusal)
     expect(fake.calls('/v1/uploads/complete')).toHaveLength(1)
 
     fake.hooks.bucket = undefined
     await expect(
-      client.upload(file(5, 'k', 'text/plain'), { origin: 'o', key: 'k', ifNoneMatch: true }),
+      client.upload(file(5, 'k', 'text/plain'), { origin: 'o', key: 'k' }),
     ).rejects.toThrow(refusal)
     expect(fake.calls('/v1/uploads/complete')).toHaveLength(1)
     expect(fake.objects.get('k')).toBe(other)
@@ -243,7 +251,9 @@ describe('a POST form', () => {
     expect(fake.calls('/v1/uploads')[0]!.body?.mode).toBe('post')
     expect(stored).toMatchObject({ key: 'f.bin', size: 300, mode: 'post' })
     expect(bytesOf(fake, 'f.bin')).toEqual(patternBytes(300))
-    expect(fake.forms).toEqual([['key', 'Content-Type', 'policy', 'x-amz-signature', 'file']])
+    expect(fake.forms).toEqual([
+      ['key', 'Content-Type', 'x-amz-checksum-sha256', 'policy', 'x-amz-signature', 'file'],
+    ])
   })
 
   it('falls back to PUT when the origin does not accept POST uploads', async () => {
@@ -295,9 +305,34 @@ describe('multipart', () => {
     expect(storage.map.size).toBe(0)
   })
 
+  it("signs each part's SHA-256 into its URL, hashing as it goes", async () => {
+    const { fake, client } = setup()
+    await client.upload(big(), { ...options, partConcurrency: 2 })
+    const sums = await Promise.all(
+      Array.from({ length: 7 }, (_, i) => sumOf(patternBytes(70).slice(i * 10, i * 10 + 10))),
+    )
+    // The parts the first workers send come with the upload; each other one is asked for alone.
+    expect(fake.calls('/v1/uploads')[0]!.body).toMatchObject({
+      partSize: 10,
+      partChecksums: sums.slice(0, 2),
+    })
+    const asked = fake.calls('/v1/uploads/multipart/parts').map((r) => r.body)
+    expect(asked.map((b) => b!.partNumbers)).toEqual([[3], [4], [5], [6], [7]])
+    expect(asked.map((b) => b!.checksums)).toEqual(sums.slice(2).map((sum) => [sum]))
+    const headers = fake.log
+      .filter((r) => r.url.origin === BUCKET)
+      .map((r) => [
+        Number(r.url.searchParams.get('partNumber')),
+        r.headers.get('x-amz-checksum-sha256'),
+      ])
+      .sort(([a], [b]) => Number(a) - Number(b))
+    expect(headers).toEqual(sums.map((sum, i) => [i + 1, sum]))
+    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+  })
+
   it('asks for the part URLs beyond the first ones in batches', async () => {
     const { fake, client } = setup({ firstParts: 1 })
-    await client.upload(big(), { ...options, partConcurrency: 4 })
+    await client.upload(big(), { ...options, partConcurrency: 4, checksum: false })
     // Parts 2, 3 and 4 need a URL at once: the first to ask signs the whole queue, the others wait.
     const asked = fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!.partNumbers)
     expect(asked).toEqual([[2, 3, 4, 5, 6, 7]])
@@ -333,7 +368,7 @@ describe('multipart', () => {
       if (part3 === 2) return new Response('', { status: 500 })
       return undefined
     }
-    await client.upload(big(), options)
+    await client.upload(big(), { ...options, checksum: false })
     expect(part3).toBe(3)
     expect(fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!.partNumbers)).toEqual([
       [3],
@@ -352,7 +387,7 @@ describe('multipart', () => {
       first = false
       return undefined
     }
-    await client.upload(big(), { ...options, partConcurrency: 1 })
+    await client.upload(big(), { ...options, partConcurrency: 1, checksum: false })
     const asked = fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!.partNumbers)
     expect(asked).toEqual([[2, 3, 4, 5, 6, 7]])
     expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
@@ -437,8 +472,18 @@ describe('uploadMany', () => {
         origin: 'o',
         mode: 'put',
         items: [
-          { filename: 'a.txt', contentType: 'text/plain', contentLength: 5 },
-          { key: 'fixed/b.png', contentType: 'image/png', contentLength: 7 },
+          {
+            filename: 'a.txt',
+            contentType: 'text/plain',
+            contentLength: 5,
+            checksumSha256: await sumOf(patternBytes(5)),
+          },
+          {
+            key: 'fixed/b.png',
+            contentType: 'image/png',
+            contentLength: 7,
+            checksumSha256: await sumOf(patternBytes(7)),
+          },
         ],
       },
       expect.objectContaining({ mode: 'multipart', filename: 'big.bin', contentLength: 80 }),

@@ -15,12 +15,14 @@ const KEY = `${ROOT}/folder/report-2026.pdf`
 const BODY = 'the report'
 const API_KEY = 'wb_test_downloads_0123456789'
 
-// Each name with the header worked out by hand (RFC 6266 + RFC 8187).
+// Each name with the header worked out by hand (RFC 6266 + RFC 8187). Names are sanitized as
+// upload names are (src/core/filename.ts): quotes, backslashes, "%", "?", "#", path separators,
+// control and bidi/format characters become "_".
 const NAMES: Array<[string, string]> = [
   ['plain.pdf', `attachment; filename="plain.pdf"; filename*=UTF-8''plain.pdf`],
   [
     'résumé "final".pdf',
-    `attachment; filename="r_sum_ _final_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22final%22.pdf`,
+    `attachment; filename="r_sum_ _final_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20_final_.pdf`,
   ],
   [
     '日本語 😀.txt',
@@ -28,9 +30,13 @@ const NAMES: Array<[string, string]> = [
   ],
   [
     `a;b=c,d 100% back\\slash 'q'.bin`,
-    `attachment; filename="a;b=c,d 100% back_slash 'q'.bin"; filename*=UTF-8''a%3Bb%3Dc%2Cd%20100%25%20back%5Cslash%20%27q%27.bin`,
+    `attachment; filename="slash 'q'.bin"; filename*=UTF-8''slash%20%27q%27.bin`,
   ],
-  ['+&?#.txt', `attachment; filename="+&?#.txt"; filename*=UTF-8''+&%3F#.txt`],
+  ['+&?#.txt', `attachment; filename="+&__.txt"; filename*=UTF-8''+&__.txt`],
+  [
+    'invoice\u202Efdp.exe',
+    `attachment; filename="invoice_fdp.exe"; filename*=UTF-8''invoice_fdp.exe`,
+  ],
 ]
 
 let env: Env

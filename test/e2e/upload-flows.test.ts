@@ -43,6 +43,8 @@ beforeAll(async () => {
         maxBatch: 3,
         uploadKey: `${ROOT}/small/{apiKey}/{uuid}-{filename}`,
         deleteMismatched: true,
+        // POST forms cannot refuse to replace an object.
+        overwrite: true,
       },
       { to: 'apiKey:up', origin: 'e2e', prefix: `${ROOT}/big/`, actions: ['write'] },
       // The same bucket, but mismatches are kept for a person to look at.
@@ -297,7 +299,7 @@ describe('resuming a multipart upload', () => {
 })
 
 describe('completing twice', () => {
-  /** A multipart upload of `data` under big/, every part sent. */
+  /** A multipart upload of `data` under big/, every part sent, with the ETags the store gave. */
   async function sentUpload(key: string, data: Uint8Array<ArrayBuffer>) {
     const upload = await ok<Multipart>('/v1/uploads', {
       mode: 'multipart',
@@ -305,27 +307,34 @@ describe('completing twice', () => {
       contentType: 'application/octet-stream',
       contentLength: data.length,
     })
+    const parts: { partNumber: number; etag: string }[] = []
     for (const part of upload.parts) {
       const n = part.partNumber
       const body = data.slice((n - 1) * upload.partSize, n * upload.partSize)
-      expect((await fetch(part.url, { method: 'PUT', body })).status).toBe(200)
+      const sent = await fetch(part.url, { method: 'PUT', body })
+      expect(sent.status).toBe(200)
+      parts.push({ partNumber: n, etag: sent.headers.get('etag')! })
     }
-    return { key, uploadId: upload.uploadId }
+    return { key, uploadId: upload.uploadId, parts }
   }
 
   it('answers a repeated complete with the object, as when the first answer was lost', async () => {
     const data = new Uint8Array(5 * MIB + 7).fill(7)
-    const ref = await sentUpload(`${ROOT}/big/twice.bin`, data)
+    const { parts, ...ref } = await sentUpload(`${ROOT}/big/twice.bin`, data)
     const first = await ok<{ etag: string }>('/v1/uploads/multipart/complete', ref)
-    const again = await ok<{ etag: string }>('/v1/uploads/multipart/complete', ref)
+    // The store knows the upload no more: its parts name the object it made.
+    const again = await ok<{ etag: string }>('/v1/uploads/multipart/complete', { ...ref, parts })
     expect(again).toEqual(first)
     expect(first.etag).toMatch(/-2"?$/)
+    // Without them, nothing shows that the object at the key is this upload's.
+    await problem(await call('/v1/uploads/multipart/complete', { origin: 'e2e', ...ref }), 404)
   })
 
   it('stays 404 for an upload created after the object at its key was stored', async () => {
     const key = `${ROOT}/big/earlier.bin`
     const data = new Uint8Array(5 * MIB + 7).fill(5)
-    await ok('/v1/uploads/multipart/complete', await sentUpload(key, data))
+    const { parts: earlierParts, ...earlier } = await sentUpload(key, data)
+    await ok('/v1/uploads/multipart/complete', earlier)
     // Same key, size and type, created (by the clock) after that object, then aborted.
     const response = await later.request(
       '/v1/uploads',
@@ -345,12 +354,17 @@ describe('completing twice', () => {
     const ref = { origin: 'e2e', key, uploadId }
     expect((await call('/v1/uploads/multipart/abort', ref)).status).toBe(204)
     await problem(await call('/v1/uploads/multipart/complete', ref), 404)
+    // Even naming the parts of the object that is there: it was stored before this upload began.
+    await problem(
+      await call('/v1/uploads/multipart/complete', { ...ref, parts: earlierParts }),
+      404,
+    )
   })
 
   it('stays 404 for an aborted upload, even where a single PUT left an object of its size', async () => {
     const key = `${ROOT}/big/aborted.bin`
     const data = new Uint8Array(5 * MIB + 7).fill(9)
-    const ref = await sentUpload(key, data)
+    const { parts, ...ref } = await sentUpload(key, data)
     expect((await call('/v1/uploads/multipart/abort', { origin: 'e2e', ...ref })).status).toBe(204)
     const single = await ok<Put>('/v1/uploads', {
       key,
@@ -358,8 +372,9 @@ describe('completing twice', () => {
       contentLength: data.length,
     })
     expect((await put(single, data)).status).toBe(200)
+    // Even naming its parts: the single PUT's object is not what they make.
     const gone = await problem(
-      await call('/v1/uploads/multipart/complete', { origin: 'e2e', ...ref }),
+      await call('/v1/uploads/multipart/complete', { origin: 'e2e', ...ref, parts }),
       404,
     )
     expect(gone.detail).toContain('NoSuchUpload')
@@ -397,42 +412,71 @@ describe('the completion check of a PUT or POST upload', () => {
     })
     const swapped = await problem(await call('/v1/uploads/complete', check), 422)
     expect(swapped.errors.map((e) => e.path)).toEqual(['checksumSha256'])
+    // The object is not this upload's: it was neither passed nor deleted.
+    expect(await (await stored(upload.key)).text()).toBe('CHECKED BODY')
   })
 
   it('checks a POST upload against the most its policy admitted', async () => {
     const upload = await ok<Post>('/v1/uploads', {
       mode: 'post',
       key: `${ROOT}/small/form.png`,
-      contentType: 'image/*',
+      contentType: 'image/png',
     })
     const png = new Blob([new Uint8Array(300).fill(2)], { type: 'image/png' })
-    const sent = form(upload.fields, png, { 'Content-Type': 'image/png' })
-    expect((await postForm(upload.url, sent)).status).toBe(204)
+    const sent = await postForm(upload.url, form(upload.fields, png))
+    expect(sent.status).toBe(204)
+    // No checksum was signed: the ETag the store answered names the upload's bytes.
     const done = await ok<{ size: number; contentType: string }>('/v1/uploads/complete', {
       key: upload.key,
       receipt: upload.receipt,
+      etag: sent.headers.get('etag'),
     })
     expect(done).toMatchObject({ size: 300, contentType: 'image/png' })
   })
 
-  it('names each difference, and deletes the object where the grant says so', async () => {
+  it('never passes nor deletes an object another upload stored', async () => {
     const upload = await ok<Put>('/v1/uploads', {
       key: `${ROOT}/small/swapped.txt`,
       contentType: 'text/plain',
       contentLength: 5,
     })
-    // Something other than the signed URL wrote there: another size and type.
+    const mine = await put(upload, 'abcde')
+    expect(mine.status).toBe(200)
+    // Something other than the signed URL replaced it: another size and type.
     const written = await store.fetch(objectUrl(upload.key), {
       method: 'PUT',
       headers: { 'content-type': 'text/html' },
       body: '<script>1</script>',
     })
     expect(written.status).toBe(200)
+    const check = { key: upload.key, receipt: upload.receipt, etag: mine.headers.get('etag') }
+    const body = await problem(await call('/v1/uploads/complete', { origin: 'e2e', ...check }), 422)
+    expect(body.type).toBe('urn:waybill:problem:upload_mismatch')
+    expect(body.errors).toEqual([
+      { path: 'etag', message: 'is not the ETag of the object at this key' },
+    ])
+    // The grant says deleteMismatched, but this is not this upload's object: it stays.
+    expect(await (await stored(upload.key)).text()).toBe('<script>1</script>')
+  })
+
+  it("names each difference of this upload's bytes, and deletes them where the grant says so", async () => {
+    const upload = await ok<Put>('/v1/uploads', {
+      key: `${ROOT}/small/differs.txt`,
+      contentType: 'text/plain',
+      contentLength: 5,
+    })
+    // A store that ignored what the URL signed: the upload's own bytes are another size and type.
+    const written = await store.fetch(objectUrl(upload.key), {
+      method: 'PUT',
+      headers: { 'content-type': 'text/html' },
+      body: '<script>1</script>',
+    })
     const body = await problem(
       await call('/v1/uploads/complete', {
         origin: 'e2e',
         key: upload.key,
         receipt: upload.receipt,
+        etag: written.headers.get('etag'),
       }),
       422,
     )
@@ -451,19 +495,30 @@ describe('the completion check of a PUT or POST upload', () => {
       contentType: 'application/octet-stream',
       contentLength: 2,
     })
-    await store.fetch(objectUrl(key), { method: 'PUT', body: 'three' })
+    const written = await store.fetch(objectUrl(key), { method: 'PUT', body: 'three' })
     const body = await problem(
-      await call('/v1/uploads/complete', { origin: 'keep', key, receipt: upload.receipt }),
+      await call('/v1/uploads/complete', {
+        origin: 'keep',
+        key,
+        receipt: upload.receipt,
+        etag: written.headers.get('etag'),
+      }),
       422,
     )
     expect(body.detail).not.toMatch(/deleted/)
+    // No grant lets this caller read the key: it learns that the object differs, not how.
+    expect(body.errors).toEqual([
+      { path: 'size', message: 'differs' },
+      { path: 'contentType', message: 'differs' },
+    ])
     expect((await stored(key)).status).toBe(200)
   })
 
   it('passes or deletes only what was stored since the receipt was issued', async () => {
     const key = `${ROOT}/small/older.txt`
     const first = await ok<Put>('/v1/uploads', { key, contentType: 'text/plain', contentLength: 3 })
-    expect((await put(first, 'abc')).status).toBe(200)
+    const sent = await put(first, 'abc')
+    expect(sent.status).toBe(200)
     // A receipt issued after that object was stored, for another size: never used to upload.
     const response = await later.request(
       '/v1/uploads',
@@ -471,8 +526,9 @@ describe('the completion check of a PUT or POST upload', () => {
       env,
     )
     const { receipt } = await response.json<Put>()
+    const etag = sent.headers.get('etag')
     const stale = await problem(
-      await call('/v1/uploads/complete', { origin: 'e2e', key, receipt }),
+      await call('/v1/uploads/complete', { origin: 'e2e', key, receipt, etag }),
       404,
     )
     expect(stale.errors).toEqual([
@@ -540,10 +596,12 @@ describe('notifications of checked uploads', () => {
       contentLength: 4,
     })
     const upload = await issued.json<Put>()
-    expect((await put(upload, 'news')).status).toBe(200)
+    const sentPut = await put(upload, 'news')
+    expect(sentPut.status).toBe(200)
     const checked = await request('/v1/uploads/complete', {
       key: upload.key,
       receipt: upload.receipt,
+      etag: sentPut.headers.get('etag'),
     })
     expect(checked.status).toBe(200)
     await waitOnExecutionContext(ctx)
@@ -577,12 +635,15 @@ describe('notifications of checked uploads', () => {
         contentLength: data.length,
       })
     ).json<Multipart>()
+    const parts: { partNumber: number; etag: string }[] = []
     for (const part of upload.parts) {
       const body = data.slice(
         (part.partNumber - 1) * upload.partSize,
         part.partNumber * upload.partSize,
       )
-      expect((await fetch(part.url, { method: 'PUT', body })).status).toBe(200)
+      const sent = await fetch(part.url, { method: 'PUT', body })
+      expect(sent.status).toBe(200)
+      parts.push({ partNumber: part.partNumber, etag: sent.headers.get('etag')! })
     }
     const done = await request('/v1/uploads/multipart/complete', {
       key: upload.key,
@@ -593,10 +654,12 @@ describe('notifications of checked uploads', () => {
     const again = await request('/v1/uploads/multipart/complete', {
       key: upload.key,
       uploadId: upload.uploadId,
+      parts,
     })
     expect(again.status).toBe(200)
     const refused = await request('/v1/uploads/complete', {
       key: `${ROOT}/small/none.txt`,
+      etag: '"0"',
       receipt: (
         await (
           await request('/v1/uploads', {

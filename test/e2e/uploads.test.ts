@@ -39,6 +39,8 @@ beforeAll(async () => {
         actions: ['write', 'read'],
         contentTypes: ['image/*', 'text/plain'],
         maxContentLength: MAX_BYTES,
+        // POST forms cannot refuse to replace an object; PUTs still refuse unless asked.
+        overwrite: true,
       },
       { to: 'apiKey:up', origin: 'e2e', prefix: `${ROOT}/big/`, actions: ['write', 'read'] },
       { to: 'apiKey:up', origin: 'r2like', prefix: `${ROOT}/`, actions: ['write'] },
@@ -48,6 +50,7 @@ beforeAll(async () => {
         actions: ['write'],
         contentTypes: ['image/*'],
         maxContentLength: MAX_BYTES,
+        overwrite: true,
       },
     ]),
   }
@@ -111,10 +114,11 @@ describe('PUT uploads', () => {
     expect(upload.headers).toEqual({
       'content-type': 'text/plain',
       'content-length': String(text.length),
+      'if-none-match': '*',
       'x-amz-meta-caption': 'a caption',
     })
     expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')).toBe(
-      'content-length;content-type;host;x-amz-meta-caption',
+      'content-length;content-type;host;if-none-match;x-amz-meta-caption',
     )
     const response = await put(upload, text)
     expect(response.status, await response.text()).toBe(200)
@@ -164,15 +168,22 @@ describe('PUT uploads', () => {
     expect((await stored(`${ROOT}/small/badsum.txt`)).status).toBe(404)
   })
 
-  it('refuses to overwrite under ifNoneMatch', async () => {
+  it('never replaces an existing object by default: the store answers 412', async () => {
     const key = `${ROOT}/small/once.txt`
-    const request = { key, contentType: 'text/plain', contentLength: 5, ifNoneMatch: true }
+    const request = { key, contentType: 'text/plain', contentLength: 5 }
     const first = await issue<PutUpload>(request)
     expect(first.headers['if-none-match']).toBe('*')
     expect((await put(first, 'first')).status).toBe(200)
     const second = await issue<PutUpload>(request)
     expect((await put(second, 'again')).status).toBe(412)
+    // Without the header the signature does not match: it cannot be left out.
+    expect((await put(second, 'again', without(second.headers, 'if-none-match'))).status).toBe(403)
     expect(await (await stored(key)).text()).toBe('first')
+    // Asked for, where a grant allows it, the upload replaces the object.
+    const replace = await issue<PutUpload>({ ...request, overwrite: true })
+    expect(replace.headers['if-none-match']).toBeUndefined()
+    expect((await put(replace, 'third')).status).toBe(200)
+    expect(await (await stored(key)).text()).toBe('third')
   })
 })
 
@@ -221,10 +232,10 @@ describe('POST policy uploads', () => {
       origin: 'open',
       mode: 'post',
       keyPrefix: `${ROOT}/open/`,
-      contentType: 'image/*',
+      contentType: 'image/png',
     })
     expect(post.fields.key).toBe(`${ROOT}/open/\${filename}`)
-    // S3 also fills in "${filename}"; versitygw does not. A family needs the form's own type.
+    // S3 also fills in "${filename}"; versitygw does not. The type is the exact one signed.
     const send = (key: string, type: string) =>
       postForm(post.url, form(post.fields, png, { key, 'Content-Type': type }))
     expect((await send(`${ROOT}/open/a.png`, 'image/png')).status).toBe(204)

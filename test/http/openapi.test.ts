@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import committed from '../../docs/openapi.json'
 import { createApp } from '../../src/app'
+import { MAX_MEDIA_TYPE_CHARS } from '../../src/core/media-type'
 import {
   MAX_BATCH_CEILING,
   MAX_EXPIRES_S,
@@ -79,7 +80,11 @@ describe('the OpenAPI document', () => {
     expect(body.properties!.expiresIn!.maximum).toBe(MAX_EXPIRES_S)
     expect(body.properties!.signingWindow!.maximum).toBe(MAX_SIGNING_WINDOW_S)
     const overrides = body.properties!.items!.items!.properties!.response!.properties!
-    for (const field of Object.values(overrides)) expect(field.maxLength).toBe(MAX_OVERRIDE_CHARS)
+    for (const [name, field] of Object.entries(overrides)) {
+      expect(field.maxLength).toBe(
+        name === 'contentType' ? MAX_MEDIA_TYPE_CHARS : MAX_OVERRIDE_CHARS,
+      )
+    }
     const limit = document.paths['/v1/list/{origin}']!.get!.parameters!.find(
       (parameter) => parameter.name === 'limit',
     )

@@ -1071,14 +1071,87 @@ const UPLOAD_ROWS: BadInputCase[] = [
     'checksumSha256',
   ),
   upload(
-    'checksum for POST',
+    'checksumSha256 for multipart',
     {
       ...UPLOAD_VALID,
-      mode: 'post',
+      mode: 'multipart',
+      contentLength: 6 * MIB,
       checksumSha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
     },
     400,
     'checksumSha256',
+  ),
+  // Media types are parsed strictly (issue #20): one type, no commas, no wildcards.
+  ...[
+    'image/png;,text/html',
+    'text/plain; charset=utf-8, text/html',
+    'application/pdf;x="y",image/svg+xml',
+    'image/png,text/html',
+    'image/png;x="a,b"',
+    'text/plain;charset',
+    ' text/plain',
+    'text/plain; charset=é',
+  ].map((contentType) =>
+    upload(
+      `contentType ${JSON.stringify(contentType)}`,
+      { ...UPLOAD_VALID, contentType },
+      400,
+      'contentType',
+    ),
+  ),
+  upload(
+    'a type family for POST',
+    { ...UPLOAD_VALID, mode: 'post', contentType: 'image/*' },
+    400,
+    'contentType',
+  ),
+  upload('overwrite not a boolean', { ...UPLOAD_VALID, overwrite: 'yes' }, 400, 'overwrite'),
+  upload(
+    'ifNoneMatch with overwrite',
+    { ...UPLOAD_VALID, overwrite: true, ifNoneMatch: true },
+    400,
+    'ifNoneMatch',
+  ),
+  upload(
+    'partChecksums without partSize',
+    {
+      ...UPLOAD_VALID,
+      mode: 'multipart',
+      contentLength: 6 * MIB,
+      partChecksums: ['n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg='],
+    },
+    400,
+    'partSize',
+  ),
+  upload(
+    'partChecksums for PUT',
+    { ...UPLOAD_VALID, partChecksums: ['n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg='] },
+    400,
+    'partChecksums',
+  ),
+  upload(
+    'partChecksums not base64 SHA-256',
+    {
+      ...UPLOAD_VALID,
+      mode: 'multipart',
+      contentLength: 6 * MIB,
+      partSize: 5 * MIB,
+      partChecksums: ['abc'],
+    },
+    400,
+    'partChecksums.0',
+  ),
+  upload(
+    'metadata named __proto__',
+    { ...UPLOAD_VALID, metadata: JSON.parse('{"__proto__":"x"}') as unknown },
+    400,
+    'metadata',
+  ),
+  upload(
+    'metadata named constructor',
+    { ...UPLOAD_VALID, metadata: { constructor: 'x' } },
+    400,
+    'metadata',
   ),
   upload('ifNoneMatch not true', { ...UPLOAD_VALID, ifNoneMatch: 'yes' }, 400, 'ifNoneMatch'),
   upload('metadata not an object', { ...UPLOAD_VALID, metadata: ['a'] }, 400, 'metadata'),
@@ -1235,6 +1308,8 @@ const MULTIPART_ROWS: BadInputCase[] = [
       ['complete', { origin: 'photos', receipt: FAKE_HANDLE }, 400, 'key'],
       ['complete', { origin: 'photos', key: '', receipt: FAKE_HANDLE }, 400, 'key'],
       ['complete', { origin: 'photos', key: 'a', receipt: FAKE_HANDLE, parts: [] }, 400, 'parts'],
+      ['complete', { origin: 'photos', key: 'a', receipt: FAKE_HANDLE, etag: '' }, 400, 'etag'],
+      ['complete', { origin: 'photos', key: 'a', receipt: FAKE_HANDLE, etag: 7 }, 400, 'etag'],
       ['complete', { origin: 'cdn', key: 'a', receipt: FAKE_HANDLE }, 403, 'receipt'],
       ['complete', { origin: 'nowhere', key: 'a', receipt: FAKE_HANDLE }, 403, 'origin'],
     ] as const
@@ -1253,6 +1328,16 @@ const MULTIPART_ROWS: BadInputCase[] = [
       // Sizes come from the upload itself, never from a follow-up.
       ['parts', { ...MULTIPART_REF, partNumbers: [1], contentLength: 1 }, 'contentLength'],
       ['parts', { ...MULTIPART_REF, partNumbers: [1], uploadId: 'upload-1' }, 'uploadId'],
+      ['parts', { ...MULTIPART_REF, partNumbers: [1], checksums: ['abc'] }, 'checksums.0'],
+      [
+        'parts',
+        {
+          ...MULTIPART_REF,
+          partNumbers: [1, 2],
+          checksums: ['n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg='],
+        },
+        'checksums',
+      ],
       ['complete', { ...MULTIPART_REF, parts: [] }, 'parts'],
       [
         'complete',
@@ -1357,9 +1442,10 @@ const LINK_ROWS: BadInputCase[] = [
   ...(
     [
       [`/l/${A_TOKEN}`, 403, 'token', 'a token under a secret this waybill does not have'],
-      [`/l/k1.${'A'.repeat(40)}.short`, 400, 'token', 'a token with a short tag'],
-      ['/l/only-one-part', 400, 'token', 'a token that is not three parts'],
-      [`/l/k1.${'A'.repeat(9000)}.${'A'.repeat(22)}`, 400, 'token', 'a token of 9 KiB'],
+      // Not shaped like a link: one waybill did not issue, 404 as the README says (issue #20).
+      [`/l/k1.${'A'.repeat(40)}.short`, 404, 'token', 'a token with a short tag'],
+      ['/l/only-one-part', 404, 'token', 'a token that is not three parts'],
+      [`/l/k1.${'A'.repeat(9000)}.${'A'.repeat(22)}`, 404, 'token', 'a token of 9 KiB'],
     ] as const
   ).map(([path, status, errorPath, name]) => ({
     name: `GET /l/…: ${name}`,

@@ -11,7 +11,7 @@ async function signatureOf(stringToSign: string): Promise<string> {
 const debugEnv = () =>
   testEnv({
     WAYBILL_GRANTS: JSON.stringify([
-      { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write'] },
+      { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write'], overwrite: true },
       { to: 'apiKey:all', origin: 'photos', prefix: 'debuggable/', actions: ['debug'] },
       { to: 'apiKey:photos-only', origin: 'photos', actions: ['read'] },
     ]),

@@ -51,8 +51,9 @@ export async function testEnv(overrides: Partial<Env> = {}): Promise<Env> {
       { id: 'photos-only', key: PHOTOS_KEY, label: 'the photos frontend' },
     ]),
     WAYBILL_GRANTS: JSON.stringify([
-      { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write', 'delete'] },
-      { to: 'apiKey:all', origin: 'docs', actions: ['read', 'write', 'delete'] },
+      // Bare PUT URLs from /v1/sign cannot refuse to replace an object: they need `overwrite`.
+      { to: 'apiKey:all', origin: 'photos', actions: ['read', 'write', 'delete'], overwrite: true },
+      { to: 'apiKey:all', origin: 'docs', actions: ['read', 'write', 'delete'], overwrite: true },
       { to: 'apiKey:photos-only', origin: 'photos', actions: ['read'] },
     ]),
     WAYBILL_MAX_BATCH: '50',

@@ -168,8 +168,9 @@ describe('GET /l/{token}', () => {
       [`${id}.${forged}.${tag}`, 403],
       [`${id}.${payload}.${flip(tag)}`, 403],
       [`k2.${payload}.${tag}`, 403],
-      [`${id}.${payload}`, 400],
-      ['not-a-link', 400],
+      // Not shaped like a link at all: a link waybill did not issue, as the README says.
+      [`${id}.${payload}`, 404],
+      ['not-a-link', 404],
     ]
     for (const [bad, status] of cases) {
       const response = await appAt().request(`/l/${bad}`, { redirect: 'manual' }, env)

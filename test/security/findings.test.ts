@@ -36,6 +36,8 @@ beforeAll(async () => {
         actions: ['write'],
         contentTypes: ['image/png'],
         maxContentLength: 1000,
+        // POST forms cannot refuse to replace an object.
+        overwrite: true,
       },
       {
         to: 'apiKey:alice',

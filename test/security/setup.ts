@@ -59,6 +59,8 @@ export async function securityEnv(
         actions: ['read', 'write', 'delete', 'list'],
         maxExpiresIn: LIMITS.maxExpiresIn,
         maxBatch: LIMITS.maxBatch,
+        // Bare PUT URLs and POST forms cannot refuse to replace an object: they need this.
+        overwrite: true,
       })),
       { to: '*', origin: 's3', prefix: `${ROOT}/jwt/{sub}/`, actions: ['read'] },
       { to: 'email:ops@example.com', origin: 's3', prefix: `${ROOT}/ops/`, actions: ['read'] },
@@ -84,6 +86,7 @@ export async function securityEnv(
         actions: ['write'],
         contentTypes: ['image/png'],
         maxContentLength: LIMITS.maxContentLength,
+        overwrite: true,
       },
       ...extraGrants,
     ]),

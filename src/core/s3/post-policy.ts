@@ -23,9 +23,13 @@ export interface PostPolicyInput {
   /** Seconds until the policy expires. */
   expiresIn: number
   key: FieldCondition
-  contentType: FieldCondition
+  /** The exact Content-Type (a POST policy never signs a type family: browsers and stores read
+   * a comma-separated value as several types, and `starts-with` admits `image/png,text/html`). */
+  contentType: string
   /** Inclusive byte range of the file. */
   contentLength: { min: number; max: number }
+  /** The file's SHA-256 (base64): the store refuses any other bytes. */
+  checksumSha256?: string | undefined
   /** `x-amz-meta-<name>` fields, exact. */
   metadata?: Readonly<Record<string, string>> | undefined
   /** 200, 201 or 204 (S3's default when absent is 204). */
@@ -62,7 +66,7 @@ function condition(field: string, rule: FieldCondition): unknown {
  * @example
  * const post = await signPostPolicy({ endpoint, bucket: 'photos', region: 'us-east-1', credentials,
  *   now: new Date(), expiresIn: 600, key: { eq: 'uploads/cat.png' },
- *   contentType: { eq: 'image/png' }, contentLength: { min: 0, max: 10_485_760 } })
+ *   contentType: 'image/png', contentLength: { min: 0, max: 10_485_760 } })
  * // <form action={post.url} method="post" enctype="multipart/form-data"> …post.fields…, file
  */
 export async function signPostPolicy(input: PostPolicyInput): Promise<PostPolicy> {
@@ -74,9 +78,15 @@ export async function signPostPolicy(input: PostPolicyInput): Promise<PostPolicy
 
   fields.key = 'eq' in input.key ? input.key.eq : `${input.key.startsWith}\${filename}`
   conditions.push(condition('key', input.key))
-  if ('eq' in input.contentType) fields['Content-Type'] = input.contentType.eq
-  conditions.push(condition('Content-Type', input.contentType))
+  fields['Content-Type'] = input.contentType
+  conditions.push(condition('Content-Type', { eq: input.contentType }))
   conditions.push(['content-length-range', input.contentLength.min, input.contentLength.max])
+  if (input.checksumSha256 !== undefined) {
+    fields['x-amz-checksum-algorithm'] = 'SHA256'
+    conditions.push({ 'x-amz-checksum-algorithm': 'SHA256' })
+    fields['x-amz-checksum-sha256'] = input.checksumSha256
+    conditions.push({ 'x-amz-checksum-sha256': input.checksumSha256 })
+  }
   if (input.successActionStatus !== undefined) {
     fields.success_action_status = String(input.successActionStatus)
     conditions.push({ success_action_status: fields.success_action_status })

@@ -20,8 +20,9 @@ describe('signPostPolicy', () => {
       now: NOW,
       expiresIn: 600,
       key: { startsWith: 'users/ümit/' },
-      contentType: { startsWith: 'image/' },
+      contentType: 'image/png',
       contentLength: { min: 0, max: 1024 },
+      checksumSha256: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
       metadata: { caption: 'a cat' },
       successActionStatus: 201,
     })
@@ -32,8 +33,10 @@ describe('signPostPolicy', () => {
       conditions: [
         { bucket: 'photos' },
         ['starts-with', '$key', 'users/ümit/'],
-        ['starts-with', '$Content-Type', 'image/'],
+        ['eq', '$Content-Type', 'image/png'],
         ['content-length-range', 0, 1024],
+        { 'x-amz-checksum-algorithm': 'SHA256' },
+        { 'x-amz-checksum-sha256': 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' },
         { success_action_status: '201' },
         { 'x-amz-meta-caption': 'a cat' },
         { 'x-amz-algorithm': 'AWS4-HMAC-SHA256' },
@@ -52,7 +55,11 @@ describe('signPostPolicy', () => {
       ),
     )
     expect(post.fields.key).toBe('users/ümit/${filename}')
-    expect(post.fields['Content-Type']).toBeUndefined()
+    // A type is always exact: a comma-separated value would pass starts-with as several types.
+    expect(post.fields['Content-Type']).toBe('image/png')
+    expect(post.fields['x-amz-checksum-sha256']).toBe(
+      'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+    )
     expect(Object.keys(post.fields).slice(-2)).toEqual(['policy', 'x-amz-signature'])
     expect(JSON.stringify(post)).not.toContain(credentials.secretAccessKey)
   })
@@ -71,13 +78,14 @@ describe('signPostPolicy', () => {
       now: NOW,
       expiresIn: 60,
       key: { eq: 'a b.png' },
-      contentType: { eq: 'image/png' },
+      contentType: 'image/png',
       contentLength: { min: 10, max: 10 },
     })
     expect(post.url).toBe('http://127.0.0.1:7070/demo/')
     expect(post.fields.key).toBe('a b.png')
     expect(post.fields['Content-Type']).toBe('image/png')
     expect(post.fields.success_action_status).toBeUndefined()
+    expect(post.fields['x-amz-checksum-sha256']).toBeUndefined()
     const conditions = (JSON.parse(post.document) as { conditions: unknown[] }).conditions
     expect(conditions).toContainEqual(['eq', '$key', 'a b.png'])
     expect(conditions).toContainEqual(['content-length-range', 10, 10])

@@ -1,7 +1,8 @@
-// File names from browsers, made fit for the last segment of a key the grant chooses.
+// File names from browsers and requests, made fit for a key's last segment or a download's name.
 
 import { describe, expect, it } from 'vitest'
-import { sanitizeFilename, unsafeKeyReason } from '../../src/auth/key-safety'
+import { unsafeKeyReason } from '../../src/auth/key-safety'
+import { sanitizeFilename } from '../../src/core/filename'
 
 const utf8 = (text: string) => new TextEncoder().encode(text).length
 

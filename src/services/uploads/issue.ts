@@ -1,0 +1,272 @@
+// POST /v1/uploads: permission to upload straight to the bucket. Exact PUT URLs and POST policies
+// (one, or a batch), each with the receipt its completion check takes, or a multipart upload the
+// Worker starts, with its sealed handle and first part URLs.
+
+import { uploadKeyFor, type Content, type Permit } from '../../auth/policy'
+import type { Principal } from '../../auth/principal'
+import type { Config, Origin } from '../../config'
+import {
+  FIRST_PART_URLS,
+  MAX_PARTS,
+  MAX_REPORTED_ERRORS,
+  RECEIPT_GRACE_S,
+} from '../../config/limits'
+import { choosePartSize, partCountOf } from '../../core/s3/parts'
+import { epochSeconds } from '../../core/sigv4/time'
+import { invalid, WaybillError, type FieldError } from '../../errors'
+import type { UploadItem, UploadRequest } from '../../schemas/uploads'
+import { createMultipartUpload } from '../../store/client'
+import { originFor, permitFor } from '../permits'
+import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
+import { sealHandle, sealReceipt } from './sealed'
+
+/** What the origin's type or store cannot do for this upload, once a grant is known. */
+function uploadFits(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
+  if (origin.type !== 's3') {
+    return [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
+  }
+  if (mode === 'post' && !origin.postPolicy) {
+    return [
+      {
+        path: 'mode',
+        message:
+          'this origin\'s store does not accept POST uploads (postPolicy: false); use "put" or "multipart"',
+      },
+    ]
+  }
+  if (item.keyIsPrefix && origin.keys === 'safe') {
+    // S3 can only say starts-with: a form could send "<prefix>../x", which some stores store as
+    // "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
+    return [
+      {
+        path: `${at}keyPrefix`,
+        message:
+          'cannot be used on this origin: S3\'s starts-with admits keys such as "<prefix>../x", which stores may normalize out of the prefix; send the exact "key"',
+      },
+    ]
+  }
+  return []
+}
+
+/** What an upload's signature enforces: type, length, checksum, and whether it may replace. */
+function contentOf(mode: UploadRequest['mode'], item: UploadItem, at: string): Content {
+  const exact = item.contentLength
+  return {
+    type: { value: item.contentType, path: `${at}contentType` },
+    // A PUT without a length signs none; a POST policy then signs the grant's own limit.
+    length: exact !== undefined ? { exact } : mode === 'post' ? { atMost: 'grant' } : undefined,
+    lengthPath: `${at}contentLength`,
+    checksumSha256: item.checksumSha256,
+    // A POST form cannot refuse to replace an object; a PUT or a multipart complete can.
+    overwrite:
+      mode === 'post' ? { path: 'mode' } : item.overwrite ? { path: `${at}overwrite` } : undefined,
+  }
+}
+
+/**
+ * A batch's refusals as one answer, all or nothing as `/v1/sign` is: the 403s when there are any
+ * (each field once), otherwise the 400s.
+ */
+function refused(failures: readonly WaybillError[]): WaybillError {
+  const forbidden = failures.filter((failure) => failure.status === 403)
+  const chosen = forbidden.length > 0 ? forbidden : failures
+  if (chosen.length === 1) return chosen[0]!
+  const seen = new Set<string>()
+  const errors: FieldError[] = []
+  for (const error of chosen.flatMap((failure) => failure.errors)) {
+    const id = `${error.path}\n${error.message}`
+    if (seen.has(id) || errors.length >= MAX_REPORTED_ERRORS) continue
+    seen.add(id)
+    errors.push(error)
+  }
+  return forbidden.length > 0
+    ? new WaybillError('forbidden', chosen[0]!.message, { errors })
+    : invalid(errors)
+}
+
+/**
+ * Authorizes each upload of a request (one grant must allow each upload's key, type, size,
+ * overwrite and lifetime, every limit signed; a `filename` gets its key from the grant's
+ * `uploadKey`) and issues them: PUT URLs, POST policies, or a multipart upload with its first part
+ * URLs. A batch is all or nothing.
+ */
+export async function issueUpload(
+  config: Config,
+  principal: Principal,
+  request: UploadRequest,
+  now: Date,
+  newUuid: () => string = () => crypto.randomUUID(),
+) {
+  const { items, mode } = request
+  const at = (i: number) => (request.batch ? `items.${i}.` : '')
+  const failures: WaybillError[] = []
+  const permits = items.flatMap((item, i) => {
+    try {
+      const key =
+        item.filename === undefined
+          ? item.key
+          : chosenKey(config, principal, request.origin, item.filename, at(i), newUuid())
+      const path = `${at(i)}${item.keyIsPrefix ? 'keyPrefix' : item.filename === undefined ? 'key' : 'filename'}`
+      const permit = permitFor(config, principal, {
+        kind: 'upload',
+        origin: request.origin,
+        target: item.keyIsPrefix ? { keyPrefix: key, path } : { key, path },
+        count: request.batch ? { n: items.length, path: 'items' } : undefined,
+        expiresIn: request.expiresIn,
+        content: contentOf(mode, item, at(i)),
+        fits: (origin) => uploadFits(origin, mode, item, at(i)),
+      })
+      return [{ permit, item: { ...item, key } }]
+    } catch (error) {
+      if (!(error instanceof WaybillError)) throw error
+      failures.push(error)
+      return []
+    }
+  })
+  if (failures.length > 0) throw refused(failures)
+  if (mode === 'multipart') {
+    const { permit, item } = permits[0]!
+    return startMultipart(permit, principal, request, item, now)
+  }
+  const uploads = await Promise.all(
+    permits.map(({ permit, item }) => issueOne(permit, principal, request, item, now)),
+  )
+  return request.batch ? { uploads } : uploads[0]!
+}
+
+/** The key the grant's `uploadKey` gives a file name, or the 400 saying there is none. */
+function chosenKey(
+  config: Config,
+  principal: Principal,
+  originName: string,
+  filename: string,
+  at: string,
+  uuid: string,
+): string {
+  const origin = originFor(config, principal, originName, 'write')
+  const key = uploadKeyFor(config, principal, origin, filename, uuid)
+  if (key === undefined) {
+    throw invalid([
+      {
+        path: `${at}filename`,
+        message:
+          'no grant of this caller chooses upload keys on this origin (uploadKey); send "key"',
+      },
+    ])
+  }
+  return key
+}
+
+/** One PUT URL or POST policy, with the receipt its completion check takes. */
+async function issueOne(
+  permit: Permit,
+  principal: Principal,
+  request: UploadRequest,
+  item: UploadItem,
+  now: Date,
+) {
+  const { origin } = permit
+  if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
+  const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
+  const signed =
+    request.mode === 'post'
+      ? await postUploadPolicy(
+          permit,
+          { metadata: item.metadata, successActionStatus: request.successActionStatus },
+          now,
+        )
+      : await putUploadUrl(permit, item.metadata, now)
+  const receipt = await sealReceipt(origin, principal, {
+    key: item.key,
+    keyIsPrefix: item.keyIsPrefix,
+    mode: request.mode === 'post' ? 'post' : 'put',
+    contentType: item.contentType,
+    exact: item.contentLength,
+    atMost: item.contentLength === undefined ? permit.maxContentLength : undefined,
+    checksumSha256: item.checksumSha256,
+    overwrite: permit.content?.overwrite !== undefined,
+    issuedAt: epochSeconds(now),
+    expiresAt: epochSeconds(signed.expiresAt) + RECEIPT_GRACE_S,
+  })
+  const expiresAt = signed.expiresAt.toISOString()
+  if ('fields' in signed) {
+    return {
+      mode: 'post' as const,
+      method: 'POST' as const,
+      ...named,
+      url: signed.url,
+      fields: signed.fields,
+      receipt,
+      expiresAt,
+    }
+  }
+  return {
+    mode: 'put' as const,
+    method: 'PUT' as const,
+    ...named,
+    url: signed.url,
+    headers: signed.headers,
+    receipt,
+    expiresAt,
+  }
+}
+
+/** Starts a multipart upload at the store and signs its first part URLs. */
+async function startMultipart(
+  permit: Permit,
+  principal: Principal,
+  request: UploadRequest,
+  item: UploadItem,
+  now: Date,
+) {
+  const { origin } = permit
+  if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
+  // The schema requires it for multipart.
+  const contentLength = item.contentLength ?? 0
+  const partSize = choosePartSize(contentLength, request.partSize)
+  const partCount = partCountOf(contentLength, partSize)
+  if (partCount > MAX_PARTS) {
+    throw invalid([
+      { path: 'partSize', message: `makes ${partCount} parts; S3 allows ${MAX_PARTS}` },
+    ])
+  }
+  const checksums = request.partChecksums
+  if (checksums !== undefined && checksums.length > partCount) {
+    throw invalid([
+      {
+        path: 'partChecksums',
+        message: `lists ${checksums.length} parts; ${contentLength} bytes in parts of ${partSize} make ${partCount}`,
+      },
+    ])
+  }
+  const uploadId = await createMultipartUpload(origin, item.key, {
+    contentType: item.contentType,
+    metadata: item.metadata,
+    checksumSha256: checksums !== undefined,
+  })
+  // With checksums, the parts whose SHA-256 is known; without, the first of the plan.
+  const first = Array.from(
+    { length: Math.min(checksums?.length ?? partCount, FIRST_PART_URLS) },
+    (_, i) => ({ partNumber: i + 1, checksumSha256: checksums?.[i] }),
+  )
+  const { parts, expiresAt } = await partUploadUrls(permit, { uploadId, partSize }, first, now)
+  const handle = await sealHandle(origin, principal, item.key, {
+    uploadId,
+    contentLength,
+    partSize,
+    contentType: item.contentType,
+    checksums: checksums !== undefined,
+    overwrite: permit.content?.overwrite !== undefined,
+    createdAt: epochSeconds(now),
+  })
+  return {
+    mode: 'multipart' as const,
+    method: 'MULTIPART' as const,
+    key: item.key,
+    uploadId: handle,
+    partSize,
+    partCount,
+    parts,
+    expiresAt: expiresAt.toISOString(),
+  }
+}

@@ -1,0 +1,272 @@
+// The follow-ups of a multipart upload, each named by its sealed handle: more part URLs, the parts
+// the store holds (to resume), complete (once every part is checked), abort.
+
+import type { Principal } from '../../auth/principal'
+import type { Config, S3Origin } from '../../config'
+import { canonicalMediaType } from '../../core/media-type'
+import { bareEtag, multipartEtag, partCountOf, partSizeOf } from '../../core/s3/parts'
+import { invalid, WaybillError, type FieldError } from '../../errors'
+import {
+  abortMultipartUpload,
+  completeMultipartUpload,
+  headObject,
+  listParts,
+  type CompletedPart,
+  type UploadedPart,
+} from '../../store/client'
+import { originFor, permitFor } from '../permits'
+import { partUploadUrls } from '../signers'
+import type { Permit } from '../../auth/policy'
+import { storedSince, unsealHandle, type UploadHandle } from './sealed'
+
+/** A multipart upload named by its follow-ups. */
+export interface UploadRef {
+  origin: string
+  key: string
+  uploadId: string
+}
+
+/**
+ * The permit for a follow-up on a multipart upload: the handle must unseal for this caller and key
+ * (checked only once the caller is known to hold a grant on the origin), and one grant of the
+ * caller must still allow what the upload was created with.
+ */
+async function authorizeFollowUp(
+  config: Config,
+  principal: Principal,
+  ref: UploadRef,
+  expiresIn?: number,
+): Promise<{ permit: Permit; handle: UploadHandle; origin: S3Origin }> {
+  const origin = originFor(config, principal, ref.origin, 'write')
+  const notOurs = () =>
+    new WaybillError('forbidden', 'This upload was not started by this caller for this key.', {
+      errors: [{ path: 'uploadId', message: 'was not issued to this caller for this key' }],
+    })
+  if (origin.type !== 's3') throw notOurs()
+  const handle = await unsealHandle(origin, principal, ref.key, ref.uploadId)
+  if (handle === undefined) throw notOurs()
+  const permit = permitFor(config, principal, {
+    kind: 'upload',
+    origin: ref.origin,
+    target: { key: ref.key, path: 'key' },
+    expiresIn,
+    content: {
+      type: { value: handle.contentType, path: 'uploadId' },
+      length: { exact: handle.contentLength },
+      lengthPath: 'uploadId',
+      overwrite: handle.overwrite ? { path: 'uploadId' } : undefined,
+    },
+  })
+  return { permit, handle, origin }
+}
+
+/** More part URLs for an upload in progress, sized from its handle (and signing each checksum). */
+export async function moreParts(
+  config: Config,
+  principal: Principal,
+  request: UploadRef & {
+    partNumbers: number[]
+    checksums?: string[] | undefined
+    expiresIn?: number | undefined
+  },
+  now: Date,
+) {
+  const { permit, handle } = await authorizeFollowUp(config, principal, request, request.expiresIn)
+  const partCount = partCountOf(handle.contentLength, handle.partSize)
+  const errors: FieldError[] = request.partNumbers.flatMap((n, i) =>
+    n > partCount
+      ? [{ path: `partNumbers.${i}`, message: `must be a part number from 1 to ${partCount}` }]
+      : [],
+  )
+  if (handle.checksums && request.checksums === undefined) {
+    errors.push({
+      path: 'checksums',
+      message:
+        "is required: this upload was created with partChecksums, so each part URL signs its part's SHA-256",
+    })
+  } else if (!handle.checksums && request.checksums !== undefined) {
+    errors.push({
+      path: 'checksums',
+      message:
+        'cannot be signed: this upload was created without partChecksums (its parts carry none)',
+    })
+  }
+  if (errors.length > 0) throw invalid(errors)
+  const { parts, expiresAt } = await partUploadUrls(
+    permit,
+    { uploadId: handle.uploadId, partSize: handle.partSize },
+    request.partNumbers.map((partNumber, i) => ({
+      partNumber,
+      checksumSha256: request.checksums?.[i],
+    })),
+    now,
+  )
+  return { parts, expiresAt: expiresAt.toISOString() }
+}
+
+/** The parts an upload in progress holds, and its plan: what a client resuming it needs. */
+export async function uploadedParts(config: Config, principal: Principal, request: UploadRef) {
+  const { handle, origin } = await authorizeFollowUp(config, principal, request)
+  const parts = await listParts(origin, request.key, handle.uploadId)
+  return {
+    key: request.key,
+    contentLength: handle.contentLength,
+    contentType: handle.contentType,
+    partSize: handle.partSize,
+    partCount: partCountOf(handle.contentLength, handle.partSize),
+    parts: parts.map(({ partNumber, etag, size, checksumSha256 }) => ({
+      partNumber,
+      etag,
+      size,
+      ...(checksumSha256 === undefined ? {} : { checksumSha256 }),
+    })),
+  }
+}
+
+/** The parts the store holds for an upload, by part number. */
+type StoredParts = ReadonlyMap<number, UploadedPart>
+
+/**
+ * Checks the parts a caller wants to complete against what the store holds: each was uploaded
+ * with that ETag (and, with checksums, its SHA-256) and has the size its URL pinned, and together
+ * they make the declared length. Answers the parts to complete with, as the store lists them.
+ */
+function checkParts(
+  uploaded: StoredParts,
+  handle: UploadHandle,
+  parts: readonly CompletedPart[],
+): CompletedPart[] {
+  const errors: FieldError[] = []
+  const checked: CompletedPart[] = []
+  let total = 0
+  parts.forEach(({ partNumber, etag }, i) => {
+    const part = uploaded.get(partNumber)
+    const expected = partSizeOf(handle.contentLength, handle.partSize, partNumber)
+    if (part === undefined) {
+      errors.push({ path: `parts.${i}.partNumber`, message: 'has not been uploaded' })
+    } else if (bareEtag(part.etag) !== bareEtag(etag)) {
+      errors.push({ path: `parts.${i}.etag`, message: 'is not the ETag of the uploaded part' })
+    } else if (part.size !== expected) {
+      errors.push({
+        path: `parts.${i}`,
+        message: `is ${part.size} bytes; part ${partNumber} of this upload must be ${expected}`,
+      })
+    } else if (handle.checksums && part.checksumSha256 === undefined) {
+      errors.push({
+        path: `parts.${i}`,
+        message: 'was stored without its SHA-256, which this upload signs for every part',
+      })
+    } else {
+      total += part.size
+      checked.push({ partNumber, etag: part.etag, checksumSha256: part.checksumSha256 })
+    }
+  })
+  if (errors.length === 0 && total !== handle.contentLength) {
+    errors.push({
+      path: 'parts',
+      message: `add up to ${total} bytes; the upload was created for ${handle.contentLength} (parts 1 to ${partCountOf(handle.contentLength, handle.partSize)})`,
+    })
+  }
+  if (errors.length > 0) throw invalid(errors)
+  return checked
+}
+
+/** Every part of the plan as the store lists it; a part missing is the caller's to upload. */
+function planParts(listed: StoredParts, handle: UploadHandle): CompletedPart[] {
+  const count = partCountOf(handle.contentLength, handle.partSize)
+  const missing: number[] = []
+  const parts: CompletedPart[] = []
+  for (let n = 1; n <= count; n++) {
+    const part = listed.get(n)
+    if (part === undefined) missing.push(n)
+    else parts.push({ partNumber: n, etag: part.etag })
+  }
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 10).join(', ')
+    throw invalid([
+      {
+        path: 'parts',
+        message: `part${missing.length === 1 ? '' : 's'} ${shown}${missing.length > 10 ? ', …' : ''} of ${count} ${missing.length === 1 ? 'has' : 'have'} not been uploaded`,
+      },
+    ])
+  }
+  return parts
+}
+
+/** What a completed multipart upload answers. */
+interface CompletedObject {
+  origin: string
+  key: string
+  size: number
+  contentType: string
+  etag: string
+}
+
+/**
+ * Completes an upload once what the store holds is checked against what was signed: the caller's
+ * parts, or without them every part of the plan as the store lists it. Unless the upload may
+ * replace an object, the complete signs `If-None-Match: *` (an object at the key: 412).
+ *
+ * Sent again after it succeeded (its answer lost), the store knows the upload no more: it answers
+ * the object again only when the caller names its parts and the object at the key is exactly what
+ * they make (the multipart ETag of those part ETags), stored since the upload was created.
+ */
+export async function completeUpload(
+  config: Config,
+  principal: Principal,
+  request: UploadRef & { parts?: CompletedPart[] | undefined },
+): Promise<{ object: CompletedObject; storeUploadId: string }> {
+  const { handle, origin } = await authorizeFollowUp(config, principal, request)
+  const object = (etag: string) => ({
+    origin: origin.name,
+    key: request.key,
+    size: handle.contentLength,
+    contentType: handle.contentType,
+    etag,
+  })
+  let listed: UploadedPart[]
+  try {
+    listed = await listParts(origin, request.key, handle.uploadId)
+  } catch (error) {
+    if (!(error instanceof WaybillError) || error.code !== 'not_found') throw error
+    const again = await completedBefore(origin, request, handle)
+    if (again === undefined) throw error
+    return { object: object(again), storeUploadId: handle.uploadId }
+  }
+  const uploaded = new Map(listed.map((part) => [part.partNumber, part]))
+  const parts = checkParts(uploaded, handle, request.parts ?? planParts(uploaded, handle))
+  const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts, {
+    ifNoneMatch: !handle.overwrite,
+  })
+  return { object: object(etag), storeUploadId: handle.uploadId }
+}
+
+/**
+ * The ETag of this upload's object when a complete already made it: the caller names the parts it
+ * uploaded, and the object at the key is what they make (size, type, the multipart ETag of their
+ * ETags and, with checksums, nothing else), stored no earlier than the upload was created.
+ */
+async function completedBefore(
+  origin: S3Origin,
+  request: UploadRef & { parts?: CompletedPart[] | undefined },
+  handle: UploadHandle,
+): Promise<string | undefined> {
+  if (request.parts === undefined) return undefined
+  const expected = await multipartEtag(request.parts.map((part) => part.etag))
+  if (expected === undefined) return undefined
+  const head = await headObject(origin, request.key)
+  if (head === undefined) return undefined
+  const checksum = head.checksumSha256
+  const same =
+    bareEtag(head.etag) === bareEtag(expected) &&
+    head.size === handle.contentLength &&
+    canonicalMediaType(head.contentType) === handle.contentType &&
+    (!handle.checksums || (checksum !== undefined && checksum.endsWith(`-${request.parts.length}`)))
+  return same && storedSince(head, handle.createdAt) ? head.etag : undefined
+}
+
+/** Aborts an upload, its parts with it. */
+export async function abortUpload(config: Config, principal: Principal, request: UploadRef) {
+  const { handle, origin } = await authorizeFollowUp(config, principal, request)
+  await abortMultipartUpload(origin, request.key, handle.uploadId)
+}
