@@ -417,18 +417,21 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   const judge = (
     covering: readonly ResolvedGrant[],
     path: string,
-    pattern: boolean,
+    pattern: string | undefined,
     item: PresignItem | undefined,
     itemIndex: number,
   ): Verdict => {
     let allowed = covering
     if (allowed.length === 0) {
-      const message = pattern
-        ? `is not wholly covered by a grant to ${action}`
-        : `is not covered by a grant to ${action}`
+      const message =
+        pattern === undefined
+          ? `is not covered by a grant to ${action}`
+          : pattern === '' && action === 'list'
+            ? 'is absent or empty, which lists the whole origin: no grant to list covers it'
+            : `is not wholly covered by a grant to ${action}`
       return { ok: false, status: 403, error: { path, message } }
     }
-    if (pattern && action === 'read') {
+    if (pattern !== undefined && action === 'read') {
       // A wildcard reaches keys nobody listed: only grants that say so may sign one.
       allowed = allowed.filter(({ grant }) => grant.wildcard)
       if (allowed.length === 0) {
@@ -493,7 +496,7 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   }
   for (const { prefix: pattern, path } of under) {
     const covering = grants.filter(({ prefix }) => prefixCoversAll(prefix, pattern))
-    const verdict = judge(covering, path, true, undefined, -1)
+    const verdict = judge(covering, path, pattern, undefined, -1)
     if (verdict.ok) take(verdict)
     else refuse(verdict)
   }
@@ -511,18 +514,19 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
       continue
     }
     const covering = grants.filter(({ prefix }) => prefixCovers(prefix, item.key))
-    const verdict = judge(covering, itemPath(i), false, item, i)
+    const verdict = judge(covering, itemPath(i), undefined, item, i)
     if (verdict.ok) {
       take(verdict)
       kept.push(item)
     } else if (!partial) refuse(verdict)
   }
   if (refused.length > 0) {
-    throw new WaybillError(
-      'forbidden',
-      `${refusedCount} ${refusedCount === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants; nothing was signed.`,
-      { errors: refused },
-    )
+    // A listing is one request over its prefixes, not a batch of entries: its errors name them.
+    const detail =
+      action === 'list'
+        ? "This listing is not covered by this caller's grants to list; nothing was listed."
+        : `${refusedCount} ${refusedCount === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants; nothing was signed.`
+    throw new WaybillError('forbidden', detail, { errors: refused })
   }
   if (invalidFields.length > 0) throw invalid(invalidFields)
 

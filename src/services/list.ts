@@ -144,7 +144,11 @@ export async function listPage(
     origin,
     action: 'list',
     // A list grant must contain the whole of each: `users/al` lists nothing of `users/alice/`.
-    under: prefixes.map((prefix, i) => ({ prefix, path: `prefix.${i}` })),
+    // Without a prefix (the whole origin) the field to name is `prefix`, not an index.
+    under: prefixes.map((prefix, i) => ({
+      prefix,
+      path: prefixes.length === 1 && prefix === '' ? 'prefix' : `prefix.${i}`,
+    })),
     count: query.limit === undefined ? undefined : { n: query.limit, path: 'limit' },
     fits: (origin) =>
       bucketOf(config, origin) === undefined
