@@ -12,6 +12,8 @@ export default tseslint.config(
       '.wrangler/',
       'public/',
       'docs/',
+      // Built by scripts/build-client.mjs (npm pack, the package test) from client/src.
+      'client/dist/',
       'client/src/openapi.d.ts',
       '**/*.mjs',
       '**/*.js',

@@ -59,8 +59,9 @@ export default defineConfig({
   test: {
     globalSetup: ['./test/global-setup.ts'],
     include: ['test/**/*.test.ts'],
-    // Node-side browser tests have their own config (vitest.browser.config.ts).
-    exclude: [...configDefaults.exclude, 'test/browser/**'],
+    // Node-side browser tests have their own config (vitest.browser.config.ts), and so do the
+    // other Node-side tests (vitest.node.config.ts).
+    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/**/*.node.test.ts'],
     testTimeout: 30_000,
     // Console output (request log lines, fuzz seeds) only for tests that fail.
     silent: 'passed-only',

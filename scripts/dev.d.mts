@@ -4,3 +4,28 @@ export declare function makePng(
   pixel: (x: number, y: number) => [number, number, number],
 ): Buffer
 export declare function demoImages(): Record<string, { body: Buffer | string; contentType: string }>
+export interface DevOptions {
+  port: number
+  s3Port: number
+  appOrigins: string[]
+  keep: boolean
+  help: boolean
+}
+export declare function parseDevArgs(argv: string[]): DevOptions
+export declare function workerVars(options: {
+  wranglerVars: Record<string, unknown>
+  devVars: Record<string, string>
+  s3Endpoint: string
+  apiKeySha256: string
+  linkSecrets: { id: string; secret: string }[]
+  appOrigins: string[]
+}): {
+  vars: Record<string, string>
+  /** False when .dev.vars's WAYBILL_API_KEYS left the run's key out. */
+  apiKey: boolean
+  fromDevVars: string[]
+  corsOrigins: string[] | '*'
+  linksOn: boolean
+  warnings: string[]
+}
+export declare function envFileText(vars: Record<string, string>): string

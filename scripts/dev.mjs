@@ -1,30 +1,247 @@
-// `npm start`: the embedded local default. Starts versitygw on 127.0.0.1:7070 with a demo bucket of a
-// few objects whose keys need encoding and a few small images, with CORS rules that let the demo page
-// upload to it, then `wrangler dev` on 127.0.0.1:8787 with the "demo" origin of wrangler.jsonc
-// pointing at it, and prints the demo page's link, the demo credentials, an API key and curl lines.
+// `npm start`: waybill on your machine, against a local S3 server with demo data.
+//
+//   npm start -- [--port 8787] [--s3-port 7070] [--app-origin http://localhost:5180 …] [--keep]
+//
+// Starts versitygw on 127.0.0.1:<s3-port> with a bucket "demo" holding a few objects whose keys need
+// encoding and a few small images, with the CORS rules browser uploads need for the demo page and
+// each --app-origin; then `wrangler dev` on 127.0.0.1:<port> with the "demo" origin of
+// wrangler.jsonc pointed at that versitygw, an API key "demo", signed links on (a generated
+// WAYBILL_LINK_SECRETS), and WAYBILL_CORS allowing each --app-origin. `.dev.vars` is read as
+// wrangler reads it and wins over all of that, except that --app-origin adds to its WAYBILL_CORS
+// and the run's key to its WAYBILL_API_KEYS. Everything goes to wrangler as one env file, so each
+// value is a secret: wrangler's banner shows none of them. Prints what it set up.
+//
+// Each start is a fresh demo (empty bucket re-seeded, a new API key and link secret) unless --keep,
+// which keeps the bucket's data, the key, the link secret and the app origins (when none are given)
+// in .tmp/dev/ from one start to the next.
 //
 // The demo access key and secret below are fixtures for this local server only, never real
-// credentials. The API key is random per run; only its SHA-256 is given to the Worker.
+// credentials. The API key is random; only its SHA-256 is given to the Worker.
 
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs, parseEnv } from 'node:util'
 import { crc32, deflateSync } from 'node:zlib'
 import { AwsClient } from 'aws4fetch'
 import { applyBucketCors } from './bucket-cors.mjs'
-import { startVersitygw } from './versitygw.mjs'
+import { startVersitygw, freePort } from './versitygw.mjs'
 import { spawnWranglerDev } from './wrangler-dev.mjs'
 import { buildVendorAssets } from './docs-assets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const S3_PORT = 7070
-const WORKER_PORT = 8787
+const DEV_DIR = join(ROOT, '.tmp', 'dev')
+const DEFAULT_WORKER_PORT = 8787
+const DEFAULT_S3_PORT = 7070
+const WRANGLER_INSPECTOR_PORT = 9229
 const BUCKET = 'demo'
+const DEMO_ORIGIN = 'demo'
 const DEMO_ACCESS_KEY_ID = 'WAYBILLDEMO'
 const DEMO_SECRET_ACCESS_KEY = 'waybill-demo-secret-local-only'
-// The demo page's origin, under both names a browser may use for it.
-const PAGE_ORIGINS = [`http://127.0.0.1:${WORKER_PORT}`, `http://localhost:${WORKER_PORT}`]
+const API_KEY_ID = 'demo'
+
+const USAGE = `usage: npm start -- [--port <n>] [--s3-port <n>] [--app-origin <origin>]… [--keep]
+
+  --port <n>             waybill's port on 127.0.0.1 (default ${DEFAULT_WORKER_PORT})
+  --s3-port <n>          the local S3 server's port on 127.0.0.1 (default ${DEFAULT_S3_PORT})
+  --app-origin <origin>  a page of yours that calls waybill and the bucket, e.g.
+                         http://localhost:5180: added to WAYBILL_CORS and the bucket's CORS
+                         rules (repeat for several)
+  --keep                 keep the bucket's data, the API key, the link secret and the app
+                         origins from the last start (default: a fresh demo)
+
+Local secrets and settings go in .dev.vars (see .dev.vars.example); they win over npm start's.`
+
+/**
+ * The options of `npm start`, or an Error whose message says what is wrong and how to call it.
+ *
+ * @example
+ * parseDevArgs(['--port', '8899', '--app-origin', 'http://localhost:5180'])
+ * // { port: 8899, s3Port: 7070, appOrigins: ['http://localhost:5180'], keep: false, help: false }
+ */
+export function parseDevArgs(argv) {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        's3-port': { type: 'string' },
+        'app-origin': { type: 'string', multiple: true },
+        keep: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }))
+  } catch (error) {
+    throw new Error(`${error.message}\n${USAGE}`)
+  }
+  const port = portOption('--port', values.port, DEFAULT_WORKER_PORT)
+  const s3Port = portOption('--s3-port', values['s3-port'], DEFAULT_S3_PORT)
+  if (port === s3Port) throw new Error(`--port and --s3-port must differ (both ${port})`)
+  const appOrigins = [...new Set((values['app-origin'] ?? []).map(webOrigin))]
+  return { port, s3Port, appOrigins, keep: values.keep, help: values.help }
+}
+
+function portOption(name, text, fallback) {
+  if (text === undefined) return fallback
+  const port = Number(text)
+  if (!/^\d+$/.test(text) || port < 1 || port > 65535) {
+    throw new Error(`${name}: ${JSON.stringify(text)} is not a port (1 to 65535)`)
+  }
+  return port
+}
+
+/** `http://localhost:5180/` → `http://localhost:5180`; anything with a path is an error. */
+function webOrigin(text) {
+  const url = URL.parse(text)
+  if (
+    url === null ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw new Error(
+      `--app-origin: ${JSON.stringify(text)} is not a web origin such as http://localhost:5180 (scheme, host and port; no path)`,
+    )
+  }
+  return url.origin
+}
+
+/** JSON text, or undefined when it is not. */
+function jsonOf(text) {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What the Worker gets from `npm start`: npm start's values, then `.dev.vars` (`devVars`, as parsed
+ * from the file) on top, except that app origins are added to its WAYBILL_CORS and the run's API
+ * key to its WAYBILL_API_KEYS (unless it names a key "demo" itself). `wranglerVars` are
+ * wrangler.jsonc's `vars`, whose "demo" origin is moved to `s3Endpoint`. Answers the variables
+ * and what a person needs to know about them (never a value of .dev.vars).
+ *
+ * @example
+ * const { vars } = workerVars({ wranglerVars, devVars: {}, s3Endpoint: 'http://127.0.0.1:7099',
+ *   apiKeySha256, linkSecrets, appOrigins: ['http://localhost:5180'] })
+ * vars.WAYBILL_CORS // '{"origins":["http://localhost:5180"]}'
+ */
+export function workerVars({
+  wranglerVars,
+  devVars,
+  s3Endpoint,
+  apiKeySha256,
+  linkSecrets,
+  appOrigins,
+}) {
+  const origins = structuredClone(wranglerVars.WAYBILL_ORIGINS ?? {})
+  if (origins[DEMO_ORIGIN]?.type === 's3') origins[DEMO_ORIGIN].endpoint = s3Endpoint
+  const demoKey = { id: API_KEY_ID, sha256: apiKeySha256, label: 'npm start' }
+  const ours = {
+    DEMO_ACCESS_KEY_ID,
+    DEMO_SECRET_ACCESS_KEY,
+    WAYBILL_ORIGINS: JSON.stringify(origins),
+    WAYBILL_API_KEYS: JSON.stringify([demoKey]),
+    WAYBILL_LINK_SECRETS: JSON.stringify(linkSecrets),
+    ...(appOrigins.length > 0 && { WAYBILL_CORS: JSON.stringify({ origins: appOrigins }) }),
+  }
+  const vars = { ...ours, ...devVars }
+  const warnings = []
+  let apiKey = true
+
+  if (devVars.WAYBILL_API_KEYS !== undefined) {
+    const keys = jsonOf(devVars.WAYBILL_API_KEYS)
+    if (!Array.isArray(keys)) {
+      warnings.push("WAYBILL_API_KEYS in .dev.vars is not a JSON list; the run's key is not added")
+      apiKey = false
+    } else if (keys.some((key) => key?.id === API_KEY_ID)) {
+      warnings.push(
+        `WAYBILL_API_KEYS in .dev.vars has its own key "${API_KEY_ID}"; the run's is not added`,
+      )
+      apiKey = false
+    } else vars.WAYBILL_API_KEYS = JSON.stringify([...keys, demoKey])
+  }
+  if (devVars.WAYBILL_CORS !== undefined && appOrigins.length > 0) {
+    const cors = jsonOf(devVars.WAYBILL_CORS)
+    if (cors?.origins === '*') {
+      // Every origin already.
+    } else if (Array.isArray(cors?.origins)) {
+      vars.WAYBILL_CORS = JSON.stringify({
+        ...cors,
+        origins: [...new Set([...cors.origins, ...appOrigins])],
+      })
+    } else {
+      warnings.push(
+        'WAYBILL_CORS in .dev.vars is not { "origins": […] }; --app-origin is not added',
+      )
+    }
+  }
+  const cors = jsonOf(vars.WAYBILL_CORS ?? 'null')
+  return {
+    vars,
+    apiKey,
+    fromDevVars: Object.keys(devVars),
+    corsOrigins: cors?.origins ?? [],
+    linksOn: vars.WAYBILL_LINK_SECRETS !== undefined && vars.WAYBILL_LINK_SECRETS !== '',
+    warnings,
+  }
+}
+
+/**
+ * An env file wrangler reads back as exactly `vars`. wrangler reads an `--env-file` with dotenv and
+ * then expands $NAME and ${NAME} in it (dotenv-expand) unless the `$` is escaped as `\$`; it never
+ * expands .dev.vars, so every `$` is escaped. A value goes in the first quotes it holds none of
+ * (single, backtick, double; dotenv turns `\n` into a line break only inside double quotes).
+ */
+export function envFileText(vars) {
+  const lines = Object.entries(vars).map(([name, value]) => {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`${name}: not a variable name`)
+    const escaped = value.replaceAll('$', '\\$')
+    const quote = ["'", '`', '"'].find(
+      (q) => !escaped.includes(q) && (q !== '"' || !/\\[nr]/.test(escaped)),
+    )
+    if (quote === undefined) {
+      throw new Error(`${name}: its value holds every kind of quote; an env file cannot carry it`)
+    }
+    return `${name}=${quote}${escaped}${quote}`
+  })
+  return `${lines.join('\n')}\n`
+}
+
+/** What --keep keeps, or undefined (none yet, or unreadable). */
+function readState(file) {
+  const state = existsSync(file) ? jsonOf(readFileSync(file, 'utf8')) : undefined
+  return typeof state?.apiKey === 'string' && Array.isArray(state.linkSecrets) ? state : undefined
+}
+
+function freshState() {
+  const id = `dev-${new Date().toISOString().slice(0, 10)}`
+  return {
+    apiKey: `wb_demo_${randomBytes(24).toString('base64url')}`,
+    linkSecrets: [{ id, secret: randomBytes(32).toString('base64url') }],
+    appOrigins: [],
+  }
+}
+
+/** wrangler's DevTools port when free, else any free one (another `wrangler dev` may hold it). */
+function inspectorPort() {
+  return new Promise((resolve) => {
+    const server = createServer()
+    server.once('error', () => resolve(freePort()))
+    server.listen(WRANGLER_INSPECTOR_PORT, '127.0.0.1', () =>
+      server.close(() => resolve(WRANGLER_INSPECTOR_PORT)),
+    )
+  })
+}
 
 const DEMO_OBJECTS = {
   'hello.txt': 'Hello from waybill: this object was fetched through a presigned URL.\n',
@@ -152,53 +369,77 @@ async function stopAll(code) {
 }
 
 async function main() {
+  let options
+  try {
+    options = parseDevArgs(process.argv.slice(2))
+  } catch (error) {
+    console.error(error.message)
+    process.exit(2)
+  }
+  if (options.help) {
+    console.log(USAGE)
+    return
+  }
+  const { port, s3Port, keep } = options
   process.env.WRANGLER_SEND_METRICS ??= 'false'
   process.on('SIGINT', () => stopAll(0))
   process.on('SIGTERM', () => stopAll(0))
-  const tmp = join(ROOT, '.tmp')
-  const dataDir = join(tmp, 'dev-s3')
-  rmSync(dataDir, { recursive: true, force: true })
+
+  const stateFile = join(DEV_DIR, 'state.json')
+  const dataDir = join(DEV_DIR, 's3')
+  const kept = keep ? readState(stateFile) : undefined
+  if (kept === undefined) rmSync(DEV_DIR, { recursive: true, force: true })
   mkdirSync(dataDir, { recursive: true })
+  const state = kept ?? freshState()
+  if (options.appOrigins.length > 0 || kept === undefined) state.appOrigins = options.appOrigins
+  const { apiKey, linkSecrets, appOrigins } = state
+  writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
 
   const s3 = await startVersitygw({
     dataDir,
     accessKeyId: DEMO_ACCESS_KEY_ID,
     secretAccessKey: DEMO_SECRET_ACCESS_KEY,
-    port: S3_PORT,
+    port: s3Port,
     buckets: [BUCKET],
   }).catch((error) => {
     throw new Error(
-      `could not start versitygw on 127.0.0.1:${S3_PORT} (is the port taken?): ${error.message}`,
+      `could not start versitygw on 127.0.0.1:${s3Port} (is the port taken?): ${error.message}`,
     )
   })
   children.push(s3.stop)
-  await seed(s3.endpoint)
+  if (kept === undefined) await seed(s3.endpoint)
+  const base = `http://127.0.0.1:${port}`
+  // The demo page's origin, under both names a browser may use for it, and each app's.
+  const bucketOrigins = [base, `http://localhost:${port}`, ...appOrigins]
   await applyBucketCors({
     endpoint: s3.endpoint,
     bucket: BUCKET,
     region: 'us-east-1',
     accessKeyId: DEMO_ACCESS_KEY_ID,
     secretAccessKey: DEMO_SECRET_ACCESS_KEY,
-    allowedOrigins: PAGE_ORIGINS,
+    allowedOrigins: bucketOrigins,
   })
 
-  const apiKey = `wb_demo_${randomBytes(24).toString('base64url')}`
-  const sha256 = createHash('sha256').update(apiKey).digest('hex')
-  const envFile = join(tmp, 'dev.vars')
-  writeFileSync(
-    envFile,
-    [
-      `DEMO_ACCESS_KEY_ID=${DEMO_ACCESS_KEY_ID}`,
-      `DEMO_SECRET_ACCESS_KEY=${DEMO_SECRET_ACCESS_KEY}`,
-      `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256, label: 'npm start' }])}'`,
-      '',
-    ].join('\n'),
-    { mode: 0o600 },
-  )
+  // wrangler.jsonc's vars as wrangler reads them; .dev.vars as wrangler would (it does not read
+  // it itself once given an env file).
+  const { unstable_readConfig } = await import('wrangler')
+  const wranglerVars = unstable_readConfig({ config: join(ROOT, 'wrangler.jsonc') }).vars
+  const devVarsFile = join(ROOT, '.dev.vars')
+  const devVars = existsSync(devVarsFile) ? parseEnv(readFileSync(devVarsFile, 'utf8')) : {}
+  const worker = workerVars({
+    wranglerVars,
+    devVars,
+    s3Endpoint: s3.endpoint,
+    apiKeySha256: createHash('sha256').update(apiKey).digest('hex'),
+    linkSecrets,
+    appOrigins,
+  })
+  const envFile = join(DEV_DIR, 'worker.vars')
+  writeFileSync(envFile, envFileText(worker.vars), { mode: 0o600 })
 
   // GET /docs loads Scalar's bundle, the demo page the client's, from the Worker's assets.
   await buildVendorAssets()
-  const wrangler = spawnWranglerDev({ port: WORKER_PORT, envFile })
+  const wrangler = spawnWranglerDev({ port, envFile, inspectorPort: await inspectorPort() })
   children.push(
     () =>
       new Promise((resolve) => {
@@ -213,31 +454,71 @@ async function main() {
       void stopAll(code ?? 1)
     }
   })
-
-  const base = `http://127.0.0.1:${WORKER_PORT}`
   await waitForWorker(`${base}/healthz`, wrangler, 120_000)
 
+  const key = worker.apiKey ? apiKey : '<your API key>'
   const body = JSON.stringify({ origin: 'demo', keys: Object.keys(DEMO_OBJECTS) })
+  const where = relative(process.cwd(), DEV_DIR) || '.'
+  const lines = [
+    [
+      'local S3 (versitygw)',
+      `${s3.endpoint}, bucket "${BUCKET}"${kept ? ' (data kept)' : ' (fresh demo data)'}`,
+    ],
+    [
+      'demo S3 credentials',
+      `access key ${DEMO_ACCESS_KEY_ID}, secret ${DEMO_SECRET_ACCESS_KEY} (local fixture)`,
+    ],
+    ['bucket CORS', bucketOrigins.join(', ')],
+    [
+      'WAYBILL_CORS',
+      worker.corsOrigins === '*'
+        ? 'any origin'
+        : worker.corsOrigins.length > 0
+          ? worker.corsOrigins.join(', ')
+          : `not set: only pages on ${base} may call waybill (add --app-origin)`,
+    ],
+    [
+      `API key "${API_KEY_ID}"`,
+      worker.apiKey ? `${apiKey}${kept ? ' (kept)' : ''}` : 'not added (see below)',
+    ],
+    [
+      'signed links',
+      !worker.linksOn
+        ? 'off'
+        : devVars.WAYBILL_LINK_SECRETS !== undefined
+          ? 'on (WAYBILL_LINK_SECRETS from .dev.vars)'
+          : `on (WAYBILL_LINK_SECRETS ${kept ? 'kept' : 'generated'}, id ${linkSecrets[0].id})`,
+    ],
+    [
+      '.dev.vars',
+      worker.fromDevVars.length > 0
+        ? `${worker.fromDevVars.join(', ')} (values not shown)`
+        : 'none: add local secrets and settings there (see .dev.vars.example)',
+    ],
+    ['kept in', `${where}/ (${keep ? 'kept with --keep' : 'fresh each start; --keep keeps it'})`],
+  ]
+  const width = Math.max(...lines.map(([name]) => name.length))
   console.log(`
 waybill is running at ${base} (stop with Ctrl-C)
 
 Open the demo page (gallery and uploads; the key stays in the link's fragment, never sent):
-  ${base}/#key=${apiKey}
+  ${base}/#key=${key}
 
-  local S3 (versitygw)  ${s3.endpoint}   bucket "${BUCKET}" (CORS allows ${PAGE_ORIGINS.join(', ')})
-  demo S3 credentials   access key ${DEMO_ACCESS_KEY_ID}, secret ${DEMO_SECRET_ACCESS_KEY} (local fixture)
-  API key (this run)    ${apiKey}
-
+${lines.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}
+${worker.warnings.map((warning) => `  note: ${warning}\n`).join('')}
 Sign the demo objects:
-  curl -s -X POST ${base}/v1/sign -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '${body}'
+  curl -s -X POST ${base}/v1/sign -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '${body}'
 
 Sign one URL and fetch the object through it:
-  curl -s "$(curl -s -X POST ${base}/v1/sign -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"origin":"demo","keys":["hello.txt"]}' | node -e 'process.stdin.on("data",d=>console.log(JSON.parse(d).urls[0].url))')"
+  curl -s "$(curl -s -X POST ${base}/v1/sign -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"origin":"demo","keys":["hello.txt"]}' | node -e 'process.stdin.on("data",d=>console.log(JSON.parse(d).urls[0].url))')"
 
 Follow the edge redirect:
-  curl -sL -H 'Authorization: Bearer ${apiKey}' ${base}/v1/redirect/demo/hello.txt
+  curl -sL -H 'Authorization: Bearer ${key}' ${base}/v1/redirect/demo/hello.txt
 
-API description: ${base}/openapi.json
+A signed link anyone may follow for a day:
+  curl -s -X POST ${base}/v1/links -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"origin":"demo","keys":["hello.txt"]}'
+
+API reference: ${base}/docs (the document: ${base}/openapi.json)
 `)
 }
 

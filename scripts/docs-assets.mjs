@@ -3,15 +3,17 @@
 // - the API reference page (GET /docs) runs Scalar's browser bundle, served by the Worker rather
 //   than from a CDN: copied here from node_modules;
 // - the demo page imports the browser client (client/, the waybill-client workspace), bundled
-//   here by esbuild into one minified ES module.
+//   here by esbuild into one minified ES module, with its types in one declaration file beside it
+//   for pages without a bundler (dts-bundle-generator).
 //
 //   node scripts/docs-assets.mjs   # builds both and prints the client's size, minified and gzipped
 
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { generateDtsBundle } from 'dts-bundle-generator'
 import { build } from 'esbuild'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -33,12 +35,15 @@ export function copyDocsAssets() {
 
 /**
  * Bundles the client (client/src/index.ts) into public/ as one minified ES module with a source
- * map, for browsers from 2022 on. Answers its path and size in bytes, minified and gzipped.
+ * map, for browsers from 2022 on, and its declarations into one `.d.ts` beside it (exporting
+ * what the module exports, and nothing else). Answers the module's path and size in bytes,
+ * minified and gzipped.
  */
 export async function buildClientBundle() {
   const target = join(ROOT, 'public', CLIENT_BUNDLE)
+  const entry = join(ROOT, 'client', 'src', 'index.ts')
   await build({
-    entryPoints: [join(ROOT, 'client', 'src', 'index.ts')],
+    entryPoints: [entry],
     outfile: target,
     bundle: true,
     format: 'esm',
@@ -49,6 +54,11 @@ export async function buildClientBundle() {
     legalComments: 'none',
     logLevel: 'warning',
   })
+  const [types] = generateDtsBundle(
+    [{ filePath: entry, output: { noBanner: true, exportReferencedTypes: false } }],
+    { preferredConfigPath: join(ROOT, 'client', 'tsconfig.json') },
+  )
+  writeFileSync(target.replace(/\.js$/, '.d.ts'), types)
   const bytes = readFileSync(target)
   return { path: target, bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length }
 }

@@ -143,6 +143,11 @@ export function createApp(options: AppOptions = {}) {
       cdn: '/vendor/scalar-api-reference.js',
       withDefaultFonts: false,
       hideClientButton: true,
+      // No chrome that points at Scalar's own services: "Ask AI", "Generate MCP", and the
+      // developer toolbar's "Deploy" (shown by default on a localhost page).
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
     }),
   )
 

@@ -1,7 +1,7 @@
 // The API's request and answer types, taken from the OpenAPI document (openapi.d.ts is generated
 // from the server's schemas by `npm run openapi`; never edited by hand).
 
-import type { operations } from './openapi'
+import type { operations } from './openapi.js'
 
 type JsonBody<K extends keyof operations> = operations[K] extends {
   requestBody: { content: { 'application/json': infer B } }

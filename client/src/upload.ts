@@ -502,7 +502,7 @@ async function startMultipart(
       partChecksums,
       metadata: options.metadata,
       expiresIn: options.expiresIn,
-      ...(options.overwrite === true ? { overwrite: true } : {}),
+      overwrite: options.overwrite || undefined,
     },
     { signal: policy.signal, retries: policy.retries },
   )
@@ -774,7 +774,7 @@ export async function upload(
   const extra = {
     metadata: options.metadata,
     checksumSha256: options.checksumSha256 ?? (await checksumOf(file, options)),
-    ...(options.overwrite === true ? { overwrite: true } : {}),
+    overwrite: options.overwrite || undefined,
   }
   const [grant] = await issueSingles(
     ctx,
@@ -810,7 +810,7 @@ export async function uploadMany(
       extra: {
         metadata: entry.metadata,
         checksumSha256,
-        ...(options.overwrite === true ? { overwrite: true } : {}),
+        overwrite: options.overwrite || undefined,
       },
     })
   }

@@ -794,9 +794,11 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
         kind: 'not-covered',
         error: {
           path: target.path,
-          message: target.pattern
-            ? `is not wholly covered by a grant to ${action}`
-            : `is not covered by a grant to ${action}`,
+          message: !target.pattern
+            ? `is not covered by a grant to ${action}`
+            : target.key === '' && action === 'list'
+              ? 'is absent or empty, which lists the whole origin: no grant to list covers it'
+              : `is not wholly covered by a grant to ${action}`,
         },
       })
     }
@@ -921,12 +923,13 @@ function refusalOf(
   const { covered, invalid } = collect(denials)
   if (covered.length > 0) {
     const n = Math.max(uncovered, covered.length)
-    const noun = reach.kind === 'listing' ? 'prefix' : 'entry'
-    const nouns = reach.kind === 'listing' ? 'prefixes' : 'entries'
-    const what = reach.kind === 'listing' ? 'nothing was listed' : 'nothing was signed'
+    // A listing is one request over its prefixes, not a batch of entries: its errors name them.
     return {
       refused: 'not-covered',
-      detail: `${n} ${n === 1 ? `${noun} is` : `${nouns} are`} not covered by this caller's grants; ${what}.`,
+      detail:
+        reach.kind === 'listing'
+          ? "This listing is not covered by this caller's grants to list; nothing was listed."
+          : `${n} ${n === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants; nothing was signed.`,
       errors: covered.slice(0, MAX_LISTED),
     }
   }

@@ -47,6 +47,11 @@ describe('GET /docs', () => {
         .poll(() => page.getByText(summary, { exact: true }).count(), { timeout: 30_000 })
         .toBeGreaterThan(0)
     }
+    // No chrome pointing at Scalar's outside services, although this page is on a loopback address
+    // (where Scalar shows it unless configured not to).
+    for (const chrome of ['Ask AI', 'Generate MCP', 'Deploy']) {
+      expect(await page.getByText(chrome, { exact: true }).count(), chrome).toBe(0)
+    }
     expect(loaded).toContain(`200 ${demo.baseUrl}/vendor/scalar-api-reference.js`)
     expect(loaded).toContain(`200 ${demo.baseUrl}/openapi.json`)
     // Everything the page needed came from this Worker.

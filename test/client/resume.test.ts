@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { createClient } from '../../client/src/index.ts'
+import { sha256Base64 } from '../../client/src/hash.ts'
 import { fakeWaybill, memoryStorage, patternBytes, problem, WAYBILL } from './fake-waybill.ts'
 
 const LAST_MODIFIED = 1_700_000_000_000
@@ -152,7 +153,7 @@ describe('resume', () => {
     const upload = [...fake.uploads.values()][0]!
     upload.parts.get(2)!.checksum = 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg='
     const before = fake.partPuts().length
-    const stored = await page().upload(file(), options)
+    const stored = await page().upload(file(), { ...options, partConcurrency: 1 })
     expect(
       fake
         .partPuts()
@@ -161,6 +162,18 @@ describe('resume', () => {
     ).toEqual([2, 4, 5, 6, 7])
     expect(stored).toMatchObject({ resumed: true, partsSent: 5 })
     expect(fake.objects.get('big.bin')?.bytes).toEqual(patternBytes(70))
+    // The parts left are hashed ahead of their transfers and signed in batches, each with its sum.
+    const asked = fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!)
+    expect(asked.flatMap((b) => b.partNumbers as number[]).sort()).toEqual([2, 4, 5, 6, 7])
+    // Part 2's URL is asked for as soon as it is hashed; by the time it is sent the others are.
+    expect(asked.length).toBeLessThanOrEqual(2)
+    for (const body of asked) {
+      const numbers = body.partNumbers as number[]
+      const sums = await Promise.all(
+        numbers.map((n) => sha256Base64(new Blob([patternBytes(70).slice(n * 10 - 10, n * 10)]))),
+      )
+      expect(body.checksums).toEqual(sums)
+    }
   })
 
   it('keeps the record and fails when listing the parts is refused for another reason', async () => {

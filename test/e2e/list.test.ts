@@ -213,10 +213,29 @@ describe('GET /v1/list against versitygw', () => {
   it('refuses prefixes a list grant does not wholly contain', async () => {
     const response = await list({ prefix: [`${ROOT}/tree/`, 'other/'] }, { key: KEYS.lister })
     expect(response.status).toBe(403)
-    const problem = await response.json<{ errors: { path: string }[] }>()
+    const problem = await response.json<{ detail: string; errors: { path: string }[] }>()
     expect(problem.errors.map((e) => e.path)).toEqual(['prefix.1'])
+    // A listing's wording, not a batch's ("1 entry is not covered…; nothing was signed").
+    expect(problem.detail).toBe(
+      "This listing is not covered by this caller's grants to list; nothing was listed.",
+    )
     // "list-x" would also reach "list-xyz/…".
     expect((await list({ prefix: ROOT }, { key: KEYS.lister })).status).toBe(403)
+  })
+
+  it('names `prefix` when a refused listing sent none (the whole origin)', async () => {
+    const response = await list({}, { key: KEYS.lister })
+    expect(response.status).toBe(403)
+    const problem = await response.json<{ detail: string; errors: unknown[] }>()
+    expect(problem.detail).toBe(
+      "This listing is not covered by this caller's grants to list; nothing was listed.",
+    )
+    expect(problem.errors).toEqual([
+      {
+        path: 'prefix',
+        message: 'is absent or empty, which lists the whole origin: no grant to list covers it',
+      },
+    ])
   })
 
   it('a CloudFront origin lists its S3 origin and signs CloudFront URLs', async () => {
