@@ -201,10 +201,16 @@ describe('the browser client', () => {
       .map((r) => r.request.method())
     expect(toBucket).toEqual(['POST', 'PUT'])
     // The refused POST on "nopost" was waybill's 400 naming the mode, then a PUT was issued.
-    const issued = network
-      .toWaybill()
-      .filter((r) => new URL(r.request.url()).pathname === '/v1/uploads')
-      .map((r) => [(r.request.postDataJSON() as { mode: string }).mode, r.status])
+    // Each answer, awaited: a `requestfinished` event may arrive after the page's promise settles.
+    const issued = await Promise.all(
+      network
+        .toWaybill()
+        .filter((r) => new URL(r.request.url()).pathname === '/v1/uploads')
+        .map(async (r) => [
+          (r.request.postDataJSON() as { mode: string }).mode,
+          (await r.request.response())?.status(),
+        ]),
+    )
     expect(issued).toEqual([
       ['post', 200],
       ['post', 400],

@@ -29,6 +29,8 @@ interface Attempt {
   name?: string
   expiresIn?: number
   count?: number
+  /** A media type where the route takes one (a response override, an upload's type). */
+  contentType?: string
 }
 
 interface SigningRoute {
@@ -85,7 +87,15 @@ const signRoute = (
       env,
       'POST',
       '/v1/sign',
-      { origin: a.origin ?? origin, method, keys: keys(a), expiresIn: a.expiresIn, ...extra },
+      {
+        origin: a.origin ?? origin,
+        method,
+        ...(a.contentType === undefined
+          ? { keys: keys(a) }
+          : { items: keys(a).map((key) => ({ key, response: { contentType: a.contentType } })) }),
+        expiresIn: a.expiresIn,
+        ...extra,
+      },
       a.caller,
     ),
   expiresAt: bodyExpiry,
@@ -105,7 +115,7 @@ const uploadRoute = (mode: string, extra: Record<string, unknown> = {}): Signing
         origin: a.origin ?? 's3',
         mode,
         key: keyOf(a),
-        contentType: 'image/png',
+        contentType: a.contentType ?? 'image/png',
         expiresIn: a.expiresIn,
         ...extra,
       },
@@ -178,14 +188,19 @@ const ROUTES = {
     origin: 's3',
     ok: 302,
     keyPath: 'key',
-    send: (a) =>
-      call(
+    send: (a) => {
+      const query = new URLSearchParams()
+      if (a.expiresIn !== undefined) query.set('expiresIn', String(a.expiresIn))
+      if (a.contentType !== undefined) query.set('contentType', a.contentType)
+      const search = query.size === 0 ? '' : `?${query.toString()}`
+      return call(
         env,
         'GET',
-        `/v1/redirect/${a.origin ?? 's3'}/${encodeKey(keyOf(a))}${a.expiresIn === undefined ? '' : `?expiresIn=${a.expiresIn}`}`,
+        `/v1/redirect/${a.origin ?? 's3'}/${encodeKey(keyOf(a))}${search}`,
         undefined,
         a.caller,
-      ),
+      )
+    },
     expiresAt: locationExpiry,
   },
   list: listRoute('s3'),
@@ -232,7 +247,11 @@ const ROUTES = {
         {
           origin: a.origin ?? 's3',
           expiresIn: a.expiresIn,
-          items: keys(a).map((key) => ({ key, contentType: 'image/png', contentLength: 10 })),
+          items: keys(a).map((key) => ({
+            key,
+            contentType: a.contentType ?? 'image/png',
+            contentLength: 10,
+          })),
         },
         a.caller,
       ),
@@ -284,7 +303,11 @@ const ROUTES = {
 } satisfies Record<string, SigningRoute>
 
 function issueLink(a: Attempt): Promise<Response> {
-  const body = { origin: a.origin ?? 's3', keys: keys(a), expiresIn: a.expiresIn }
+  const named =
+    a.contentType === undefined
+      ? { keys: keys(a) }
+      : { items: keys(a).map((key) => ({ key, contentType: a.contentType })) }
+  const body = { origin: a.origin ?? 's3', ...named, expiresIn: a.expiresIn }
   return call(env, 'POST', '/v1/links', body, a.caller)
 }
 
@@ -337,6 +360,10 @@ interface AttackClass {
 }
 
 const ALICE = `${ROOT}/alice/`
+/** Where alice holds two grants: many entries for a minute, or two for a week (see beforeAll). */
+const COMBO = `${ROOT}/combo/`
+const NO_TYPE = { na: 'takes no media type' } as const
+const HANDLE_TYPE = { na: "the type is the upload's own, sealed in its handle or receipt" } as const
 const NOT_SIGNING = { na: 'signs nothing with a lifetime or a batch' } as const
 const ONE_ENTRY = { na: 'signs one entry per request' } as const
 
@@ -488,6 +515,62 @@ const CLASSES: AttackClass[] = [
     ),
   },
   {
+    name: 'media-type smuggling (a comma hides a second type)',
+    attempt: () => ({ caller: 'alice', folder: ALICE, contentType: 'image/png;,text/html' }),
+    expect: every(NO_TYPE, {
+      'sign GET': { status: 400, path: 'items.0.response.contentType' },
+      'sign CloudFront canned': { status: 400, path: 'items.0.response.contentType' },
+      'sign CloudFront wildcard': { status: 400, path: 'items.0.response.contentType' },
+      'sign PUT': { na: 'response overrides are for GET and HEAD (the schema refuses them here)' },
+      'sign DELETE': {
+        na: 'response overrides are for GET and HEAD (the schema refuses them here)',
+      },
+      redirect: { status: 400, path: 'contentType' },
+      'upload put': { status: 400, path: 'contentType' },
+      'upload post': { status: 400, path: 'contentType' },
+      'upload multipart': { status: 400, path: 'contentType' },
+      'upload batch': { status: 400, path: 'items.0.contentType' },
+      'multipart parts': HANDLE_TYPE,
+      'multipart list': HANDLE_TYPE,
+      'multipart complete': HANDLE_TYPE,
+      'multipart abort': HANDLE_TYPE,
+      'upload check': HANDLE_TYPE,
+      links: { status: 400, path: 'items.0.contentType' },
+      'follow link': { status: 400, path: 'items.0.contentType' },
+    }),
+  },
+  {
+    name: 'grant combination (the batch size of one grant, the lifetime of another)',
+    attempt: () => ({ caller: 'alice', folder: COMBO, count: 3, expiresIn: 3600 }),
+    expect: every(
+      { status: 400, path: 'expiresIn' },
+      {
+        // Both grants limit the size, which a bare PUT URL does not sign.
+        'sign PUT': { status: 403, path: 'keys.0' },
+        // One entry: the two-entry, week-long grant alone allows it.
+        redirect: { status: 302 },
+        'upload put': { status: 200 },
+        'upload post': {
+          check: async (route, name) => {
+            const response = await route.send({ caller: 'alice', folder: COMBO, expiresIn: 3600 })
+            expect(response.status, name).toBe(200)
+            const { fields } = await response.json<{ fields: { policy: string } }>()
+            const policy = JSON.parse(atob(fields.policy)) as { conditions: unknown[] }
+            // The size of the grant that allows an hour, not the other one's 50 MiB.
+            expect(policy.conditions).toContainEqual(['content-length-range', 0, MIB])
+          },
+        },
+        'multipart parts': {
+          na: 'signs parts of an upload started under one grant (see multipart)',
+        },
+        'multipart list': NOT_SIGNING,
+        'multipart complete': NOT_SIGNING,
+        'multipart abort': NOT_SIGNING,
+        'upload check': NOT_SIGNING,
+      },
+    ),
+  },
+  {
     name: 'a token whose sub is an object',
     attempt: () => ({ caller: { token: SUB_OBJECT_TOKEN }, folder: ALICE }),
     expect: every({ status: 401 }),
@@ -497,10 +580,32 @@ const CLASSES: AttackClass[] = [
 let SUB_OBJECT_TOKEN = ''
 
 beforeAll(async () => {
-  env = await securityEnv()
-  // Listings sign what they find: one object in alice's folder.
-  const seeded = await store.fetch(objectUrl(`${ALICE}a0.png`), { method: 'PUT', body: 'png' })
-  expect(seeded.status).toBe(200)
+  const combination = (origin: string, wildcard: boolean) => [
+    {
+      to: 'apiKey:alice',
+      origin,
+      prefix: COMBO,
+      actions: origin === 'cdn' ? ['read', 'list'] : ['read', 'write', 'delete', 'list'],
+      maxBatch: 100,
+      maxExpiresIn: 60,
+      ...(origin === 'cdn' ? { wildcard } : { maxContentLength: 50 * MIB, overwrite: true }),
+    },
+    {
+      to: 'apiKey:alice',
+      origin,
+      prefix: COMBO,
+      actions: origin === 'cdn' ? ['read', 'list'] : ['read', 'write', 'delete', 'list'],
+      maxBatch: 2,
+      maxExpiresIn: 604_800,
+      ...(origin === 'cdn' ? {} : { maxContentLength: MIB, overwrite: true }),
+    },
+  ]
+  env = await securityEnv({}, [...combination('s3', false), ...combination('cdn', true)])
+  // Listings sign what they find: one object in alice's folder, three in the combination's.
+  for (const key of [`${ALICE}a0.png`, `${COMBO}a0.png`, `${COMBO}a1.png`, `${COMBO}a2.png`]) {
+    const seeded = await store.fetch(objectUrl(key), { method: 'PUT', body: 'png' })
+    expect(seeded.status).toBe(200)
+  }
   const now = Math.floor(Date.now() / 1000)
   SUB_OBJECT_TOKEN = await sign(
     { alg: 'HS256', secret: new TextEncoder().encode(HS256_SECRET) },

@@ -103,7 +103,9 @@ function authorization(caller: Caller): Record<string, string> {
   return { authorization: `Bearer ${token}` }
 }
 
-export async function call(
+/** A request to `worker` (default: the app on the real clock) as `caller`. */
+export async function callWith(
+  worker: ReturnType<typeof createApp>,
   env: Env,
   method: string,
   path: string,
@@ -111,7 +113,7 @@ export async function call(
   caller: Caller = 'alice',
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return app.request(
+  return worker.request(
     path,
     {
       method,
@@ -125,6 +127,17 @@ export async function call(
     },
     env,
   )
+}
+
+export function call(
+  env: Env,
+  method: string,
+  path: string,
+  body?: unknown,
+  caller: Caller = 'alice',
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return callWith(app, env, method, path, body, caller, headers)
 }
 
 export interface Problem {
