@@ -1,4 +1,4 @@
-import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
+import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { configDefaults, defineConfig } from 'vitest/config'
 import { outbound } from './test/outbound.ts'
 import type { S3TestServer, TestApiKey } from './test/provided-context.ts'

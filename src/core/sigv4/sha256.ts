@@ -18,7 +18,7 @@
 // Batches sign four URLs per call: `signMessagesDigestHex` runs four independent hashes side by
 // side in WebAssembly SIMD's 128-bit lanes (one i32x4 instruction does the same step of all four),
 // which in workerd costs about a third of four single-lane compressions. Workers cannot compile WebAssembly at run time, so the module is
-// imported precompiled: wrangler and @cloudflare/vitest-pool-workers load a `.wasm` import as a
+// imported precompiled: wrangler and @cloudflare/vitest-plugin load a `.wasm` import as a
 // WebAssembly.Module.
 //
 // Inputs to `sha256AsciiHex`, `messageAscii` and `HmacSha256.signAsciiHex` must be ASCII (char
