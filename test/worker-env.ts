@@ -10,7 +10,10 @@ import { sha256Hex } from './hex'
 
 const s3 = inject('s3')
 
-/** The bindings vitest.config.ts gives the Worker (`Cloudflare.Env` is not declared for tests). */
+/**
+ * The bindings vitest.config.ts gives the Worker: JSON text and credentials, not the JSON
+ * wrangler.jsonc declares (`Cloudflare.Env`).
+ */
 export const workerEnv = env as unknown as Env
 
 /** The `e2e` origin as vitest.config.ts defines it: versitygw's bucket, path style. */
