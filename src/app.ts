@@ -159,5 +159,8 @@ export function createApp(options: AppOptions = {}) {
     )
     return internalErrorResponse()
   })
+  // Hono builds its route matcher on the first request it routes. Build it now, while the Worker
+  // loads (which Cloudflare overlaps with the TLS handshake), not in a caller's first request.
+  app.router.match('GET', '/')
   return app
 }
