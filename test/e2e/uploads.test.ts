@@ -7,7 +7,8 @@ import type { Env } from '../../src/config/env'
 import { form, postForm } from '../forms'
 import { sha256Base64, sha256Hex } from '../hex'
 import { postJson } from '../requests'
-import { apiKeysBinding, e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
+import { apiKeysBinding } from '../api-keys'
+import { e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
 
 const s3 = inject('s3')
 const app = createApp()
