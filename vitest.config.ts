@@ -1,69 +1,162 @@
-import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
+// Four projects; `vitest run` (npm test) runs them all, `vitest run --project <name>` one.
+//
+// - unit: inside workerd, no servers. Route tests call createApp() with their own env. Runs in
+//   seconds: `npm run test:unit`.
+// - e2e: inside workerd, after test/global-setup.ts has started versitygw, a webhook receiver and
+//   a node:crypto service. The Worker under test gets an origin on that versitygw.
+// - node: in Node, without servers: the client package as an app installs it, the scripts.
+// - browser: in Node, driving Chromium against `wrangler dev` and versitygw, which
+//   test/browser/global-setup.ts starts; after the other two, so they never compete for the CPU.
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { configDefaults, defineConfig } from 'vitest/config'
+import ts from 'typescript'
+import { makeTestKeys } from './test/crypto-service.ts'
 import { outbound } from './test/outbound.ts'
 import type { S3TestServer, TestApiKey } from './test/provided-context.ts'
 
+/**
+ * Tests that need test/global-setup.ts: the Worker's own bindings (versitygw, its API key), the
+ * webhook receiver, or the node:crypto service that checks CloudFront signatures outside workerd.
+ */
+const NEEDS_SERVERS = [
+  'test/e2e/**/*.test.ts',
+  'test/security/**/*.test.ts',
+  'test/leaks.test.ts',
+  'test/routes/bad-input.test.ts',
+  'test/http/body.test.ts',
+  'test/core/cloudfront/*.test.ts',
+  'test/routes/cloudfront.test.ts',
+]
+
+/**
+ * Node-side tests that need neither workerd nor a browser: the client package as an app installs
+ * it, and the scripts behind `npm start`.
+ */
+const NODE_TESTS = 'test/**/*.node.test.ts'
+
+// PEM keys for this run, in every form the tests need (never committed): made here, in Node,
+// since Web Crypto exports no PKCS#1 or SEC1.
+const testKeys = makeTestKeys()
+
+const workerd = { testTimeout: 30_000, provide: { testKeys } }
+
+// What wrangler.jsonc's "alias" swaps in the deploy bundle (build/), so that the e2e project's Worker
+// is the one that ships. Not the unit project's: it checks the OpenAPI document, which needs the
+// real generator. (TypeScript's reader takes JSON with comments and trailing commas.)
+const wrangler = ts.parseConfigFileTextToJson(
+  'wrangler.jsonc',
+  readFileSync('wrangler.jsonc', 'utf8'),
+) as { config: { alias: Record<string, string> } }
+const shipped = Object.entries(wrangler.config.alias).map(([find, replacement]) => ({
+  find,
+  replacement: resolve(replacement),
+}))
+
 export default defineConfig({
-  plugins: [
-    cloudflareTest(({ inject }) => {
-      const s3 = inject<S3TestServer>('s3')
-      const apiKey = inject<TestApiKey>('apiKey')
-      return {
-        wrangler: { configPath: './wrangler.jsonc' },
-        miniflare: {
-          // Reaches bucket-in-host URLs (e2e.localhost:<port>) on machines where *.localhost
-          // does not resolve.
-          outboundService: outbound,
-          // The Worker under test (`exports.default`) gets an origin on the versitygw the global
-          // setup started, in both addressing styles, and one API key for it.
-          bindings: {
-            WAYBILL_ORIGINS: JSON.stringify({
-              e2e: {
-                type: 's3',
-                bucket: s3.bucket,
-                region: 'us-east-1',
-                endpoint: s3.endpoint,
-                style: 'path',
-                credentials: 'E2E',
-                // The suite signs every key S3 accepts, including ones the safe policy refuses.
-                keys: 'any',
-              },
-              'e2e-virtual': {
-                type: 's3',
-                bucket: s3.bucket,
-                region: 'us-east-1',
-                endpoint: `http://localhost:${s3.port}`,
-                style: 'virtual',
-                credentials: 'E2E',
-                keys: 'any',
-              },
-            }),
-            E2E_ACCESS_KEY_ID: s3.accessKeyId,
-            E2E_SECRET_ACCESS_KEY: s3.secretAccessKey,
-            WAYBILL_API_KEYS: JSON.stringify([{ id: 'e2e', sha256: apiKey.sha256 }]),
-            WAYBILL_GRANTS: JSON.stringify(
-              ['e2e', 'e2e-virtual'].map((origin) => ({
-                to: 'apiKey:e2e',
-                origin,
-                actions: ['read', 'write', 'delete', 'list'],
-                // The suite's PUT URLs from /v1/sign replace objects; tests of the default
-                // (no overwrite) use grants of their own.
-                overwrite: true,
-              })),
-            ),
-          },
-        },
-      }
-    }),
-  ],
   test: {
-    globalSetup: ['./test/global-setup.ts'],
-    include: ['test/**/*.test.ts'],
-    // Node-side browser tests have their own config (vitest.browser.config.ts), and so do the
-    // other Node-side tests (vitest.node.config.ts).
-    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/**/*.node.test.ts'],
-    testTimeout: 30_000,
     // Console output (request log lines, fuzz seeds) only for tests that fail.
     silent: 'passed-only',
+    // The browser project's global setup stops wrangler dev and versitygw.
+    teardownTimeout: 30_000,
+    projects: [
+      {
+        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.jsonc' } })],
+        test: {
+          ...workerd,
+          name: 'unit',
+          // The files share one module graph per worker, a third of the time: they keep no state
+          // between them (they pass in any order: --sequence.shuffle.files).
+          isolate: false,
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/browser/**', NODE_TESTS, ...NEEDS_SERVERS],
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => {
+            const s3 = inject<S3TestServer>('s3')
+            const apiKey = inject<TestApiKey>('apiKey')
+            return {
+              wrangler: { configPath: './wrangler.jsonc' },
+              miniflare: {
+                // Reaches bucket-in-host URLs (e2e.localhost:<port>) on machines where *.localhost
+                // does not resolve.
+                outboundService: outbound,
+                // The Worker under test (`exports.default`) gets an origin on the versitygw the
+                // global setup started, in both addressing styles, and one API key for it.
+                bindings: {
+                  WAYBILL_ORIGINS: JSON.stringify({
+                    e2e: {
+                      type: 's3',
+                      bucket: s3.bucket,
+                      region: 'us-east-1',
+                      endpoint: s3.endpoint,
+                      style: 'path',
+                      credentials: 'E2E',
+                      // The suite signs every key S3 accepts, including ones the safe policy refuses.
+                      keys: 'any',
+                    },
+                    'e2e-virtual': {
+                      type: 's3',
+                      bucket: s3.bucket,
+                      region: 'us-east-1',
+                      endpoint: `http://localhost:${s3.port}`,
+                      style: 'virtual',
+                      credentials: 'E2E',
+                      keys: 'any',
+                    },
+                  }),
+                  E2E_ACCESS_KEY_ID: s3.accessKeyId,
+                  E2E_SECRET_ACCESS_KEY: s3.secretAccessKey,
+                  WAYBILL_API_KEYS: JSON.stringify([{ id: 'e2e', sha256: apiKey.sha256 }]),
+                  WAYBILL_GRANTS: JSON.stringify(
+                    ['e2e', 'e2e-virtual'].map((origin) => ({
+                      to: 'apiKey:e2e',
+                      origin,
+                      actions: ['read', 'write', 'delete', 'list'],
+                      // The suite's PUT URLs from /v1/sign replace objects; tests of the default
+                      // (no overwrite) use grants of their own.
+                      overwrite: true,
+                    })),
+                  ),
+                },
+              },
+            }
+          }),
+        ],
+        resolve: { alias: shipped },
+        test: {
+          ...workerd,
+          name: 'e2e',
+          globalSetup: ['./test/global-setup.ts'],
+          include: NEEDS_SERVERS,
+        },
+      },
+      {
+        test: {
+          name: 'node',
+          include: [NODE_TESTS],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['./test/browser/global-setup.ts'],
+          // After unit and e2e (group 0).
+          sequence: { groupOrder: 1 },
+          // One browser, one wrangler dev: files run one after another.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 })

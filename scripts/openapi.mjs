@@ -1,5 +1,6 @@
 // The OpenAPI document and the TypeScript types generated from it, kept in the repository:
-// docs/openapi.json (what GET /openapi.json serves) and client/src/openapi.d.ts (openapi-typescript).
+// docs/openapi.json (generated from the routes by hono-openapi; what GET /openapi.json serves) and
+// client/src/openapi.d.ts (openapi-typescript).
 //
 //   node scripts/openapi.mjs           regenerate both
 //   node scripts/openapi.mjs --check   fail when either is stale (part of npm run check)
@@ -16,12 +17,15 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const DOCUMENT = join(ROOT, 'docs', 'openapi.json')
 const TYPES = join(ROOT, 'client', 'src', 'openapi.d.ts')
 
-/** The document the Worker serves, from its own code run in Node. */
-async function servedDocument() {
-  const outfile = join(ROOT, '.tmp', 'openapi', 'worker.mjs')
+/**
+ * The document the routes describe (src/openapi.ts), with the real hono-openapi: bundled for Node
+ * without wrangler's aliases, which keep the generator out of the Worker.
+ */
+async function routesDocument() {
+  const outfile = join(ROOT, '.tmp', 'openapi', 'generate.mjs')
   mkdirSync(dirname(outfile), { recursive: true })
   await build({
-    entryPoints: [join(ROOT, 'src', 'index.ts')],
+    entryPoints: [join(ROOT, 'src', 'openapi.ts')],
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -29,21 +33,12 @@ async function servedDocument() {
     outfile,
     logLevel: 'error',
   })
-  const worker = (await import(pathToFileURL(outfile).href)).default
-  // Quiet: the request's log line is no news here.
-  const log = console.log
-  console.log = () => {}
-  const response = await worker
-    .fetch(new Request('http://waybill/openapi.json'), {})
-    .finally(() => {
-      console.log = log
-    })
-  if (!response.ok) throw new Error(`GET /openapi.json answered ${response.status}`)
-  return response.json()
+  const { generateOpenApi } = await import(pathToFileURL(outfile).href)
+  return generateOpenApi()
 }
 
 async function generate() {
-  const document = await servedDocument()
+  const document = await routesDocument()
   const style = (await resolveConfig(DOCUMENT)) ?? {}
   const json = await format(JSON.stringify(document), { ...style, parser: 'json' })
   const header =

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import type { TestProject } from 'vitest/node'
 import { startVersitygw } from '../scripts/versitygw.mjs'
-import { makeTestKeys, startCryptoService } from './crypto-service.ts'
+import { startCryptoService } from './crypto-service.ts'
 import type { WebhookRecord } from './provided-context.ts'
 
 export const E2E_BUCKET = 'e2e'
@@ -36,7 +36,6 @@ export default async function setup(project: TestProject) {
 
   const cryptoService = await startCryptoService()
   project.provide('cryptoService', cryptoService.url)
-  project.provide('testKeys', makeTestKeys())
 
   const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`
   const webhook = await startWebhookReceiver(webhookSecret)

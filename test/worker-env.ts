@@ -1,16 +1,18 @@
-// The env tests give the Worker. The pool's own (vitest.config.ts): its bindings typed as the app's
+// The env the e2e project gives the Worker (vitest.config.ts): its bindings typed as the app's
 // `Env`, its `e2e` origin on versitygw and that bucket reached directly, for tests that build their
-// env on top of it. And API keys in the form `WAYBILL_API_KEYS` takes, for every test env.
+// env on top of it. Only for the e2e project: it reads what test/global-setup.ts provides.
 
 import { env } from 'cloudflare:workers'
 import { AwsClient } from 'aws4fetch'
 import { inject } from 'vitest'
 import type { Env } from '../src/config/env'
-import { sha256Hex } from './hex'
 
 const s3 = inject('s3')
 
-/** The bindings vitest.config.ts gives the Worker (`Cloudflare.Env` is not declared for tests). */
+/**
+ * The bindings vitest.config.ts gives the Worker: JSON text and credentials, not the JSON
+ * wrangler.jsonc declares (`Cloudflare.Env`).
+ */
 export const workerEnv = env as unknown as Env
 
 /** The `e2e` origin as vitest.config.ts defines it: versitygw's bucket, path style. */
@@ -40,16 +42,4 @@ export const store = new AwsClient({
 /** The path-style URL of `key` in that bucket, each segment percent-encoded. */
 export function objectUrl(key: string): string {
   return `${s3.endpoint}/${s3.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`
-}
-
-/** `WAYBILL_API_KEYS` for these keys: each one's SHA-256, never the key itself. */
-export async function apiKeysBinding(
-  keys: readonly { id: string; key: string; label?: string }[],
-): Promise<string> {
-  const entries = keys.map(async ({ id, key, label }) => ({
-    id,
-    sha256: await sha256Hex(key),
-    label,
-  }))
-  return JSON.stringify(await Promise.all(entries))
 }

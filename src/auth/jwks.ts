@@ -2,6 +2,8 @@
 // JWKS_MAX_AGE_MS, and refetched at most once per JWKS_COOLDOWN_MS when a token names a `kid` the
 // cached set lacks (key rotation). When no fetch succeeds and no cached key fits, verification fails
 // with `auth_unavailable` (503): an unreachable issuer never lets a token through.
+// Not jose's createRemoteJWKSet: once a refetch fails it uses none of its keys and fetches on every
+// call, so an issuer outage would refuse every token (test/auth/jwks.test.ts).
 
 import { createLocalJWKSet, type JSONWebKeySet, type JWSHeaderParameters } from 'jose'
 import {

@@ -2,6 +2,11 @@
  * The Worker's bindings. Only `src/index.ts`, `src/config/` and the middleware that needs a binding
  * read them. Credentials are looked up by the name an origin gives (`"credentials": "PHOTOS"` reads
  * `PHOTOS_ACCESS_KEY_ID`, …), so the type is open.
+ *
+ * Variables are `unknown`, not the types `wrangler types` generates from wrangler.jsonc
+ * (`Cloudflare.Env`, worker-configuration.d.ts): a var may hold any JSON and a secret or a test's
+ * binding is JSON text, and the config module checks each (test/config/ sends every wrong kind).
+ * test/config/env.test.ts holds the generated names to this list instead.
  */
 export interface Env {
   /** JSON object (wrangler var) or JSON string: origin name → origin definition. */

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { PHOTOS_ORIGIN, problemOf } from '../routes/helpers'
-import { apiKeysBinding } from '../worker-env'
+import { apiKeysBinding } from '../api-keys'
 import {
   ACCESS_AUD,
   ACCESS_CERTS,

@@ -103,13 +103,13 @@ function recordRequests(page: Page) {
     const entry = requests.find((r) => r.request === request)
     if (entry !== undefined) entry.end = performance.now()
   }
-  page.on('requestfinished', (request) => {
-    finish(request)
-    void request.response().then((response) => {
-      const entry = requests.find((r) => r.request === request)
-      if (entry !== undefined) entry.status = response?.status()
-    })
+  // The status as the response arrives: asked for after 'requestfinished' (another round trip to
+  // the browser), it could still be missing when the page's own await had already returned.
+  page.on('response', (response) => {
+    const entry = requests.find((r) => r.request === response.request())
+    if (entry !== undefined) entry.status = response.status()
   })
+  page.on('requestfinished', finish)
   page.on('requestfailed', finish)
   return {
     requests,

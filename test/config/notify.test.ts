@@ -56,6 +56,23 @@ describe('valid configurations', () => {
     expect(new Webhook(SECRET).verify(body, headers)).toEqual({ type: 'upload.completed' })
   })
 
+  it('signs as the package verifies: UTF-8 bodies, and keys longer than a hash block', () => {
+    // 100 bytes: HMAC hashes a key longer than 64 bytes first (RFC 2104).
+    const long = `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(100))))}`
+    for (const secret of [SECRET, long]) {
+      const config = ok({ WAYBILL_WEBHOOK_URL: URL_, WAYBILL_WEBHOOK_SECRET: secret })
+      const now = new Date()
+      const body = JSON.stringify({ type: 'upload.completed', data: { key: 'été/写真 🎞.jpg' } })
+      const headers = {
+        'webhook-id': 'msg_utf8',
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': config.webhook!.sign('msg_utf8', now, body),
+      }
+      expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body))
+      expect(() => new Webhook(secret).verify(body.replace('été', 'ete'), headers)).toThrow()
+    }
+  })
+
   it('accepts plain http for loopback hosts only, and trims the values', () => {
     for (const url of ['http://127.0.0.1:8787/hook', 'http://localhost/hook', 'http://[::1]:9/']) {
       const config = ok({ WAYBILL_WEBHOOK_URL: ` ${url}\n`, WAYBILL_WEBHOOK_SECRET: `${SECRET}\n` })

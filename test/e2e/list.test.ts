@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { ndjsonLines } from '../requests'
-import { apiKeysBinding, e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
+import { apiKeysBinding } from '../api-keys'
+import { e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
 import { mapConcurrent } from './concurrency'
 
 const s3 = inject('s3')

@@ -11,7 +11,8 @@ import { form, postForm } from '../forms'
 import { sha256Base64, sha256Hex } from '../hex'
 import { postJson } from '../requests'
 import type { WebhookRecord } from '../provided-context'
-import { apiKeysBinding, e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
+import { apiKeysBinding } from '../api-keys'
+import { e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
 
 const app = createApp()
 /** The same Worker with its clock an hour ahead: what it issues postdates every object stored now. */

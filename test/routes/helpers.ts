@@ -2,7 +2,7 @@
 
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { apiKeysBinding } from '../worker-env'
+import { apiKeysBinding } from '../api-keys'
 
 export const NOW = new Date('2026-11-23T10:00:00Z')
 export const ALL_KEY = 'wb_test_all_origins_0123456789'

@@ -18,7 +18,7 @@
 // Batches sign four URLs per call: `signMessagesDigestHex` runs four independent hashes side by
 // side in WebAssembly SIMD's 128-bit lanes (one i32x4 instruction does the same step of all four),
 // which in workerd costs about a third of four single-lane compressions. Workers cannot compile WebAssembly at run time, so the module is
-// imported precompiled: wrangler and @cloudflare/vitest-pool-workers load a `.wasm` import as a
+// imported precompiled: wrangler and @cloudflare/vitest-plugin load a `.wasm` import as a
 // WebAssembly.Module.
 //
 // Inputs to `sha256AsciiHex`, `messageAscii` and `HmacSha256.signAsciiHex` must be ASCII (char
@@ -256,21 +256,29 @@ export class HmacSha256 {
 
   /** Lower-case hex HMAC of an ASCII message (after the prefix, if any). */
   signAsciiHex(message: string): string {
-    this.#signAscii(message)
+    this.#sign(message)
     return stateHex(WORK)
   }
 
   /** The HMAC of an ASCII message (after the prefix, if any), as bytes. */
   signAscii(message: string): Uint8Array {
-    this.#signAscii(message)
+    this.#sign(message)
     return stateBytes(WORK)
   }
 
-  #signAscii(message: string): void {
+  /** The HMAC of any bytes (after the prefix, if any): UTF-8 text such as a webhook's body. */
+  signBytes(message: Uint8Array): Uint8Array {
+    this.#sign(message)
+    return stateBytes(WORK)
+  }
+
+  /** Signs the prefix's tail, then `message`: ASCII text, or bytes as they are. */
+  #sign(message: string | Uint8Array): void {
     this.#load()
     messageStart()
     messageAscii(this.#prefixTail)
-    messageAscii(message)
+    if (typeof message === 'string') messageAscii(message)
+    else messageBytes(message)
     wasm.signMessage(messageBase, messageLength, this.#prefixBytes)
   }
 

@@ -1,4 +1,4 @@
-// `import module from './x.wasm'`: wrangler, @cloudflare/vitest-pool-workers and the benchmark's
+// `import module from './x.wasm'`: wrangler, @cloudflare/vitest-plugin and the benchmark's
 // bundler load `.wasm` imports as precompiled WebAssembly modules (Workers cannot compile
 // WebAssembly from bytes at run time).
 declare module '*.wasm' {

@@ -99,6 +99,19 @@ describe('HmacSha256', () => {
       expect(toHex(mac.signAscii(message))).toBe(expected)
     }
   })
+
+  it('signs UTF-8 bytes as Web Crypto does, with and without a prefix, across block boundaries', async () => {
+    const key = bytesOf(32, 5)
+    for (let length = 1; length <= 150; length += 7) {
+      const text = `${'é'.repeat(length >> 1)}🎞${ascii(length, 9)}`
+      const expected = await hmacSha256Hex(key, `msg_1.${text}`)
+      const bytes = new TextEncoder().encode(text)
+      expect(toHex(new HmacSha256(key).signBytes(new TextEncoder().encode(`msg_1.${text}`)))).toBe(
+        expected,
+      )
+      expect(toHex(new HmacSha256(key).withPrefix('msg_1.').signBytes(bytes))).toBe(expected)
+    }
+  })
 })
 
 describe('sha256', () => {
