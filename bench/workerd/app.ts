@@ -53,6 +53,15 @@ async function issueLink(ctx: ExecutionContext): Promise<string> {
 
 type Case = [next: () => Request, expected: number]
 
+/** A `POST /v1/sign` body of 10,000 keys, built once. */
+const SIGN_BODY = JSON.stringify({
+  origin: 'photos',
+  keys: Array.from(
+    { length: 10_000 },
+    (_, i) => `gallery/2026/img-${String(i).padStart(6, '0')}.jpg`,
+  ),
+})
+
 const CASES: Record<string, (ctx: ExecutionContext) => Case | Promise<Case>> = {
   'app-healthz'() {
     return [() => new Request(`${BASE}/healthz`), 200]
@@ -60,6 +69,12 @@ const CASES: Record<string, (ctx: ExecutionContext) => Case | Promise<Case>> = {
   'app-redirect'() {
     const init = { headers: { authorization: `Bearer ${API_KEY}` } }
     return [() => new Request(`${BASE}/v1/redirect/photos/${KEY}`, init), 302]
+  },
+  // A whole batch request: authentication, body reading and validation, authorize per key, the
+  // signing, and the answer's JSON. bench/run.mjs reports it per key.
+  'app-sign-10k'() {
+    const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }
+    return [() => new Request(`${BASE}/v1/sign`, { method: 'POST', headers, body: SIGN_BODY }), 200]
   },
   async 'app-link'(ctx) {
     const url = `${BASE}${await (linkPath ??= issueLink(ctx))}`
