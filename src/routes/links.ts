@@ -20,17 +20,11 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
       operationId: 'createLinks',
       summary: 'Signed links to objects, for an <img src>, an email or a chat',
       description:
-        'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. Needs WAYBILL_LINK_SECRETS (501 otherwise).',
+        'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes.',
       security: SECURITY,
       responses: {
         200: jsonContent(LinksAnswer, 'One link per key, in input order'),
-        ...problems(
-          'invalid_request',
-          'forbidden',
-          'payload_too_large',
-          'unsupported_media_type',
-          'not_configured',
-        ),
+        ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
       },
     }),
     authenticated,

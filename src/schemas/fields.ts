@@ -18,6 +18,7 @@ import {
 import { contentDisposition } from '../core/disposition'
 import { sanitizeFilename } from '../core/filename'
 import { canonicalMediaType, MAX_MEDIA_TYPE_CHARS } from '../core/media-type'
+import { TOKEN_PATTERN } from '../core/token'
 import { checkHeaderValue, checkObjectKey } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { isRecord, list, record, strict, typeName } from './valibot'
@@ -270,8 +271,8 @@ export const PartNumber = v.pipe(
   v.maxValue(MAX_PARTS, `must be a part number from 1 to ${MAX_PARTS}`),
 )
 
-/** What waybill seals (upload handles, listing cursors): base64url, a dot, a 22-character tag. */
-const SEALED = /^[A-Za-z0-9_-]{1,4096}\.[A-Za-z0-9_-]{22}$/
+/** What waybill seals (upload handles and receipts, listing cursors): a token (src/core/token.ts). */
+const SEALED = TOKEN_PATTERN
 
 export const UploadId = v.pipe(
   v.string('must be the uploadId POST /v1/uploads returned'),

@@ -65,7 +65,7 @@ export async function checkUpload(
       errors: [{ path: 'receipt', message: 'was not issued to this caller on this origin' }],
     })
   if (origin.type !== 's3') throw notOurs()
-  const receipt = await unsealReceipt(origin, principal, request.receipt)
+  const receipt = unsealReceipt(config, origin, principal, request.receipt)
   if (receipt === undefined) throw notOurs()
   if (epochSeconds(now) > receipt.expiresAt) {
     throw new WaybillError(
