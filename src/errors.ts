@@ -1,6 +1,6 @@
 /** Every error waybill raises on purpose. `app.onError` turns it into `application/problem+json`. */
 
-import { MAX_REPORTED_ERRORS } from './config/limits'
+import { MAX_REPORTED_ERRORS } from './limits'
 import type { CoreError } from './core/errors'
 
 export type ErrorCode =

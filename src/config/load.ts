@@ -19,7 +19,7 @@ import {
   DEFAULT_MAX_RSA_SIGNATURES,
   MAX_BATCH_CEILING,
   MAX_RSA_SIGNATURES_CEILING,
-} from './limits'
+} from '../limits'
 import { notifySchema } from './notify'
 import { originsSchema } from './origins'
 import type { ApiKey, Config, ConfigResult, Origin } from './types'

@@ -12,7 +12,7 @@
 import * as v from 'valibot'
 import type { TokenSecret } from '../core/token'
 import { list, strict } from '../schemas/valibot'
-import { MIN_TOKEN_SECRET_CHARS } from './limits'
+import { MIN_TOKEN_SECRET_CHARS } from '../limits'
 
 const idMessage = 'must be 1-16 characters of A-Z, a-z, 0-9, "_" and "-"'
 const secretMessage = `must be a secret of at least ${MIN_TOKEN_SECRET_CHARS} characters`

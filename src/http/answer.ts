@@ -3,7 +3,7 @@
 
 import type { Context } from 'hono'
 import { accepts } from 'hono/accepts'
-import { CACHE_MARGIN_S } from '../config/limits'
+import { CACHE_MARGIN_S } from '../limits'
 
 const NDJSON = 'application/x-ndjson'
 

@@ -2,7 +2,7 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../config/limits'
+import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../limits'
 import { json, ndjson, wantsNdjson } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { jsonContent, problems, SECURITY } from '../http/openapi'

@@ -3,9 +3,9 @@
 
 import { principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
 import { linkPermit } from '../auth/policy'
-import { principalName, type Principal } from '../auth/principal'
+import { principalName, type Principal } from '../principal'
 import type { Config, LinkRevocation } from '../config'
-import { LINK_URL_EXPIRES_S } from '../config/limits'
+import { LINK_URL_EXPIRES_S } from '../limits'
 import { epochSeconds } from '../core/sigv4/time'
 import { WaybillError } from '../errors'
 import { cacheControlUntil } from '../http/answer'

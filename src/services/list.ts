@@ -2,7 +2,7 @@
 // order up to a limit, each object with a URL where the caller may read, and a sealed cursor.
 
 import * as v from 'valibot'
-import type { Principal } from '../auth/principal'
+import type { Principal } from '../principal'
 import type { Config, Origin, S3Origin } from '../config'
 import {
   DEFAULT_LIST_LIMIT,
@@ -10,7 +10,7 @@ import {
   S3_CONCURRENCY,
   S3_LIST_PAGE_MAX,
   STREAM_CHUNK_ITEMS,
-} from '../config/limits'
+} from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { openToken, sealToken } from '../core/token'
 import { invalid } from '../errors'

@@ -1,6 +1,6 @@
 // One object's URL for a redirect: authorized and signed like a batch of one.
 
-import type { Principal } from '../auth/principal'
+import type { Principal } from '../principal'
 import type { Config } from '../config'
 import { cacheControlUntil, VARY } from '../http/answer'
 import { lastSegment } from '../core/disposition'

@@ -1,10 +1,10 @@
 // Signing a batch for POST /v1/sign: authorize it whole, then sign it as JSON or as NDJSON lines.
 
 import { actionFor, type Permit } from '../auth/policy'
-import type { Principal } from '../auth/principal'
+import type { Principal } from '../principal'
 import type { Config, Origin } from '../config'
-import { STREAM_CHUNK_ITEMS } from '../config/limits'
-import { commonKeyPrefix } from '../core/cloudfront/sign'
+import { STREAM_CHUNK_ITEMS } from '../limits'
+import { commonKeyPrefix } from '../core/keys'
 import type { PresignItem } from '../core/s3/presign'
 import type { FieldError } from '../errors'
 import { cacheControlUntil, etagOf, RawJson, VARY } from '../http/answer'

@@ -14,7 +14,7 @@ import {
   MAX_REPORTED_ERRORS,
   MAX_SMALL_BODY_BYTES,
   MAX_TOKEN_BYTES,
-} from '../../src/config/limits'
+} from '../../src/limits'
 
 const KIB = 1024
 export const MIB = 1024 * KIB

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { LINK_URL_EXPIRES_S } from '../../src/config/limits'
+import { LINK_URL_EXPIRES_S } from '../../src/limits'
 import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from './helpers'
 
 const SECRET_1 = { id: 'k1', secret: 'link-test-secret-one-0123456789abcdef' }

@@ -4,9 +4,9 @@
 // (on the store's clock), and be what was signed (size, type).
 
 import { deletesMismatched, mayRead } from '../../auth/policy'
-import type { Principal } from '../../auth/principal'
+import type { Principal } from '../../principal'
 import type { Config } from '../../config'
-import { RECEIPT_GRACE_S } from '../../config/limits'
+import { RECEIPT_GRACE_S } from '../../limits'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'

@@ -3,14 +3,9 @@
 // Worker starts, with its sealed handle and first part URLs.
 
 import { uploadKeyFor, type Content, type Permit } from '../../auth/policy'
-import type { Principal } from '../../auth/principal'
+import type { Principal } from '../../principal'
 import type { Config, Origin } from '../../config'
-import {
-  FIRST_PART_URLS,
-  MAX_PARTS,
-  MAX_REPORTED_ERRORS,
-  RECEIPT_GRACE_S,
-} from '../../config/limits'
+import { FIRST_PART_URLS, MAX_PARTS, MAX_REPORTED_ERRORS, RECEIPT_GRACE_S } from '../../limits'
 import { choosePartSize, partCountOf } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
 import { invalid, WaybillError, type FieldError } from '../../errors'

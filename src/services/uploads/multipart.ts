@@ -1,7 +1,7 @@
 // The follow-ups of a multipart upload, each named by its sealed handle: more part URLs, the parts
 // the store holds (to resume), complete (once every part is checked), abort.
 
-import type { Principal } from '../../auth/principal'
+import type { Principal } from '../../principal'
 import type { Config, S3Origin } from '../../config'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag, multipartEtag, partCountOf, partSizeOf } from '../../core/s3/parts'

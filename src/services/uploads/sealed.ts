@@ -4,9 +4,9 @@
 // no later call can change it.
 
 import * as v from 'valibot'
-import { principalName, type Principal } from '../../auth/principal'
+import { principalName, type Principal } from '../../principal'
 import type { Config, S3Origin } from '../../config'
-import { STORE_CLOCK_SLACK_S } from '../../config/limits'
+import { STORE_CLOCK_SLACK_S } from '../../limits'
 import { openToken, sealToken } from '../../core/token'
 import type { ObjectHead } from '../../store/client'
 

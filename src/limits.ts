@@ -6,7 +6,7 @@ import {
   MAX_PARTS,
   MIN_EXPIRES_S,
   MIN_PART_SIZE_BYTES,
-} from '../core/limits'
+} from './core/limits'
 
 export { MAX_EXPIRES_S, MAX_KEY_BYTES, MAX_PARTS, MIN_EXPIRES_S, MIN_PART_SIZE_BYTES }
 export const DEFAULT_EXPIRES_S = 900
