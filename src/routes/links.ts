@@ -2,7 +2,7 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { found, json } from '../http/answer'
+import { found, json, privateUntil } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
 import { jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
@@ -39,7 +39,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
       })
       const origin = new URL(c.req.url).origin
       const answer = issueLinks(c.get('config'), c.get('principal'), body, origin, clock())
-      return json(c, answer, { 'cache-control': 'no-store' })
+      return json(c, answer)
     },
   )
 }
@@ -67,8 +67,9 @@ export function followRoutes({ clock }: RouteDeps) {
     validParams(LinkParams),
     async (c) => {
       const { token } = c.req.valid('param')
-      const { location, headers } = await followLink(c.get('config'), token, clock())
-      return found(location, headers)
+      const now = clock()
+      const { location, expiresAt } = await followLink(c.get('config'), token, now)
+      return found(location, { 'cache-control': privateUntil(expiresAt, now) })
     },
   )
 }
