@@ -7,6 +7,7 @@
 // - node: in Node, without servers: the client package as an app installs it, the scripts.
 // - browser: in Node, driving Chromium against `wrangler dev` and versitygw, which
 //   test/browser/global-setup.ts starts; after the other two, so they never compete for the CPU.
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { cloudflareTest } from '@cloudflare/vitest-plugin'
@@ -39,6 +40,9 @@ const NODE_TESTS = 'test/**/*.node.test.ts'
 // PEM keys for this run, in every form the tests need (never committed): made here, in Node,
 // since Web Crypto exports no PKCS#1 or SEC1.
 const testKeys = makeTestKeys()
+
+// What the e2e Worker seals tokens with: made for this run.
+const TOKEN_SECRET = randomBytes(32).toString('base64url')
 
 const workerd = { testTimeout: 30_000, provide: { testKeys } }
 
@@ -111,6 +115,8 @@ export default defineConfig({
                   E2E_ACCESS_KEY_ID: s3.accessKeyId,
                   E2E_SECRET_ACCESS_KEY: s3.secretAccessKey,
                   WAYBILL_API_KEYS: JSON.stringify([{ id: 'e2e', sha256: apiKey.sha256 }]),
+                  // Made per run: it seals links, upload handles and receipts, cursors.
+                  WAYBILL_TOKEN_SECRETS: JSON.stringify([{ id: 'e2e', secret: TOKEN_SECRET }]),
                   WAYBILL_GRANTS: JSON.stringify(
                     ['e2e', 'e2e-virtual'].map((origin) => ({
                       to: 'apiKey:e2e',

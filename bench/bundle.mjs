@@ -95,6 +95,10 @@ export async function coldStarts(bundles, runs = 9) {
             }),
             DEMO_ACCESS_KEY_ID: 'WAYBILLDEMO',
             DEMO_SECRET_ACCESS_KEY: 'waybill-demo-secret-local-only',
+            // Not a secret: a cold start's config, which needs one to be valid.
+            WAYBILL_TOKEN_SECRETS: JSON.stringify([
+              { id: 'b', secret: 'bench-cold-start-token-secret-not-a-secret' },
+            ]),
           },
         }),
       )

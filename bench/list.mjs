@@ -676,6 +676,7 @@ async function main() {
       `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
       `WAYBILL_API_KEYS='${JSON.stringify(apiKeys)}'`,
       `WAYBILL_GRANTS='${JSON.stringify(grants)}'`,
+      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'b', secret: randomBytes(32).toString('base64url') }])}'`,
       '',
     ].join('\n'),
     { mode: 0o600 },

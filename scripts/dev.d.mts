@@ -17,7 +17,7 @@ export declare function workerVars(options: {
   devVars: Record<string, string>
   s3Endpoint: string
   apiKeySha256: string
-  linkSecrets: { id: string; secret: string }[]
+  tokenSecrets: { id: string; secret: string }[]
   appOrigins: string[]
 }): {
   vars: Record<string, string>
@@ -25,7 +25,6 @@ export declare function workerVars(options: {
   apiKey: boolean
   fromDevVars: string[]
   corsOrigins: string[] | '*'
-  linksOn: boolean
   warnings: string[]
 }
 export declare function envFileText(vars: Record<string, string>): string

@@ -5,8 +5,8 @@
 // Starts versitygw on 127.0.0.1:<s3-port> with a bucket "demo" holding a few objects whose keys need
 // encoding and a few small images, with the CORS rules browser uploads need for the demo page and
 // each --app-origin; then `wrangler dev` on 127.0.0.1:<port> with the "demo" origin of
-// wrangler.jsonc pointed at that versitygw, an API key "demo", signed links on (a generated
-// WAYBILL_LINK_SECRETS), and WAYBILL_CORS allowing each --app-origin. `.dev.vars` is read as
+// wrangler.jsonc pointed at that versitygw, an API key "demo", a generated WAYBILL_TOKEN_SECRETS
+// (what seals links, upload handles, receipts and cursors), and WAYBILL_CORS allowing each --app-origin. `.dev.vars` is read as
 // wrangler reads it and wins over all of that, except that --app-origin adds to its WAYBILL_CORS
 // and the run's key to its WAYBILL_API_KEYS. Everything goes to wrangler as one env file, so each
 // value is a secret: wrangler's banner shows none of them. Prints what it set up.
@@ -132,7 +132,7 @@ function jsonOf(text) {
  *
  * @example
  * const { vars } = workerVars({ wranglerVars, devVars: {}, s3Endpoint: 'http://127.0.0.1:7099',
- *   apiKeySha256, linkSecrets, appOrigins: ['http://localhost:5180'] })
+ *   apiKeySha256, tokenSecrets, appOrigins: ['http://localhost:5180'] })
  * vars.WAYBILL_CORS // '{"origins":["http://localhost:5180"]}'
  */
 export function workerVars({
@@ -140,7 +140,7 @@ export function workerVars({
   devVars,
   s3Endpoint,
   apiKeySha256,
-  linkSecrets,
+  tokenSecrets,
   appOrigins,
 }) {
   const origins = structuredClone(wranglerVars.WAYBILL_ORIGINS ?? {})
@@ -151,7 +151,11 @@ export function workerVars({
     DEMO_SECRET_ACCESS_KEY,
     WAYBILL_ORIGINS: JSON.stringify(origins),
     WAYBILL_API_KEYS: JSON.stringify([demoKey]),
-    WAYBILL_LINK_SECRETS: JSON.stringify(linkSecrets),
+    // .dev.vars's own secrets, under either name, replace the run's.
+    ...(devVars.WAYBILL_TOKEN_SECRETS === undefined &&
+      devVars.WAYBILL_LINK_SECRETS === undefined && {
+        WAYBILL_TOKEN_SECRETS: JSON.stringify(tokenSecrets),
+      }),
     ...(appOrigins.length > 0 && { WAYBILL_CORS: JSON.stringify({ origins: appOrigins }) }),
   }
   const vars = { ...ours, ...devVars }
@@ -191,7 +195,6 @@ export function workerVars({
     apiKey,
     fromDevVars: Object.keys(devVars),
     corsOrigins: cors?.origins ?? [],
-    linksOn: vars.WAYBILL_LINK_SECRETS !== undefined && vars.WAYBILL_LINK_SECRETS !== '',
     warnings,
   }
 }
@@ -220,14 +223,18 @@ export function envFileText(vars) {
 /** What --keep keeps, or undefined (none yet, or unreadable). */
 function readState(file) {
   const state = existsSync(file) ? jsonOf(readFileSync(file, 'utf8')) : undefined
-  return typeof state?.apiKey === 'string' && Array.isArray(state.linkSecrets) ? state : undefined
+  // `linkSecrets`: what a run before WAYBILL_TOKEN_SECRETS kept.
+  const tokenSecrets = state?.tokenSecrets ?? state?.linkSecrets
+  return typeof state?.apiKey === 'string' && Array.isArray(tokenSecrets)
+    ? { ...state, tokenSecrets }
+    : undefined
 }
 
 function freshState() {
   const id = `dev-${new Date().toISOString().slice(0, 10)}`
   return {
     apiKey: `wb_demo_${randomBytes(24).toString('base64url')}`,
-    linkSecrets: [{ id, secret: randomBytes(32).toString('base64url') }],
+    tokenSecrets: [{ id, secret: randomBytes(32).toString('base64url') }],
     appOrigins: [],
   }
 }
@@ -392,7 +399,7 @@ async function main() {
   mkdirSync(dataDir, { recursive: true })
   const state = kept ?? freshState()
   if (options.appOrigins.length > 0 || kept === undefined) state.appOrigins = options.appOrigins
-  const { apiKey, linkSecrets, appOrigins } = state
+  const { apiKey, tokenSecrets, appOrigins } = state
   writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
 
   const s3 = await startVersitygw({
@@ -431,7 +438,7 @@ async function main() {
     devVars,
     s3Endpoint: s3.endpoint,
     apiKeySha256: createHash('sha256').update(apiKey).digest('hex'),
-    linkSecrets,
+    tokenSecrets,
     appOrigins,
   })
   const envFile = join(DEV_DIR, 'worker.vars')
@@ -482,12 +489,10 @@ async function main() {
       worker.apiKey ? `${apiKey}${kept ? ' (kept)' : ''}` : 'not added (see below)',
     ],
     [
-      'signed links',
-      !worker.linksOn
-        ? 'off'
-        : devVars.WAYBILL_LINK_SECRETS !== undefined
-          ? 'on (WAYBILL_LINK_SECRETS from .dev.vars)'
-          : `on (WAYBILL_LINK_SECRETS ${kept ? 'kept' : 'generated'}, id ${linkSecrets[0].id})`,
+      'token secrets (links, uploads, cursors)',
+      devVars.WAYBILL_TOKEN_SECRETS !== undefined || devVars.WAYBILL_LINK_SECRETS !== undefined
+        ? 'from .dev.vars'
+        : `${kept ? 'kept' : 'generated'}, id ${tokenSecrets[0].id}`,
     ],
     [
       '.dev.vars',

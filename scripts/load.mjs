@@ -203,6 +203,7 @@ async function startWorker({ endpoint, accessKeyId, secretAccessKey, apiKey, dir
       `DEMO_ACCESS_KEY_ID=${accessKeyId}`,
       `DEMO_SECRET_ACCESS_KEY=${secretAccessKey}`,
       `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
+      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'l', secret: randomBytes(32).toString('base64url') }])}'`,
       `WAYBILL_API_KEYS='${JSON.stringify(apiKeys)}'`,
       // Only failures are logged: wrangler dev 4.124 loses its proxy connection when a Worker
       // logs a line for every one of many concurrent requests (cloudflare/workers-sdk#15451).

@@ -10,6 +10,7 @@ import { CoreError } from './core/errors'
 import { fromCoreError, WaybillError } from './errors'
 import { systemClock, type Clock } from './http/clock'
 import { requireConfig } from './http/config'
+import { noStore } from './http/answer'
 import { cors } from './http/cors'
 import { jsonContent, publicProblems } from './http/openapi'
 import { internalErrorResponse, problemResponse } from './http/problem'
@@ -63,6 +64,8 @@ export function createApp(options: AppOptions = {}) {
   app.use(requestId())
   app.use(requestLog())
   app.use(cors())
+  // The response policy (src/http/answer.ts): no-store unless a route earns a cache rule.
+  app.use(noStore())
   // Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves.
   app.use(
     methodNotAllowed({
@@ -91,7 +94,7 @@ export function createApp(options: AppOptions = {}) {
       },
     }),
     requireConfig(),
-    (c) => c.json({ ok: true as const }, 200, { 'cache-control': 'no-store' }),
+    (c) => c.json({ ok: true as const }, 200),
   )
   app.get(
     '/openapi.json',

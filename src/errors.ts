@@ -1,6 +1,6 @@
 /** Every error waybill raises on purpose. `app.onError` turns it into `application/problem+json`. */
 
-import { MAX_REPORTED_ERRORS } from './config/limits'
+import { MAX_REPORTED_ERRORS } from './limits'
 import type { CoreError } from './core/errors'
 
 export type ErrorCode =
@@ -16,7 +16,6 @@ export type ErrorCode =
   | 'config_invalid'
   | 'auth_unavailable'
   | 'upstream_error'
-  | 'not_configured'
   | 'upload_mismatch'
   | 'precondition_failed'
 
@@ -33,7 +32,6 @@ export const STATUS: Record<ErrorCode, number> = {
   config_invalid: 503,
   auth_unavailable: 503,
   upstream_error: 502,
-  not_configured: 501,
   upload_mismatch: 422,
   precondition_failed: 412,
 }
@@ -51,7 +49,6 @@ export const TITLE: Record<ErrorCode, string> = {
   config_invalid: 'Service misconfigured',
   auth_unavailable: 'Authentication temporarily unavailable',
   upstream_error: 'The storage service failed',
-  not_configured: 'Not configured',
   upload_mismatch: 'The upload is not what was signed',
   precondition_failed: 'Precondition failed',
 }

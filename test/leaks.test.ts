@@ -6,7 +6,7 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { createApp } from '../src/app'
-import { MAX_BODY_BYTES } from '../src/config/limits'
+import { MAX_BODY_BYTES } from '../src/limits'
 import type { Env } from '../src/config/env'
 import {
   AUDIENCE,
@@ -82,7 +82,7 @@ async function leaksEnv(overrides: Partial<Env> = {}): Promise<Env> {
       jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: JWKS_URL, hs256: true, cookie: 'wb' },
     }),
     WAYBILL_JWT_HS256_SECRET: HS256_SECRET,
-    WAYBILL_LINK_SECRETS: JSON.stringify([
+    WAYBILL_TOKEN_SECRETS: JSON.stringify([
       { id: 'new', secret: LINK_SECRET },
       { id: 'old', secret: OLD_LINK_SECRET },
     ]),
@@ -349,11 +349,13 @@ describe('secrets never reach a log line or an error response', () => {
       ['HS256 secret too short', { WAYBILL_JWT_HS256_SECRET: HS256_SECRET.slice(0, 20) }],
       [
         'link secret too short',
-        { WAYBILL_LINK_SECRETS: JSON.stringify([{ id: 'new', secret: LINK_SECRET.slice(0, 20) }]) },
+        {
+          WAYBILL_TOKEN_SECRETS: JSON.stringify([{ id: 'new', secret: LINK_SECRET.slice(0, 20) }]),
+        },
       ],
       [
         'link secrets in broken JSON',
-        { WAYBILL_LINK_SECRETS: `[{"id":"new","secret":"${LINK_SECRET}"` },
+        { WAYBILL_TOKEN_SECRETS: `[{"id":"new","secret":"${LINK_SECRET}"` },
       ],
       [
         'webhook secret cut short',

@@ -29,7 +29,7 @@ async function makeEnv(): Promise<Record<string, unknown>> {
     BENCH_SECRET_ACCESS_KEY: 'bench/secret/not+real',
     WAYBILL_API_KEYS: JSON.stringify([{ id: 'bench', sha256 }]),
     WAYBILL_GRANTS: JSON.stringify([{ to: 'apiKey:bench', origin: 'photos', actions: ['read'] }]),
-    WAYBILL_LINK_SECRETS: JSON.stringify([
+    WAYBILL_TOKEN_SECRETS: JSON.stringify([
       { id: 'b1', secret: 'bench-link-secret-not-a-secret-0' },
     ]),
     WAYBILL_REQUEST_LOG: 'errors',

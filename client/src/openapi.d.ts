@@ -257,7 +257,7 @@ export interface paths {
     put?: never
     /**
      * Signed links to objects, for an <img src>, an email or a chat
-     * @description Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. Needs WAYBILL_LINK_SECRETS (501 otherwise).
+     * @description Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes.
      */
     post: operations['createLinks']
     delete?: never
@@ -3273,30 +3273,6 @@ export interface operations {
       }
       /** @description Too many requests */
       429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Not configured */
-      501: {
         headers: {
           [name: string]: unknown
         }

@@ -5,17 +5,10 @@
 // workerd.
 
 import type { ApiKey } from '../config'
+import { constantTimeEqual } from '../core/bytes'
 import { sha256 } from '../core/sigv4/sha256'
 
 const encoder = new TextEncoder()
-
-/** Byte equality whose running time depends only on the length. */
-export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  let diff = 0
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!
-  return diff === 0
-}
 
 /** The configured key whose hash matches `presented`, checking every key whatever matches. */
 export function findApiKey(keys: readonly ApiKey[], presented: string): ApiKey | undefined {

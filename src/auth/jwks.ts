@@ -12,7 +12,7 @@ import {
   JWKS_MAX_BYTES,
   JWKS_RETRY_AFTER_S,
   JWKS_TIMEOUT_MS,
-} from '../config/limits'
+} from '../limits'
 import { WaybillError } from '../errors'
 import { readCapped } from '../http/body'
 

@@ -18,13 +18,13 @@ import {
   MAX_EXPIRES_S,
   MAX_FILENAME_BYTES,
   MAX_REPORTED_ERRORS as MAX_LISTED,
-} from '../config/limits'
+} from '../limits'
 import { essenceOf, isPassive, MEDIA_FAMILIES, patternAdmits } from '../core/media-type'
 import type { PresignItem, PresignMethod } from '../core/s3/presign'
 import type { FieldError } from '../errors'
 import { sanitizeFilename } from '../core/filename'
 import { unsafeKeyReason } from './key-safety'
-import { placeholderValue, type Principal } from './principal'
+import { placeholderValue, type Principal } from '../principal'
 
 const UNSAFE_CLAIM = /[/\\\x00-\x1f\x7f-\x9f]|\.\./
 

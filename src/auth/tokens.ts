@@ -11,10 +11,10 @@ import {
   type JWSHeaderParameters,
 } from 'jose'
 import type { AccessConfig, JwtConfig } from '../config'
-import { MAX_SUBJECT_CHARS } from '../config/limits'
+import { MAX_SUBJECT_CHARS } from '../limits'
 import { WaybillError } from '../errors'
 import type { RemoteJwksCache } from './jwks'
-import type { Principal } from './principal'
+import type { Principal } from '../principal'
 
 /** Why a token was refused, for the client (no token content) and the log. */
 function reasonOf(error: unknown): string {

@@ -11,7 +11,7 @@ import { wholeNumber } from '../schemas/fields'
 import { pathTo, strict } from '../schemas/valibot'
 import type { Env } from './env'
 import { readSecret, webUrl } from './fields'
-import { DEFAULT_CLOCK_TOLERANCE_S } from './limits'
+import { DEFAULT_CLOCK_TOLERANCE_S } from '../limits'
 import type { JwtConfig } from './types'
 
 const ASYMMETRIC = ['RS256', 'PS256', 'ES256', 'EdDSA']

@@ -27,7 +27,9 @@ export interface Env {
   WAYBILL_DEFAULT_EXPIRES_S?: unknown
   /** Most RSA signatures (canned CloudFront URLs) one request may cost (default 250). */
   WAYBILL_MAX_RSA_SIGNATURES?: unknown
-  /** Secret, JSON: `[{ "id", "secret" }]`, the secrets that sign and check signed links. */
+  /** Secret, JSON: `[{ "id", "secret" }]`: what seals links, upload handles, receipts, cursors. */
+  WAYBILL_TOKEN_SECRETS?: unknown
+  /** WAYBILL_TOKEN_SECRETS's former name, read when it is absent. */
   WAYBILL_LINK_SECRETS?: unknown
   /** JSON: `[{ "issuedBefore", "origin"?, "principal"? }]`, links to refuse. */
   WAYBILL_LINK_REVOCATIONS?: unknown

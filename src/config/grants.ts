@@ -9,7 +9,7 @@
 import * as v from 'valibot'
 import { ExpiresIn, OriginName, wholeNumber } from '../schemas/fields'
 import { list, pathTo, strict } from '../schemas/valibot'
-import { MAX_BATCH_CEILING, MAX_EXPIRES_S, MAX_LINK_EXPIRES_S, MAX_UPLOAD_BYTES } from './limits'
+import { MAX_BATCH_CEILING, MAX_EXPIRES_S, MAX_LINK_EXPIRES_S, MAX_UPLOAD_BYTES } from '../limits'
 import type { Action, Grant, GrantSubject, Origin } from './types'
 import { parsedString } from './fields'
 import { MEDIA_FAMILIES, parseMediaType } from '../core/media-type'

@@ -11,14 +11,15 @@ import { authSchema } from './auth'
 import { Cors } from './cors'
 import type { Env } from './env'
 import { grantsSchema } from './grants'
-import { LinkRevocations, LinkSecrets } from './links'
+import { LinkRevocations } from './links'
+import { TokenSecrets } from './tokens'
 import {
   DEFAULT_EXPIRES_S,
   DEFAULT_MAX_BATCH,
   DEFAULT_MAX_RSA_SIGNATURES,
   MAX_BATCH_CEILING,
   MAX_RSA_SIGNATURES_CEILING,
-} from './limits'
+} from '../limits'
 import { notifySchema } from './notify'
 import { originsSchema } from './origins'
 import type { ApiKey, Config, ConfigResult, Origin } from './types'
@@ -81,12 +82,30 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
         DEFAULT_MAX_RSA_SIGNATURES,
         wholeNumber(1, MAX_RSA_SIGNATURES_CEILING),
       ),
-      WAYBILL_LINK_SECRETS: json(LinkSecrets),
+      WAYBILL_TOKEN_SECRETS: json(TokenSecrets),
+      WAYBILL_LINK_SECRETS: json(TokenSecrets),
       WAYBILL_LINK_REVOCATIONS: json(LinkRevocations),
       WAYBILL_REQUEST_LOG: v.optional(
         v.picklist(['all', 'errors'], 'must be "all" (the default) or "errors"'),
         'all',
       ),
+    }),
+    // One list of token secrets, under its name or its former one.
+    v.rawTransform(({ dataset: { value: vars }, addIssue, NEVER }) => {
+      const both = vars.WAYBILL_TOKEN_SECRETS.length > 0 && vars.WAYBILL_LINK_SECRETS.length > 0
+      if (
+        both ||
+        (vars.WAYBILL_TOKEN_SECRETS.length === 0 && vars.WAYBILL_LINK_SECRETS.length === 0)
+      ) {
+        addIssue({
+          message: both
+            ? 'is set, and so is WAYBILL_LINK_SECRETS, its former name: keep one'
+            : 'is required: a JSON array of { "id", "secret" } (32 characters or more) that seals links, upload handles, receipts and listing cursors',
+          path: pathTo(env, 'WAYBILL_TOKEN_SECRETS'),
+        })
+        return NEVER
+      }
+      return vars
     }),
     v.transform((vars) => ({
       apiKeys: vars.WAYBILL_API_KEYS,
@@ -102,7 +121,10 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       defaultExpiresIn: vars.WAYBILL_DEFAULT_EXPIRES_S,
       maxRsaSignatures: vars.WAYBILL_MAX_RSA_SIGNATURES,
       requestLog: vars.WAYBILL_REQUEST_LOG,
-      linkSecrets: vars.WAYBILL_LINK_SECRETS,
+      tokenSecrets:
+        vars.WAYBILL_TOKEN_SECRETS.length > 0
+          ? vars.WAYBILL_TOKEN_SECRETS
+          : vars.WAYBILL_LINK_SECRETS,
       linkRevocations: vars.WAYBILL_LINK_REVOCATIONS,
     })),
   )

@@ -10,7 +10,7 @@
 
 import * as v from 'valibot'
 import { HmacSha256 } from '../core/sigv4/sha256'
-import { MIN_WEBHOOK_SECRET_BYTES } from './limits'
+import { MIN_WEBHOOK_SECRET_BYTES } from '../limits'
 import type { FieldError } from '../errors'
 import { fieldErrors, isRecord, typeName } from '../schemas/valibot'
 import type { Env } from './env'

@@ -1,4 +1,5 @@
 import type { JSONWebKeySet } from 'jose'
+import type { TokenSecret } from '../core/token'
 import type { ParsedKey } from '../core/cloudfront/pem'
 import type { HashAlgorithm } from '../core/cloudfront/sign'
 import type { AddressingStyle, S3Endpoint } from '../core/s3/endpoint'
@@ -167,15 +168,9 @@ export interface Config {
   readonly maxRsaSignatures: number
   /** Which requests get a log line: every one, or those answered with 400 and above. */
   readonly requestLog: 'all' | 'errors'
-  /** Signed links: the first secret signs, all check; none, links are off. */
-  readonly linkSecrets: readonly LinkSecret[]
+  /** What seals tokens (links, upload handles and receipts, cursors): the first seals, all open. */
+  readonly tokenSecrets: readonly TokenSecret[]
   readonly linkRevocations: readonly LinkRevocation[]
-}
-
-/** A secret that signs and checks links, named by the id links carry. */
-export interface LinkSecret {
-  readonly id: string
-  readonly secret: string
 }
 
 /** Links issued before `issuedBefore` (ms), on `origin` and by `principal` when given, are refused. */

@@ -1,4 +1,4 @@
-/** The protocol limits the pure cores enforce. The app's own limits live in config/limits.ts. */
+/** The protocol limits the pure cores enforce. The app's own limits live in src/limits.ts. */
 
 /** SigV4 query presigning allows at most seven days. */
 export const MAX_EXPIRES_S = 604_800

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { AppEnv } from './types'
 import { createMiddleware } from 'hono/factory'
-import { MAX_JSON_VALUES, MAX_SMALL_BODY_BYTES } from '../config/limits'
+import { MAX_JSON_VALUES, MAX_SMALL_BODY_BYTES } from '../limits'
 import { WaybillError, invalid } from '../errors'
 
 /** Bytes, and JSON values (members and elements), a body may hold. */

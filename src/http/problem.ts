@@ -1,7 +1,7 @@
 // RFC 9457 problem details. Every deliberate error leaves waybill through `problemResponse`.
 // https://www.rfc-editor.org/rfc/rfc9457
 
-import { MAX_REPORTED_ERRORS } from '../config/limits'
+import { MAX_REPORTED_ERRORS } from '../limits'
 import { WaybillError, type FieldError } from '../errors'
 
 const PROBLEM_CONTENT_TYPE = 'application/problem+json'

@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
-import { principalName } from '../auth/principal'
-import { RATE_LIMIT_RETRY_AFTER_S } from '../config/limits'
+import { principalName } from '../principal'
+import { RATE_LIMIT_RETRY_AFTER_S } from '../limits'
 import { WaybillError } from '../errors'
 import type { AppEnv } from './types'
 

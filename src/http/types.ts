@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import type { RequestIdVariables } from 'hono/request-id'
-import type { Principal } from '../auth/principal'
+import type { Principal } from '../principal'
 import type { Action, Config } from '../config'
 import type { Env } from '../config/env'
 import type { Clock } from './clock'

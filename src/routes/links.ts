@@ -2,7 +2,7 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { found, json } from '../http/answer'
+import { found, json, privateUntil } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
 import { jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
@@ -20,17 +20,11 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
       operationId: 'createLinks',
       summary: 'Signed links to objects, for an <img src>, an email or a chat',
       description:
-        'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. Needs WAYBILL_LINK_SECRETS (501 otherwise).',
+        'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes.',
       security: SECURITY,
       responses: {
         200: jsonContent(LinksAnswer, 'One link per key, in input order'),
-        ...problems(
-          'invalid_request',
-          'forbidden',
-          'payload_too_large',
-          'unsupported_media_type',
-          'not_configured',
-        ),
+        ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
       },
     }),
     authenticated,
@@ -45,7 +39,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
       })
       const origin = new URL(c.req.url).origin
       const answer = issueLinks(c.get('config'), c.get('principal'), body, origin, clock())
-      return json(c, answer, { 'cache-control': 'no-store' })
+      return json(c, answer)
     },
   )
 }
@@ -73,8 +67,9 @@ export function followRoutes({ clock }: RouteDeps) {
     validParams(LinkParams),
     async (c) => {
       const { token } = c.req.valid('param')
-      const { location, headers } = await followLink(c.get('config'), token, clock())
-      return found(location, headers)
+      const now = clock()
+      const { location, expiresAt } = await followLink(c.get('config'), token, now)
+      return found(location, { 'cache-control': privateUntil(expiresAt, now) })
     },
   )
 }

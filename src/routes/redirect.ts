@@ -3,7 +3,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { invalid } from '../errors'
-import { found } from '../http/answer'
+import { found, privateUntil, VARY } from '../http/answer'
 import { problems, pathParameters, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
@@ -66,13 +66,14 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
       const target = targetOf(c.req.url)
       const query = c.req.valid('query')
       logFields(c, { origin: target.origin, action: 'read', items: 1 })
-      const { location, headers } = await redirectTo(
+      const now = clock()
+      const { location, expiresAt } = await redirectTo(
         c.get('config'),
         c.get('principal'),
         { ...target, ...query },
-        clock(),
+        now,
       )
-      return found(location, headers)
+      return found(location, { 'cache-control': privateUntil(expiresAt, now), vary: VARY })
     },
   )
 }

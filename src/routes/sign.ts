@@ -2,7 +2,7 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../config/limits'
+import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../limits'
 import { json, ndjson, wantsNdjson } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { jsonContent, problems, SECURITY } from '../http/openapi'
@@ -47,9 +47,9 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
       const body = c.req.valid('json')
       const batch = signBatch(config, c.get('principal'), body, clock())
       logFields(c, { origin: body.origin, action: batch.permit.action, items: batch.size })
-      if (wantsNdjson(c)) return ndjson(batch.lines(), batch.streamHeaders)
-      const { text, headers } = await batch.answer()
-      return json(c, text, headers)
+      const headers = { 'waybill-expires-at': batch.expiresAt.toISOString() }
+      if (wantsNdjson(c)) return ndjson(batch.lines(), headers)
+      return json(c, await batch.answer(), headers)
     },
   )
 }

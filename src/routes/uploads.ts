@@ -35,8 +35,6 @@ import {
   type CompletedUpload,
 } from '../services/notify'
 
-const NO_STORE = { 'cache-control': 'no-store' }
-
 /**
  * Tells the configured webhook and queue that an upload was checked complete, after the answer:
  * delivery never holds up or changes the caller's answer (src/services/notify.ts retries, then
@@ -86,7 +84,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           items: request.items.length,
         })
         const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
-        return json(c, answer, NO_STORE)
+        return json(c, answer)
       },
     )
     .post(
@@ -106,11 +104,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.partNumbers.length })
-        return json(
-          c,
-          await moreParts(c.get('config'), c.get('principal'), request, clock()),
-          NO_STORE,
-        )
+        return json(c, await moreParts(c.get('config'), c.get('principal'), request, clock()))
       },
     )
     .post(
@@ -144,7 +138,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           request,
         )
         announce(c, { ...object, mode: 'multipart', occurrence: storeUploadId }, clock())
-        return json(c, object, NO_STORE)
+        return json(c, object)
       },
     )
     .post(
@@ -166,7 +160,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
-        return json(c, await uploadedParts(c.get('config'), c.get('principal'), request), NO_STORE)
+        return json(c, await uploadedParts(c.get('config'), c.get('principal'), request))
       },
     )
     .post(
@@ -197,7 +191,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
         const done = await checkUpload(c.get('config'), c.get('principal'), request, clock())
         announce(c, { ...done, occurrence: done.lastModified }, clock())
-        return json(c, done, NO_STORE)
+        return json(c, done)
       },
     )
     .post(
@@ -218,7 +212,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
         await abortUpload(c.get('config'), c.get('principal'), request)
-        return c.body(null, 204, NO_STORE)
+        return c.body(null, 204)
       },
     )
 }

@@ -1,7 +1,7 @@
 // POST /v1/cookies: the request and the answer.
 
 import * as v from 'valibot'
-import { MAX_COOKIE_PREFIX_BYTES } from '../config/limits'
+import { MAX_COOKIE_PREFIX_BYTES } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { ExpiresIn, OriginName } from './fields'
 import { strict } from './valibot'

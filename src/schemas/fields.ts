@@ -1,5 +1,5 @@
 // The field schemas shared by the routes and the configuration: one definition of each field's
-// shape, its limits (from config/limits.ts), its TypeScript type and its OpenAPI description.
+// shape, its limits (from limits.ts), its TypeScript type and its OpenAPI description.
 // Messages name the rule, never the value.
 
 import * as v from 'valibot'
@@ -14,11 +14,13 @@ import {
   MAX_SIGNING_WINDOW_S,
   MAX_VERSION_ID_CHARS,
   MIN_EXPIRES_S,
-} from '../config/limits'
+} from '../limits'
 import { contentDisposition } from '../core/disposition'
 import { sanitizeFilename } from '../core/filename'
 import { canonicalMediaType, MAX_MEDIA_TYPE_CHARS } from '../core/media-type'
-import { checkHeaderValue, checkObjectKey } from '../core/s3/presign'
+import { TOKEN_PATTERN } from '../core/token'
+import { checkObjectKey } from '../core/keys'
+import { checkHeaderValue } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { isRecord, list, record, strict, typeName } from './valibot'
 
@@ -270,8 +272,8 @@ export const PartNumber = v.pipe(
   v.maxValue(MAX_PARTS, `must be a part number from 1 to ${MAX_PARTS}`),
 )
 
-/** What waybill seals (upload handles, listing cursors): base64url, a dot, a 22-character tag. */
-const SEALED = /^[A-Za-z0-9_-]{1,4096}\.[A-Za-z0-9_-]{22}$/
+/** What waybill seals (upload handles and receipts, listing cursors): a token (src/core/token.ts). */
+const SEALED = TOKEN_PATTERN
 
 export const UploadId = v.pipe(
   v.string('must be the uploadId POST /v1/uploads returned'),

@@ -1,7 +1,7 @@
 // POST /v1/links and GET /l/{token}: the requests and the answer.
 
 import * as v from 'valibot'
-import { MAX_LINK_EXPIRES_S } from '../config/limits'
+import { MAX_LINK_EXPIRES_S } from '../limits'
 import {
   Batch,
   checkDisposition,

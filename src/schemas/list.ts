@@ -1,7 +1,7 @@
 // GET /v1/list/{origin}: the query and the answer.
 
 import * as v from 'valibot'
-import { MAX_LIST_LIMIT, MAX_LIST_PREFIXES } from '../config/limits'
+import { MAX_LIST_LIMIT, MAX_LIST_PREFIXES } from '../limits'
 import {
   Cursor,
   KeyPrefix,

@@ -1,7 +1,7 @@
 // POST /v1/sign: the request and the answer.
 
 import * as v from 'valibot'
-import { MAX_BATCH_CEILING } from '../config/limits'
+import { MAX_BATCH_CEILING } from '../limits'
 import {
   Batch,
   checkDisposition,

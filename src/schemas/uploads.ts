@@ -7,7 +7,7 @@ import {
   MAX_PUT_BYTES,
   MAX_UPLOAD_BYTES,
   MIN_PART_SIZE_BYTES,
-} from '../config/limits'
+} from '../limits'
 import {
   Batch,
   ExpiresIn,

@@ -6,7 +6,7 @@
 // `entries` and `item`, so the JSON Schema (and the OpenAPI document) come out as valibot's own.
 
 import * as v from 'valibot'
-import { MAX_REPORTED_ERRORS } from '../config/limits'
+import { MAX_REPORTED_ERRORS } from '../limits'
 import { invalid, type FieldError } from '../errors'
 
 /** True for a JSON object (not an array): what cross-field checks look inside. */

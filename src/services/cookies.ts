@@ -1,6 +1,6 @@
 // CloudFront signed cookies: a wildcard policy for everything under a prefix, as cookies.
 
-import type { Principal } from '../auth/principal'
+import type { Principal } from '../principal'
 import type { Config } from '../config'
 import type { CookiesBody } from '../schemas/cookies'
 import { permitFor } from './permits'

@@ -3,12 +3,11 @@
 
 import { principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
 import { linkPermit } from '../auth/policy'
-import { principalName, type Principal } from '../auth/principal'
+import { principalName, type Principal } from '../principal'
 import type { Config, LinkRevocation } from '../config'
-import { LINK_URL_EXPIRES_S } from '../config/limits'
+import { LINK_URL_EXPIRES_S } from '../limits'
 import { epochSeconds } from '../core/sigv4/time'
 import { WaybillError } from '../errors'
-import { cacheControlUntil } from '../http/answer'
 import type { LinksBody } from '../schemas/links'
 import { objectItem, type ObjectRequest } from './objects'
 import { permitFor } from './permits'
@@ -35,12 +34,6 @@ export function issueLinks(
   baseUrl: string,
   now: Date,
 ) {
-  if (config.linkSecrets.length === 0) {
-    throw new WaybillError(
-      'not_configured',
-      'Signed links are off here: WAYBILL_LINK_SECRETS is not set.',
-    )
-  }
   const requests: readonly ObjectRequest[] = body.items ?? (body.keys ?? []).map((key) => ({ key }))
   const field = body.keys !== undefined ? 'keys' : 'items'
   const permit = permitFor(config, principal, {
@@ -55,7 +48,7 @@ export function issueLinks(
   const expires = issued + permit.expiresIn
   const by = principalHash(principalName(principal))
   const links = requests.map((request) => {
-    const token = signLink(config.linkSecrets, {
+    const token = signLink(config, {
       o: permit.origin.name,
       k: request.key,
       e: expires,
@@ -88,8 +81,7 @@ export async function followLink(config: Config, token: string, now: Date) {
     new WaybillError('not_found', 'No such link.', {
       errors: [{ path: 'token', message: 'is not a link waybill issued' }],
     })
-  if (config.linkSecrets.length === 0) throw notALink()
-  const verified = verifyLink(config.linkSecrets, token)
+  const verified = verifyLink(config, token)
   if ('fault' in verified) {
     if (verified.fault === 'malformed') throw notALink()
     throw new WaybillError('forbidden', 'This link is not valid.', {
@@ -130,8 +122,5 @@ export async function followLink(config: Config, token: string, now: Date) {
   }
   const signer = batchSigner(permit, { method: 'GET', now })
   const [location] = await signer.sign()
-  return {
-    location: location!,
-    headers: { 'cache-control': cacheControlUntil(signer.expiresAt, now) },
-  }
+  return { location: location!, expiresAt: signer.expiresAt }
 }

@@ -2,8 +2,7 @@
 // order up to a limit, each object with a URL where the caller may read, and a sealed cursor.
 
 import * as v from 'valibot'
-import type { Principal } from '../auth/principal'
-import { seal, unseal } from '../auth/seal'
+import type { Principal } from '../principal'
 import type { Config, Origin, S3Origin } from '../config'
 import {
   DEFAULT_LIST_LIMIT,
@@ -11,10 +10,10 @@ import {
   S3_CONCURRENCY,
   S3_LIST_PAGE_MAX,
   STREAM_CHUNK_ITEMS,
-} from '../config/limits'
+} from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
+import { openToken, sealToken } from '../core/token'
 import { invalid } from '../errors'
-import { cacheControlUntil, VARY } from '../http/answer'
 import type { ListQuery } from '../schemas/list'
 import { listObjectsPage, type ListedObject } from '../store/client'
 import { permitFor } from './permits'
@@ -51,16 +50,12 @@ function compareKeys(a: string, b: string): number {
 
 const CURSOR_PURPOSE = 'list-cursor'
 
-function encodeCursor(bucket: S3Origin, binding: CursorBinding, cursor: Cursor): Promise<string> {
-  return seal(bucket, CURSOR_PURPOSE, cursor, JSON.stringify(binding))
+function encodeCursor(config: Config, binding: CursorBinding, cursor: Cursor): string {
+  return sealToken(config.tokenSecrets, CURSOR_PURPOSE, cursor, JSON.stringify(binding))
 }
 
 /** The cursor, when waybill sealed it for this very listing and every field is what it wrote. */
-async function decodeCursor(
-  bucket: S3Origin,
-  binding: CursorBinding,
-  text: string,
-): Promise<Cursor | undefined> {
+function decodeCursor(config: Config, binding: CursorBinding, text: string): Cursor | undefined {
   const prefixes = binding[1].length
   const schema = v.object({
     i: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(prefixes - 1)),
@@ -70,7 +65,10 @@ async function decodeCursor(
       v.check((after) => isWellFormedKey(after) && utf8Length(after) <= MAX_KEY_BYTES + 4),
     ),
   })
-  return unseal(bucket, CURSOR_PURPOSE, text, JSON.stringify(binding), schema)
+  const opened = openToken(config.tokenSecrets, CURSOR_PURPOSE, text, JSON.stringify(binding))
+  if ('fault' in opened) return undefined
+  const parsed = v.safeParse(schema, opened.value)
+  return parsed.success ? parsed.output : undefined
 }
 
 /** The S3 origin a listing reads: the origin itself, or the bucket behind a CloudFront origin. */
@@ -112,7 +110,8 @@ async function listPrefix(
 
 /** One page of a signed listing: its entries, then JSON or NDJSON as the client asks. */
 export interface Listing {
-  readonly headers: Record<string, string>
+  /** When the listed URLs expire; none when the page lists no URL. */
+  readonly expiresAt: Date | undefined
   /** The whole answer. */
   answer(): Promise<{
     origin: string
@@ -162,8 +161,7 @@ export async function listPage(
   })
   const bucket = bucketOf(config, permit.origin)!
   const limit = query.limit ?? Math.min(DEFAULT_LIST_LIMIT, permit.maxCount)
-  const after =
-    query.cursor === undefined ? undefined : await decodeCursor(bucket, binding, query.cursor)
+  const after = query.cursor === undefined ? undefined : decodeCursor(config, binding, query.cursor)
   if (query.cursor !== undefined && after === undefined) {
     throw invalid([{ path: 'cursor', message: NOT_A_CURSOR }])
   }
@@ -223,12 +221,7 @@ export async function listPage(
   const readable = new Set(reads.items.map((item) => item.key))
   const signer = readable.size > 0 ? batchSigner(reads, { method: 'GET', now }) : undefined
   const expiresAt = signer?.expiresAt
-  const nextCursor = cursor === undefined ? null : await encodeCursor(bucket, binding, cursor)
-  const headers: Record<string, string> = {
-    'cache-control': expiresAt === undefined ? 'no-store' : cacheControlUntil(expiresAt, now),
-    vary: VARY,
-  }
-  if (expiresAt !== undefined) headers['waybill-expires-at'] = expiresAt.toISOString()
+  const nextCursor = cursor === undefined ? null : encodeCursor(config, binding, cursor)
 
   // Objects `from` to `to` with their URLs where the caller may read; the permit's items are the
   // readable objects in the same order, so a running count finds each one's URL.
@@ -246,7 +239,7 @@ export async function listPage(
   }
 
   return {
-    headers,
+    expiresAt,
     async answer() {
       return {
         origin,

@@ -3,7 +3,7 @@
 // and/or sent to a Cloudflare Queue. Delivery runs after the answer (ExecutionContext.waitUntil):
 // it retries, then logs one line, and never throws, so the upload's own answer never depends on it.
 
-import { principalName, type Principal } from '../auth/principal'
+import { principalName, type Principal } from '../principal'
 import { sha256AsciiHex } from '../core/sigv4/sha256'
 import type { NotifyConfig, UploadQueue, WebhookTarget } from '../config/notify'
 import {
@@ -11,7 +11,7 @@ import {
   QUEUE_RETRY_DELAYS_MS,
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_TIMEOUT_MS,
-} from '../config/limits'
+} from '../limits'
 import { systemClock, type Clock } from '../http/clock'
 
 type UploadMode = 'put' | 'post' | 'multipart'

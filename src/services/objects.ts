@@ -1,7 +1,7 @@
 // What a request asks of one object's answer, as the signers take it: `download` and `inline`
 // become the Content-Disposition override, `contentType` the Content-Type one.
 
-import { MAX_FILENAME_BYTES } from '../config/limits'
+import { MAX_FILENAME_BYTES } from '../limits'
 import { contentDisposition, lastSegment, type DispositionType } from '../core/disposition'
 import { sanitizeFilename } from '../core/filename'
 import type { PresignItem, ResponseOverrides } from '../core/s3/presign'

@@ -10,7 +10,7 @@ import {
   type Reach,
   type Refusal,
 } from '../auth/policy'
-import type { Principal } from '../auth/principal'
+import type { Principal } from '../principal'
 import type { Action, Config, Origin } from '../config'
 import { invalid, WaybillError } from '../errors'
 

@@ -1,13 +1,13 @@
 // Signing a batch for POST /v1/sign: authorize it whole, then sign it as JSON or as NDJSON lines.
 
 import { actionFor, type Permit } from '../auth/policy'
-import type { Principal } from '../auth/principal'
+import type { Principal } from '../principal'
 import type { Config, Origin } from '../config'
-import { STREAM_CHUNK_ITEMS } from '../config/limits'
-import { commonKeyPrefix } from '../core/cloudfront/sign'
+import { STREAM_CHUNK_ITEMS } from '../limits'
+import { commonKeyPrefix } from '../core/keys'
 import type { PresignItem } from '../core/s3/presign'
 import type { FieldError } from '../errors'
-import { cacheControlUntil, etagOf, RawJson, VARY } from '../http/answer'
+import { RawJson } from '../http/answer'
 import type { SignBody } from '../schemas/sign'
 import { objectItem } from './objects'
 import { permitFor } from './permits'
@@ -41,11 +41,12 @@ function originFits(origin: Origin, body: SignBody, items: readonly PresignItem[
 export interface SignedBatch {
   readonly permit: Permit
   readonly size: number
-  /** The whole answer, with its cache headers and ETag. */
-  answer(): Promise<{ text: RawJson; headers: Record<string, string> }>
+  /** When the batch's URLs expire (all alike). */
+  readonly expiresAt: Date
+  /** The whole answer. */
+  answer(): Promise<RawJson>
   /** Chunks of NDJSON lines, signed one chunk per call. */
   lines(): () => Promise<string | undefined>
-  readonly streamHeaders: Record<string, string>
 }
 
 /**
@@ -53,7 +54,7 @@ export interface SignedBatch {
  *
  * @example
  * const batch = signBatch(config, principal, { origin: 'photos', method: 'GET', keys: ['a.jpg'], debug: false }, now)
- * const { text } = await batch.answer()
+ * const answer = await batch.answer()
  */
 export function signBatch(
   config: Config,
@@ -99,23 +100,16 @@ export function signBatch(
   return {
     permit,
     size: items.length,
-    streamHeaders: { 'cache-control': 'no-store', 'waybill-expires-at': expiresAt },
+    expiresAt: signer.expiresAt,
     async answer() {
       const urls = await signer.sign()
       // A signed URL needs no JSON escaping: it is printable ASCII with every quote and backslash
       // percent-encoded (S3 query and path encoding; CloudFront URLs go through the same encoder).
       const parts = new Array<string>(urls.length)
       for (let i = 0; i < urls.length; i++) parts[i] = line(items[i]!, urls[i]!)
-      const text = `{"origin":${JSON.stringify(permit.origin.name)},"method":"${body.method}","expiresAt":"${expiresAt}","urls":[${parts.join(',')}]}`
-      return {
-        text: new RawJson(text),
-        headers: {
-          'cache-control': cacheControlUntil(signer.expiresAt, now),
-          etag: await etagOf(text),
-          'waybill-expires-at': expiresAt,
-          vary: VARY,
-        },
-      }
+      return new RawJson(
+        `{"origin":${JSON.stringify(permit.origin.name)},"method":"${body.method}","expiresAt":"${expiresAt}","urls":[${parts.join(',')}]}`,
+      )
     },
     lines: () => ndjsonLines(signer, items, line),
   }

@@ -6,7 +6,7 @@
 import { actionFor, isPermit, type Permit } from '../auth/policy'
 import { activeKey } from '../config/keys'
 import type { CloudFrontOrigin, S3Origin } from '../config'
-import { CLOUDFRONT_SIGN_CHUNK, MAX_PUT_BYTES } from '../config/limits'
+import { CLOUDFRONT_SIGN_CHUNK, MAX_PUT_BYTES } from '../limits'
 import {
   cannedPolicy,
   customPolicy,

@@ -5,7 +5,7 @@
 
 import { AwsClient } from 'aws4fetch'
 import type { S3Origin } from '../config'
-import { S3_LIST_PAGE_MAX, S3_RETRIES, S3_TIMEOUT_MS } from '../config/limits'
+import { S3_LIST_PAGE_MAX, S3_RETRIES, S3_TIMEOUT_MS } from '../limits'
 import { encodeKeyPath, encodeRfc3986 } from '../core/sigv4/encoding'
 import { WaybillError, type ErrorCode } from '../errors'
 import { elements, escapeXmlText, text } from './xml'

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { constantTimeEqual, findApiKey } from '../../src/auth/api-key'
+import { findApiKey } from '../../src/auth/api-key'
 import type { ApiKey } from '../../src/config'
 import { sha256 } from '../hex'
-
-describe('constantTimeEqual', () => {
-  it('is true only for the same bytes', () => {
-    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 3]))).toBe(true)
-    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 4]))).toBe(false)
-    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2]))).toBe(false)
-    expect(constantTimeEqual(new Uint8Array(), new Uint8Array())).toBe(true)
-  })
-})
 
 describe('findApiKey', () => {
   it('finds the key whose hash matches, and nothing for a key one character off', async () => {
@@ -34,11 +25,6 @@ describe('findApiKey', () => {
 })
 
 describe('edge cases', () => {
-  it('constantTimeEqual: a longer array is unequal even when its extra bytes are zero', () => {
-    expect(constantTimeEqual(new Uint8Array([1, 2, 0]), new Uint8Array([1, 2]))).toBe(false)
-    expect(constantTimeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2, 0]))).toBe(false)
-  })
-
   it('findApiKey: the first of two keys with the same hash wins', async () => {
     const hash = await sha256('wb_shared')
     const keys: ApiKey[] = [

@@ -21,6 +21,7 @@ import {
   sign,
   type TestKey,
 } from './fixtures'
+import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 const NOW = new Date('2026-11-23T10:00:00Z')
 const NOW_S = NOW.getTime() / 1000
@@ -48,6 +49,7 @@ const GRANTS = [
 
 async function makeEnv(auth: unknown, overrides: Partial<Env> = {}): Promise<Env> {
   return {
+    WAYBILL_TOKEN_SECRETS: TEST_TOKEN_SECRETS,
     WAYBILL_ORIGINS: {
       photos: PHOTOS_ORIGIN,
       docs: { type: 's3', bucket: 'docs', region: 'eu-west-1', credentials: 'MAIN' },

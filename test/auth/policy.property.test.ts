@@ -9,7 +9,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { authorize, isRefusal, type Permit, type Reach } from '../../src/auth/policy'
-import type { Principal } from '../../src/auth/principal'
+import type { Principal } from '../../src/principal'
 import type { Action, Config, Grant, S3Origin } from '../../src/config'
 import { fuzzParameters } from '../fuzz-arbitraries'
 

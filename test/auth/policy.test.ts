@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { unsafeKeyReason } from '../../src/auth/key-safety'
 import { actionFor, prefixCovers, resolvePrefix, subjectMatches } from '../../src/auth/policy'
-import type { Principal } from '../../src/auth/principal'
+import type { Principal } from '../../src/principal'
 
 describe('prefixCovers', () => {
   it('matches whole path segments only', () => {

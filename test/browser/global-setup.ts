@@ -163,6 +163,8 @@ export default async function setup(project: TestProject) {
         `WAYBILL_API_KEYS='${JSON.stringify(apiKeys)}'`,
         `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
         `WAYBILL_GRANTS='${JSON.stringify(grants)}'`,
+        // Generated per run: it seals links, upload handles and receipts, listing cursors.
+        `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 't', secret: randomBytes(32).toString('base64url') }])}'`,
         // A page load sends several requests at once; wrangler dev 4.124 can drop its proxy
         // connection when each of them logs (cloudflare/workers-sdk#15451), so log failures only.
         `WAYBILL_REQUEST_LOG=errors`,

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load'
 import type { Env } from '../../src/config/env'
+import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 const HS_SECRET = 'a-shared-secret-that-is-long-enough-0123456789'
 
 function env(overrides: Partial<Env>): Env {
   return {
+    WAYBILL_TOKEN_SECRETS: TEST_TOKEN_SECRETS,
     WAYBILL_ORIGINS: {
       photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'P' },
     },

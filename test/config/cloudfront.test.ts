@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from 'vitest'
 import { parseConfig } from '../../src/config/load'
 import type { Env } from '../../src/config/env'
+import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 const keys = inject('testKeys')
 const cdn = {
@@ -11,7 +12,12 @@ const cdn = {
 }
 
 function env(origin: Record<string, unknown>, extra: Partial<Env> = {}): Env {
-  return { WAYBILL_ORIGINS: { cdn: origin }, CDN_KEY: keys.rsaPkcs8, ...extra }
+  return {
+    WAYBILL_ORIGINS: { cdn: origin },
+    CDN_KEY: keys.rsaPkcs8,
+    WAYBILL_TOKEN_SECRETS: TEST_TOKEN_SECRETS,
+    ...extra,
+  }
 }
 
 describe('CloudFront origins', () => {
@@ -113,7 +119,11 @@ describe('CloudFront origins', () => {
 
 describe('CloudFront listFrom and signingWindow', () => {
   const s3 = { type: 's3', bucket: 'assets', region: 'us-east-1', credentials: 'S3' }
-  const s3Secrets = { S3_ACCESS_KEY_ID: 'AKIDLISTFROM', S3_SECRET_ACCESS_KEY: 'listFromSecret0' }
+  const s3Secrets = {
+    S3_ACCESS_KEY_ID: 'AKIDLISTFROM',
+    S3_SECRET_ACCESS_KEY: 'listFromSecret0',
+    WAYBILL_TOKEN_SECRETS: TEST_TOKEN_SECRETS,
+  }
 
   it('accepts an S3 origin to list from and a window', () => {
     const result = parseConfig({

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig, parseConfig } from '../../src/config/load'
 import type { Config, S3Origin } from '../../src/config'
 import type { Env } from '../../src/config/env'
+import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 const ACCESS_KEY_ID = 'AKIDCONFIGTESTVALUE'
 const SECRET = 'configTestSecret/shouldNeverAppear+0123'
@@ -10,6 +11,7 @@ const HASH = 'a'.repeat(64)
 
 function env(overrides: Partial<Env> = {}): Env {
   return {
+    WAYBILL_TOKEN_SECRETS: TEST_TOKEN_SECRETS,
     WAYBILL_ORIGINS: {
       photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'PHOTOS' },
     },

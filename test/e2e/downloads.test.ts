@@ -51,7 +51,7 @@ beforeAll(async () => {
       { to: 'apiKey:downloads', origin: 'e2e', prefix: `${ROOT}/`, actions: ['read'] },
     ]),
     // Generated per run: never a fixed secret.
-    WAYBILL_LINK_SECRETS: JSON.stringify([
+    WAYBILL_TOKEN_SECRETS: JSON.stringify([
       { id: 't', secret: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))) },
     ]),
   }

@@ -7,7 +7,7 @@ import { exports } from 'cloudflare:workers'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { describe, expect, inject, it } from 'vitest'
-import { MAX_BODY_BYTES } from '../../src/config/limits'
+import { MAX_BODY_BYTES } from '../../src/limits'
 
 const MIB = 1024 * 1024
 const BODY_BYTES = MAX_BODY_BYTES + MIB

@@ -13,7 +13,7 @@ import {
   MAX_LIST_LIMIT,
   MAX_OVERRIDE_CHARS,
   MAX_SIGNING_WINDOW_S,
-} from '../../src/config/limits'
+} from '../../src/limits'
 
 interface Schema {
   properties?: Record<string, Schema>

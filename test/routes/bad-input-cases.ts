@@ -14,7 +14,7 @@ import {
   MAX_REPORTED_ERRORS,
   MAX_SMALL_BODY_BYTES,
   MAX_TOKEN_BYTES,
-} from '../../src/config/limits'
+} from '../../src/limits'
 
 const KIB = 1024
 export const MIB = 1024 * KIB
@@ -1284,7 +1284,7 @@ const UPLOAD_ROWS: BadInputCase[] = [
 UPLOAD_ROWS[UPLOAD_ROWS.length - 3]!.caller = 'photos-only'
 
 // An upload id shaped as waybill issues them (a sealed handle), but never issued.
-const FAKE_HANDLE = 'eyJ1IjoidXBsb2FkLTEifQ.AAAAAAAAAAAAAAAAAAAAAA'
+const FAKE_HANDLE = 'k1.eyJ1IjoidXBsb2FkLTEifQ.AAAAAAAAAAAAAAAAAAAAAA'
 const MULTIPART_REF = { origin: 'photos', key: 'uploads/big.bin', uploadId: FAKE_HANDLE }
 const MULTIPART_ROWS: BadInputCase[] = [
   ...jsonPostRoute('/v1/uploads/multipart/parts', { ...MULTIPART_REF, partNumbers: [1] }),

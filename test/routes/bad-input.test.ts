@@ -6,7 +6,7 @@
 import { exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
-import { MAX_BODY_BYTES } from '../../src/config/limits'
+import { MAX_BODY_BYTES } from '../../src/limits'
 import type { Env } from '../../src/config/env'
 import {
   ACCESS_AUD,
@@ -41,7 +41,7 @@ async function matrixEnv(): Promise<Env> {
   return testEnv({
     WAYBILL_ORIGINS: S3_AND_CDN_ORIGINS,
     CDN_PRIVATE_KEY: testKeys.rsaPkcs8,
-    WAYBILL_LINK_SECRETS: JSON.stringify([
+    WAYBILL_TOKEN_SECRETS: JSON.stringify([
       { id: 'k0', secret: 'bad-input-matrix-link-secret-0123456789' },
     ]),
     WAYBILL_AUTH: JSON.stringify({

@@ -3,6 +3,7 @@
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { apiKeysBinding } from '../api-keys'
+import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 export const NOW = new Date('2026-11-23T10:00:00Z')
 export const ALL_KEY = 'wb_test_all_origins_0123456789'
@@ -34,6 +35,7 @@ export const S3_AND_CDN_ORIGINS = {
 
 export async function testEnv(overrides: Partial<Env> = {}): Promise<Env> {
   return {
+    WAYBILL_TOKEN_SECRETS: TEST_TOKEN_SECRETS,
     WAYBILL_ORIGINS: {
       photos: PHOTOS_ORIGIN,
       docs: {

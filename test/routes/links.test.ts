@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { LINK_URL_EXPIRES_S } from '../../src/config/limits'
+import { LINK_URL_EXPIRES_S } from '../../src/limits'
 import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from './helpers'
 
 const SECRET_1 = { id: 'k1', secret: 'link-test-secret-one-0123456789abcdef' }
@@ -13,7 +13,7 @@ const DAY_S = 86_400
 
 async function linksEnv(overrides: Partial<Env> = {}): Promise<Env> {
   return testEnv({
-    WAYBILL_LINK_SECRETS: JSON.stringify([SECRET_1]),
+    WAYBILL_TOKEN_SECRETS: JSON.stringify([SECRET_1]),
     WAYBILL_GRANTS: JSON.stringify([
       { to: 'apiKey:all', origin: 'photos', actions: ['read'], maxLinkExpiresIn: 30 * DAY_S },
       { to: 'apiKey:photos-only', origin: 'photos', prefix: 'public/', actions: ['read'] },
@@ -135,11 +135,23 @@ describe('POST /v1/links', () => {
     expect((await problemOf(response)).errors?.map((e) => e.path)).toEqual(['keys.1'])
   })
 
-  it('answers 501 when no link secret is configured', async () => {
-    const env = await linksEnv({ WAYBILL_LINK_SECRETS: undefined })
-    const response = await issue({ origin: 'photos', keys: ['a'] }, env)
-    expect(response.status).toBe(501)
-    expect((await problemOf(response)).detail).toMatch(/WAYBILL_LINK_SECRETS/)
+  it('needs WAYBILL_TOKEN_SECRETS (or its former name): without it the config is invalid', async () => {
+    const none = await linksEnv({ WAYBILL_TOKEN_SECRETS: undefined })
+    const response = await issue({ origin: 'photos', keys: ['a'] }, none)
+    expect(response.status).toBe(503)
+    expect((await problemOf(response)).errors?.map((e) => e.path)).toEqual([
+      'WAYBILL_TOKEN_SECRETS',
+    ])
+    // Links issued under the former name open under the new one, with the same secret.
+    const former = await linksEnv({
+      WAYBILL_TOKEN_SECRETS: undefined,
+      WAYBILL_LINK_SECRETS: JSON.stringify([SECRET_1]),
+    })
+    const url = (await links({ origin: 'photos', keys: ['a.jpg'] }, former)).links[0]!.url
+    expect((await follow(url, await linksEnv())).status).toBe(302)
+    const both = await linksEnv({ WAYBILL_LINK_SECRETS: JSON.stringify([SECRET_1]) })
+    const refused = await problemOf(await issue({ origin: 'photos', keys: ['a'] }, both))
+    expect(refused.errors?.[0]?.message).toMatch(/former name/)
   })
 })
 
@@ -195,11 +207,11 @@ describe('GET /l/{token}', () => {
   it('keeps old links working across a rotation, until their secret is removed', async () => {
     const before = await linksEnv()
     const old = await oneLink(before)
-    const rotated = await linksEnv({ WAYBILL_LINK_SECRETS: JSON.stringify([SECRET_2, SECRET_1]) })
+    const rotated = await linksEnv({ WAYBILL_TOKEN_SECRETS: JSON.stringify([SECRET_2, SECRET_1]) })
     expect((await follow(old, rotated)).status).toBe(302)
     const fresh = await oneLink(rotated)
     expect(new URL(fresh).pathname).toMatch(/^\/l\/k2\./)
-    const dropped = await linksEnv({ WAYBILL_LINK_SECRETS: JSON.stringify([SECRET_2]) })
+    const dropped = await linksEnv({ WAYBILL_TOKEN_SECRETS: JSON.stringify([SECRET_2]) })
     expect((await follow(old, dropped)).status).toBe(403)
     expect((await follow(fresh, dropped)).status).toBe(302)
   })

@@ -4,7 +4,7 @@
 
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { MAX_REPORTED_ERRORS } from '../../src/config/limits'
+import { MAX_REPORTED_ERRORS } from '../../src/limits'
 import { WaybillError } from '../../src/errors'
 import {
   fieldErrors,

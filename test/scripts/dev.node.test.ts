@@ -21,7 +21,7 @@ const WRANGLER_VARS = {
   WAYBILL_GRANTS: [{ to: 'apiKey:demo', origin: 'demo', actions: ['read'] }],
 }
 const SHA256 = 'a'.repeat(64)
-const LINK_SECRETS = [{ id: 'dev-2026-11-25', secret: 'b'.repeat(43) }]
+const TOKEN_SECRETS = [{ id: 'dev-2026-11-25', secret: 'b'.repeat(43) }]
 const APP = 'http://localhost:5180'
 
 const vars = (devVars: Record<string, string>, appOrigins: string[] = []) =>
@@ -30,7 +30,7 @@ const vars = (devVars: Record<string, string>, appOrigins: string[] = []) =>
     devVars,
     s3Endpoint: 'http://127.0.0.1:7099',
     apiKeySha256: SHA256,
-    linkSecrets: LINK_SECRETS,
+    tokenSecrets: TOKEN_SECRETS,
     appOrigins,
   })
 
@@ -92,11 +92,11 @@ describe('what the Worker gets', () => {
     expect(JSON.parse(worker.vars.WAYBILL_API_KEYS!)).toEqual([
       { id: 'demo', sha256: SHA256, label: 'npm start' },
     ])
-    expect(JSON.parse(worker.vars.WAYBILL_LINK_SECRETS!)).toEqual(LINK_SECRETS)
+    expect(JSON.parse(worker.vars.WAYBILL_TOKEN_SECRETS!)).toEqual(TOKEN_SECRETS)
     expect(JSON.parse(worker.vars.WAYBILL_CORS!)).toEqual({ origins: [APP] })
     // wrangler.jsonc's grants stay wrangler.jsonc's.
     expect(worker.vars.WAYBILL_GRANTS).toBeUndefined()
-    expect(worker).toMatchObject({ apiKey: true, linksOn: true, fromDevVars: [], warnings: [] })
+    expect(worker).toMatchObject({ apiKey: true, fromDevVars: [], warnings: [] })
     // The input is not changed.
     expect(WRANGLER_VARS.WAYBILL_ORIGINS.demo.endpoint).toBe('http://127.0.0.1:7070')
   })
@@ -116,6 +116,8 @@ describe('what the Worker gets', () => {
     const worker = vars(devVars)
     expect(worker.vars).toMatchObject(devVars)
     expect(worker.fromDevVars).toEqual(Object.keys(devVars))
+    // Secrets under the former name replace the run's, never sit beside them.
+    expect(worker.vars.WAYBILL_TOKEN_SECRETS).toBeUndefined()
   })
 
   it('adds the run’s key to the keys of .dev.vars, unless it has its own "demo"', () => {

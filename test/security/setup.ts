@@ -48,7 +48,7 @@ export async function securityEnv(
     WAYBILL_AUTH: JSON.stringify({ jwt: { issuer: ISSUER, audience: AUDIENCE, hs256: true } }),
     WAYBILL_JWT_HS256_SECRET: HS256_SECRET,
     WAYBILL_MAX_RSA_SIGNATURES: String(LIMITS.rsa),
-    WAYBILL_LINK_SECRETS: JSON.stringify([
+    WAYBILL_TOKEN_SECRETS: JSON.stringify([
       { id: 'k1', secret: 'security-tests-link-secret-0123456789' },
     ]),
     WAYBILL_GRANTS: JSON.stringify([

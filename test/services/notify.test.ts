@@ -4,7 +4,7 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { parseNotify, type NotifyConfig, type UploadQueue } from '../../src/config/notify'
-import { QUEUE_RETRY_DELAYS_MS, WEBHOOK_RETRY_DELAYS_MS } from '../../src/config/limits'
+import { QUEUE_RETRY_DELAYS_MS, WEBHOOK_RETRY_DELAYS_MS } from '../../src/limits'
 import {
   notifyUploadCompleted,
   uploadCompletedEvent,

@@ -139,21 +139,3 @@ export async function signCookies(key: CloudFrontKey, policy: string): Promise<S
   if (key.hash === 'SHA256') cookies['CloudFront-Hash-Algorithm'] = 'SHA256'
   return cookies
 }
-
-/**
- * The longest common prefix of object keys, whole code points only. Encoding is per code point, so
- * the encoded prefix is a prefix of every encoded key and `<base><encoded prefix>*` covers them all.
- */
-export function commonKeyPrefix(keys: readonly string[]): string {
-  if (keys.length === 0) return ''
-  let prefix = keys[0]!
-  for (const key of keys) {
-    let i = 0
-    while (i < prefix.length && i < key.length && prefix[i] === key[i]) i++
-    // Do not split a surrogate pair.
-    if (i > 0 && i < prefix.length && (prefix.charCodeAt(i - 1) & 0xfc00) === 0xd800) i--
-    prefix = prefix.slice(0, i)
-    if (prefix === '') break
-  }
-  return prefix
-}

@@ -7,7 +7,8 @@
 // parameters, one SHA-256 and one HMAC remain.
 
 import { CoreError } from '../errors'
-import { MAX_EXPIRES_S, MAX_KEY_BYTES, MIN_EXPIRES_S } from '../limits'
+import { checkObjectKey } from '../keys'
+import { MAX_EXPIRES_S, MIN_EXPIRES_S } from '../limits'
 import { signingKey } from '../sigv4/crypto'
 import {
   messageAscii,
@@ -17,13 +18,7 @@ import {
   SIGN_LANES,
   type HmacSha256,
 } from '../sigv4/sha256'
-import {
-  charCodeBytes,
-  encodeKeyPath,
-  encodeRfc3986,
-  isWellFormedKey,
-  utf8Length,
-} from '../sigv4/encoding'
+import { charCodeBytes, encodeKeyPath, encodeRfc3986 } from '../sigv4/encoding'
 import { toAmzDate } from '../sigv4/time'
 import type { S3Endpoint } from './endpoint'
 
@@ -92,14 +87,6 @@ const OVERRIDE_PARAMS: ReadonlyArray<readonly [keyof ResponseOverrides, string]>
     field,
     'response-' + field.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()),
   ])
-
-/** Why `key` cannot be an S3 object key, or `undefined` when it can. */
-export function checkObjectKey(key: string): string | undefined {
-  if (key.length === 0) return 'must not be empty'
-  if (!isWellFormedKey(key)) return 'must be valid Unicode (it contains a lone surrogate)'
-  if (utf8Length(key) > MAX_KEY_BYTES) return `must be at most ${MAX_KEY_BYTES} bytes of UTF-8`
-  return undefined
-}
 
 /** Why `expiresIn` is not a valid presign lifetime, or `undefined` when it is. */
 export function checkExpiresIn(expiresIn: number): string | undefined {

@@ -4,9 +4,9 @@
 // (on the store's clock), and be what was signed (size, type).
 
 import { deletesMismatched, mayRead } from '../../auth/policy'
-import type { Principal } from '../../auth/principal'
+import type { Principal } from '../../principal'
 import type { Config } from '../../config'
-import { RECEIPT_GRACE_S } from '../../config/limits'
+import { RECEIPT_GRACE_S } from '../../limits'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
@@ -65,7 +65,7 @@ export async function checkUpload(
       errors: [{ path: 'receipt', message: 'was not issued to this caller on this origin' }],
     })
   if (origin.type !== 's3') throw notOurs()
-  const receipt = await unsealReceipt(origin, principal, request.receipt)
+  const receipt = unsealReceipt(config, origin, principal, request.receipt)
   if (receipt === undefined) throw notOurs()
   if (epochSeconds(now) > receipt.expiresAt) {
     throw new WaybillError(

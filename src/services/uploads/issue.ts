@@ -3,14 +3,9 @@
 // Worker starts, with its sealed handle and first part URLs.
 
 import { uploadKeyFor, type Content, type Permit } from '../../auth/policy'
-import type { Principal } from '../../auth/principal'
+import type { Principal } from '../../principal'
 import type { Config, Origin } from '../../config'
-import {
-  FIRST_PART_URLS,
-  MAX_PARTS,
-  MAX_REPORTED_ERRORS,
-  RECEIPT_GRACE_S,
-} from '../../config/limits'
+import { FIRST_PART_URLS, MAX_PARTS, MAX_REPORTED_ERRORS, RECEIPT_GRACE_S } from '../../limits'
 import { choosePartSize, partCountOf } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
 import { invalid, WaybillError, type FieldError } from '../../errors'
@@ -126,10 +121,10 @@ export async function issueUpload(
   if (failures.length > 0) throw refused(failures)
   if (mode === 'multipart') {
     const { permit, item } = permits[0]!
-    return startMultipart(permit, principal, request, item, now)
+    return startMultipart(config, permit, principal, request, item, now)
   }
   const uploads = await Promise.all(
-    permits.map(({ permit, item }) => issueOne(permit, principal, request, item, now)),
+    permits.map(({ permit, item }) => issueOne(config, permit, principal, request, item, now)),
   )
   return request.batch ? { uploads } : uploads[0]!
 }
@@ -159,6 +154,7 @@ function chosenKey(
 
 /** One PUT URL or POST policy, with the receipt its completion check takes. */
 async function issueOne(
+  config: Config,
   permit: Permit,
   principal: Principal,
   request: UploadRequest,
@@ -176,7 +172,7 @@ async function issueOne(
           now,
         )
       : await putUploadUrl(permit, item.metadata, now)
-  const receipt = await sealReceipt(origin, principal, {
+  const receipt = sealReceipt(config, origin, principal, {
     key: item.key,
     keyIsPrefix: item.keyIsPrefix,
     mode: request.mode === 'post' ? 'post' : 'put',
@@ -213,6 +209,7 @@ async function issueOne(
 
 /** Starts a multipart upload at the store and signs its first part URLs. */
 async function startMultipart(
+  config: Config,
   permit: Permit,
   principal: Principal,
   request: UploadRequest,
@@ -250,7 +247,7 @@ async function startMultipart(
     (_, i) => ({ partNumber: i + 1, checksumSha256: checksums?.[i] }),
   )
   const { parts, expiresAt } = await partUploadUrls(permit, { uploadId, partSize }, first, now)
-  const handle = await sealHandle(origin, principal, item.key, {
+  const handle = sealHandle(config, origin, principal, item.key, {
     uploadId,
     contentLength,
     partSize,

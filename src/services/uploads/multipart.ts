@@ -1,7 +1,7 @@
 // The follow-ups of a multipart upload, each named by its sealed handle: more part URLs, the parts
 // the store holds (to resume), complete (once every part is checked), abort.
 
-import type { Principal } from '../../auth/principal'
+import type { Principal } from '../../principal'
 import type { Config, S3Origin } from '../../config'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag, multipartEtag, partCountOf, partSizeOf } from '../../core/s3/parts'
@@ -31,19 +31,19 @@ export interface UploadRef {
  * (checked only once the caller is known to hold a grant on the origin), and one grant of the
  * caller must still allow what the upload was created with.
  */
-async function authorizeFollowUp(
+function authorizeFollowUp(
   config: Config,
   principal: Principal,
   ref: UploadRef,
   expiresIn?: number,
-): Promise<{ permit: Permit; handle: UploadHandle; origin: S3Origin }> {
+): { permit: Permit; handle: UploadHandle; origin: S3Origin } {
   const origin = originFor(config, principal, ref.origin, 'write')
   const notOurs = () =>
     new WaybillError('forbidden', 'This upload was not started by this caller for this key.', {
       errors: [{ path: 'uploadId', message: 'was not issued to this caller for this key' }],
     })
   if (origin.type !== 's3') throw notOurs()
-  const handle = await unsealHandle(origin, principal, ref.key, ref.uploadId)
+  const handle = unsealHandle(config, origin, principal, ref.key, ref.uploadId)
   if (handle === undefined) throw notOurs()
   const permit = permitFor(config, principal, {
     kind: 'upload',
@@ -71,7 +71,7 @@ export async function moreParts(
   },
   now: Date,
 ) {
-  const { permit, handle } = await authorizeFollowUp(config, principal, request, request.expiresIn)
+  const { permit, handle } = authorizeFollowUp(config, principal, request, request.expiresIn)
   const partCount = partCountOf(handle.contentLength, handle.partSize)
   const errors: FieldError[] = request.partNumbers.flatMap((n, i) =>
     n > partCount
@@ -106,7 +106,7 @@ export async function moreParts(
 
 /** The parts an upload in progress holds, and its plan: what a client resuming it needs. */
 export async function uploadedParts(config: Config, principal: Principal, request: UploadRef) {
-  const { handle, origin } = await authorizeFollowUp(config, principal, request)
+  const { handle, origin } = authorizeFollowUp(config, principal, request)
   const parts = await listParts(origin, request.key, handle.uploadId)
   return {
     key: request.key,
@@ -216,7 +216,7 @@ export async function completeUpload(
   principal: Principal,
   request: UploadRef & { parts?: CompletedPart[] | undefined },
 ): Promise<{ object: CompletedObject; storeUploadId: string }> {
-  const { handle, origin } = await authorizeFollowUp(config, principal, request)
+  const { handle, origin } = authorizeFollowUp(config, principal, request)
   const object = (etag: string) => ({
     origin: origin.name,
     key: request.key,
@@ -267,6 +267,6 @@ async function completedBefore(
 
 /** Aborts an upload, its parts with it. */
 export async function abortUpload(config: Config, principal: Principal, request: UploadRef) {
-  const { handle, origin } = await authorizeFollowUp(config, principal, request)
+  const { handle, origin } = authorizeFollowUp(config, principal, request)
   await abortMultipartUpload(origin, request.key, handle.uploadId)
 }

@@ -1,12 +1,13 @@
 // What an upload hands its caller to bring back: a multipart upload's handle (the `uploadId`) and a
-// PUT or POST upload's receipt. Both are sealed (src/auth/seal.ts), bound to the caller, so no one
-// else can use them, and carry what was signed, so no later call can change it.
+// PUT or POST upload's receipt. Both are sealed tokens (src/core/token.ts) bound to the origin and
+// the caller (a handle to its key too), so no one else can use them, and carry what was signed, so
+// no later call can change it.
 
 import * as v from 'valibot'
-import { principalName, type Principal } from '../../auth/principal'
-import { seal, unseal } from '../../auth/seal'
-import type { S3Origin } from '../../config'
-import { STORE_CLOCK_SLACK_S } from '../../config/limits'
+import { principalName, type Principal } from '../../principal'
+import type { Config, S3Origin } from '../../config'
+import { STORE_CLOCK_SLACK_S } from '../../limits'
+import { openToken, sealToken } from '../../core/token'
 import type { ObjectHead } from '../../store/client'
 
 const HANDLE_PURPOSE = 'multipart-upload'
@@ -50,43 +51,69 @@ const Receipt = v.object({
 export type UploadReceipt = v.InferOutput<typeof Receipt>
 
 // A handle is bound to the origin, the caller and the key: another caller's handle, or this
-// caller's for another key, does not unseal. A receipt names its key itself.
-const handleBinding = (principal: Principal, key: string) => `${principalName(principal)}\n${key}`
+// caller's for another key or origin, does not open. A receipt names its key itself.
+const handleBinding = (origin: S3Origin, principal: Principal, key: string) =>
+  `${origin.name}\n${principalName(principal)}\n${key}`
+const receiptBinding = (origin: S3Origin, principal: Principal) =>
+  `${origin.name}\n${principalName(principal)}`
+
+/** What `schema` makes of a token sealed for `purpose` and `binding`; undefined for anything else. */
+function opened<const TSchema extends v.GenericSchema>(
+  config: Config,
+  purpose: string,
+  token: string,
+  binding: string,
+  schema: TSchema,
+): v.InferOutput<TSchema> | undefined {
+  const result = openToken(config.tokenSecrets, purpose, token, binding)
+  if ('fault' in result) return undefined
+  const parsed = v.safeParse(schema, result.value)
+  return parsed.success ? parsed.output : undefined
+}
 
 export function sealHandle(
+  config: Config,
   origin: S3Origin,
   principal: Principal,
   key: string,
   handle: UploadHandle,
-): Promise<string> {
-  return seal(origin, HANDLE_PURPOSE, handle, handleBinding(principal, key))
+): string {
+  return sealToken(
+    config.tokenSecrets,
+    HANDLE_PURPOSE,
+    handle,
+    handleBinding(origin, principal, key),
+  )
 }
 
-/** The handle waybill sealed for this caller and key, or undefined. */
+/** The handle waybill sealed for this origin, caller and key, or undefined. */
 export function unsealHandle(
+  config: Config,
   origin: S3Origin,
   principal: Principal,
   key: string,
-  sealed: string,
-): Promise<UploadHandle | undefined> {
-  return unseal(origin, HANDLE_PURPOSE, sealed, handleBinding(principal, key), Handle)
+  token: string,
+): UploadHandle | undefined {
+  return opened(config, HANDLE_PURPOSE, token, handleBinding(origin, principal, key), Handle)
 }
 
 export function sealReceipt(
+  config: Config,
   origin: S3Origin,
   principal: Principal,
   receipt: UploadReceipt,
-): Promise<string> {
-  return seal(origin, RECEIPT_PURPOSE, receipt, principalName(principal))
+): string {
+  return sealToken(config.tokenSecrets, RECEIPT_PURPOSE, receipt, receiptBinding(origin, principal))
 }
 
-/** The receipt waybill sealed for this caller, or undefined. */
+/** The receipt waybill sealed for this origin and caller, or undefined. */
 export function unsealReceipt(
+  config: Config,
   origin: S3Origin,
   principal: Principal,
-  sealed: string,
-): Promise<UploadReceipt | undefined> {
-  return unseal(origin, RECEIPT_PURPOSE, sealed, principalName(principal), Receipt)
+  token: string,
+): UploadReceipt | undefined {
+  return opened(config, RECEIPT_PURPOSE, token, receiptBinding(origin, principal), Receipt)
 }
 
 /**

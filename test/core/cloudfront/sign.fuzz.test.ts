@@ -21,7 +21,6 @@ import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { parsePrivateKeyPem } from '../../../src/core/cloudfront/pem'
 import {
   cannedPolicy,
-  commonKeyPrefix,
   customPolicy,
   customPolicyParams,
   ecdsaRawToDer,
@@ -45,6 +44,7 @@ import {
   lowerAlnum,
   objectKey,
 } from '../../fuzz-arbitraries'
+import { commonKeyPrefix } from '../../../src/core/keys'
 
 const CANNED_RUNS = 300
 const CUSTOM_RUNS = 120

@@ -3,7 +3,6 @@ import { parsePrivateKeyPem } from '../../../src/core/cloudfront/pem'
 import {
   cannedPolicy,
   cloudFrontBase64,
-  commonKeyPrefix,
   customPolicy,
   customPolicyParams,
   ecdsaRawToDer,
@@ -23,6 +22,7 @@ import {
   sdkSignedCookies,
   sdkSignedUrl,
 } from '../../cloudfront-helpers'
+import { commonKeyPrefix } from '../../../src/core/keys'
 
 const keys = inject('testKeys')
 const BASE = 'https://d111111abcdef8.cloudfront.net/'

@@ -8,10 +8,9 @@ import { Sha256 } from '@aws-crypto/sha256-js'
 import { SignatureV4 } from '@smithy/signature-v4'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { MAX_KEY_BYTES } from '../../../src/config/limits'
+import { MAX_KEY_BYTES } from '../../../src/limits'
 import { resolveS3Endpoint, type AddressingStyle } from '../../../src/core/s3/endpoint'
 import {
-  checkObjectKey,
   prepareS3Presign,
   type Credentials,
   type PresignItem,
@@ -37,6 +36,7 @@ import {
 } from '../../fuzz-arbitraries'
 import { escapeUri, OVERRIDE_QUERY, SHA256_HEADER } from '../../fixtures/smithy-presign'
 import { hmacSha256Hex, sha256Hex, sigV4SigningKey } from '../../hex'
+import { checkObjectKey } from '../../../src/core/keys'
 
 /** Single URLs compared with the reference. */
 const SINGLE_RUNS = 10_000

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest'
 import { resolveS3Endpoint, type AddressingStyle } from '../../../src/core/s3/endpoint'
 import {
   checkExpiresIn,
-  checkObjectKey,
   prepareS3Presign,
   type Credentials,
   type PresignItem,
@@ -16,6 +15,7 @@ import { AWS_EXAMPLE } from '../../fixtures/aws-presign-example'
 import { HARD_KEYS } from '../../fixtures/keys'
 import { escapeUri, OVERRIDE_QUERY, SHA256_HEADER } from '../../fixtures/smithy-presign'
 import { sha256Hex } from '../../hex'
+import { checkObjectKey } from '../../../src/core/keys'
 
 describe('the AWS documentation example', () => {
   const presigner = prepareS3Presign({

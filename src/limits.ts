@@ -6,7 +6,7 @@ import {
   MAX_PARTS,
   MIN_EXPIRES_S,
   MIN_PART_SIZE_BYTES,
-} from '../core/limits'
+} from './core/limits'
 
 export { MAX_EXPIRES_S, MAX_KEY_BYTES, MAX_PARTS, MIN_EXPIRES_S, MIN_PART_SIZE_BYTES }
 export const DEFAULT_EXPIRES_S = 900
@@ -43,7 +43,8 @@ export const CACHE_MARGIN_S = 60
 export const MAX_LINK_EXPIRES_S = 366 * 86_400
 export const LINK_URL_EXPIRES_S = 300
 export const DEFAULT_LINK_EXPIRES_S = 86_400
-export const MIN_LINK_SECRET_CHARS = 32
+/** The shortest secret WAYBILL_TOKEN_SECRETS takes. */
+export const MIN_TOKEN_SECRET_CHARS = 32
 
 /** Longest file name for `download`/`inline` (file systems hold 255). */
 export const MAX_FILENAME_CHARS = 255

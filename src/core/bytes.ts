@@ -1,6 +1,7 @@
-// base64url without padding (RFC 4648 §5), the one encoding of every token waybill hands out.
-// Decoding is strict: only the canonical spelling of some bytes decodes, so a token has exactly one
-// text. (A last character also carries bits past the end; any but zeros there is refused.)
+// Bytes, in one place: base64url without padding (RFC 4648 §5), the one encoding of every token
+// waybill hands out, and comparison in constant time. Decoding is strict: only the canonical
+// spelling of some bytes decodes, so a token has exactly one text. (A last character also carries
+// bits past the end; any but zeros there is refused.)
 //
 // Pure.
 
@@ -36,4 +37,12 @@ export function base64UrlDecode(text: string): Uint8Array | undefined {
   const out = new Uint8Array(binary.length)
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
   return out
+}
+
+/** Byte equality whose running time depends only on the length. */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  let diff = 0
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!
+  return diff === 0
 }

@@ -1,0 +1,89 @@
+// Sealed tokens: values waybill hands out and must get back unchanged — signed links, upload
+// handles and receipts, listing cursors. One format, one key list, one HMAC:
+//
+//   <secret id>.<base64url JSON payload>.<base64url tag>
+//
+// The tag is the first 16 bytes of HMAC-SHA256, under the secret the id names, over
+// `waybill-<purpose>-v1.<id>.<id>.<payload>`, then `\n<binding>` when the token is bound to
+// something it does not carry (a caller, a key, an origin). (The id is there twice because signed
+// links, the first tokens, were tagged so: links issued before keep working under the same secret.) A token made for one purpose, binding or secret never
+// opens as another. The first secret seals; every listed one opens, so secrets rotate by adding a
+// new first one. The HMAC is the SigV4 hasher's (./sigv4/sha256.ts), synchronous, with each
+// secret's pad blocks computed once per isolate. Decoding accepts one spelling only (./bytes.ts).
+//
+// Pure: no I/O, no clock.
+
+import { base64UrlDecode, base64UrlEncode, constantTimeEqual } from './bytes'
+import { HmacSha256 } from './sigv4/sha256'
+
+/** A secret that seals and opens tokens, named by the id its tokens carry. */
+export interface TokenSecret {
+  readonly id: string
+  readonly secret: string
+}
+
+/** Why a text is not a token to open. */
+export type TokenFault = 'malformed' | 'unknown_secret' | 'tampered'
+
+const TAG_BYTES = 16
+/** A token's shape: an id, a payload of at most 8 KiB of base64url, a 16-byte tag. */
+export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{1,8192}\.[A-Za-z0-9_-]{22}$/
+const encoder = new TextEncoder()
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+const macs = new WeakMap<TokenSecret, HmacSha256>()
+
+function tag(secret: TokenSecret, purpose: string, body: string, binding: string): Uint8Array {
+  let mac = macs.get(secret)
+  if (mac === undefined) macs.set(secret, (mac = new HmacSha256(encoder.encode(secret.secret))))
+  const message = `waybill-${purpose}-v1.${secret.id}.${body}${binding === '' ? '' : `\n${binding}`}`
+  return mac.signBytes(encoder.encode(message)).subarray(0, TAG_BYTES)
+}
+
+/**
+ * `value` (as JSON) sealed for `purpose` with the first of `secrets`, bound to `binding`.
+ *
+ * @example
+ * const token = sealToken(config.tokenSecrets, 'list-cursor', { i: 0, a: 'x' }, 'photos')
+ */
+export function sealToken(
+  secrets: readonly TokenSecret[],
+  purpose: string,
+  value: unknown,
+  binding = '',
+): string {
+  const secret = secrets[0]
+  if (secret === undefined) throw new Error('sealing needs a secret')
+  const body = `${secret.id}.${base64UrlEncode(encoder.encode(JSON.stringify(value)))}`
+  return `${body}.${base64UrlEncode(tag(secret, purpose, body, binding))}`
+}
+
+/**
+ * The value a token carries when one of `secrets` sealed it for `purpose` and `binding`, or why not:
+ * `malformed` (not a token's shape, or not JSON), `unknown_secret` (an id no longer listed),
+ * `tampered` (anything else).
+ */
+export function openToken(
+  secrets: readonly TokenSecret[],
+  purpose: string,
+  token: string,
+  binding = '',
+): { value: unknown } | { fault: TokenFault } {
+  if (!TOKEN_PATTERN.test(token)) return { fault: 'malformed' }
+  const [id, encoded, presented] = token.split('.') as [string, string, string]
+  const secret = secrets.find((candidate) => candidate.id === id)
+  if (secret === undefined) return { fault: 'unknown_secret' }
+  const mac = base64UrlDecode(presented)
+  const bytes = base64UrlDecode(encoded)
+  if (
+    mac === undefined ||
+    bytes === undefined ||
+    !constantTimeEqual(mac, tag(secret, purpose, `${id}.${encoded}`, binding))
+  ) {
+    return { fault: 'tampered' }
+  }
+  try {
+    return { value: JSON.parse(decoder.decode(bytes)) as unknown }
+  } catch {
+    return { fault: 'malformed' }
+  }
+}

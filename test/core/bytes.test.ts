@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { base64UrlDecode, base64UrlEncode, constantTimeEqual } from '../../src/core/bytes'
+
+describe('base64url', () => {
+  it('round-trips every length, without padding', () => {
+    for (let n = 0; n <= 40; n++) {
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 151 + n) & 0xff)
+      const text = base64UrlEncode(bytes)
+      expect(text).toMatch(/^[A-Za-z0-9_-]*$/)
+      expect(base64UrlDecode(text)).toEqual(bytes)
+    }
+  })
+
+  it('decodes only the canonical spelling', () => {
+    // [1] is "AQ"; "AR" to "AZ" carry the same first byte with stray low bits.
+    expect(base64UrlDecode('AQ')).toEqual(new Uint8Array([1]))
+    for (const text of ['AR', 'AB', 'AQ=', 'A', 'A+Q', 'A/Q', 'AQ.']) {
+      expect(base64UrlDecode(text), text).toBeUndefined()
+    }
+    // Three characters: two bytes and two stray bits, which must be zero.
+    expect(base64UrlDecode('AQE')).toEqual(new Uint8Array([1, 1]))
+    expect(base64UrlDecode('AQF')).toBeUndefined()
+  })
+})
+
+describe('constantTimeEqual', () => {
+  it('is true only for the same bytes', () => {
+    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 3]))).toBe(true)
+    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 4]))).toBe(false)
+    expect(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2]))).toBe(false)
+    expect(constantTimeEqual(new Uint8Array(), new Uint8Array())).toBe(true)
+  })
+
+  it('is false for a longer array even when its extra bytes are zero', () => {
+    expect(constantTimeEqual(new Uint8Array([1, 2, 0]), new Uint8Array([1, 2]))).toBe(false)
+    expect(constantTimeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2, 0]))).toBe(false)
+  })
+})
