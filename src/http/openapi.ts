@@ -58,9 +58,9 @@ export function jsonContent(schema: v.GenericSchema, description: string) {
 }
 
 /** OpenAPI path parameters from an object schema's fields: their JSON Schema and description. */
-export function pathParameters(
-  schema: v.StrictObjectSchema<v.ObjectEntries, undefined>,
-): DescribeRouteOptions['parameters'] {
+export function pathParameters(schema: {
+  readonly entries: v.ObjectEntries
+}): DescribeRouteOptions['parameters'] {
   const parameters = Object.entries(schema.entries).map(([name, field]) => {
     const { description, ...jsonSchema } = toJsonSchema(field, { errorMode: 'ignore' })
     return { name, in: 'path', required: true, description, schema: jsonSchema }

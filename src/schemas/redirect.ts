@@ -2,10 +2,10 @@
 
 import * as v from 'valibot'
 import { Disposition, ObjectKey, OriginName, OverrideContentType, QueryExpiresIn } from './fields'
-import { isRecord, pathTo, strict } from './valibot'
+import { isRecord, pathTo, strict, strictFields } from './valibot'
 
-/** The origin and the key, from the raw path (the key decoded exactly once). */
-export const RedirectTarget = strict({
+/** The origin and the key, from the raw path (the key decoded exactly once): always an object. */
+export const RedirectTarget = strictFields({
   origin: OriginName,
   key: v.pipe(
     ObjectKey,
