@@ -40,6 +40,8 @@ export const OriginName = v.pipe(
 /** An object key as S3 takes it: well-formed Unicode, 1 to 1024 bytes of UTF-8. */
 export const ObjectKey = v.pipe(
   v.string(mustBeString),
+  // What the document can say of the rule below: its byte limit it says in words.
+  v.minLength(1, 'must not be empty'),
   // v.check, not v.rawCheck: rawCheck builds a closure per call, which costs per key in a batch.
   v.check(
     (key) => checkObjectKey(key) === undefined,
@@ -241,28 +243,48 @@ export const Disposition = v.pipe(
   v.examples(['report 2026.pdf']),
 )
 
-/**
- * The checks across one object's `download`, `inline` and `response` options: one disposition at
- * most, and `true` only for a key with a name after its last `/`. `refuse(field, message)` files a
- * problem at that field of the object.
- */
-export function checkDisposition(
-  item: Readonly<Record<string, unknown>>,
-  refuse: (field: string, message: string) => void,
-): void {
-  const { key, download, inline, response } = item
-  if (download !== undefined && inline !== undefined) {
-    refuse('inline', 'send either "download" or "inline", not both')
-  }
-  const set = download !== undefined ? 'download' : inline !== undefined ? 'inline' : undefined
-  if (set === undefined) return
-  if (isRecord(response) && response.contentDisposition !== undefined) {
-    refuse(set, 'sets Content-Disposition itself: send it or response.contentDisposition, not both')
-  }
-  if (item[set] === true && typeof key === 'string' && key.endsWith('/')) {
-    refuse(set, 'needs a file name: the key has none after its last "/"')
-  }
-}
+// The rules across one object's `download`, `inline` and `response`: one disposition at most,
+// Content-Disposition set once, and `true` only for a key with a name after its last "/". Each
+// rule is a requirement and its message, which an object's schema states with `v.partialCheck`
+// (filed at the field to change), and the document with `DISPOSITION_RULES`.
+
+type Dispositions = { key?: unknown; download?: unknown; inline?: unknown }
+
+export const ONE_DISPOSITION = 'send either "download" or "inline", not both'
+export const oneDisposition = (object: Dispositions) =>
+  object.download === undefined || object.inline === undefined
+
+export const NEEDS_FILE_NAME = 'needs a file name: the key has none after its last "/"'
+/** `field: true` names the file after the key's last segment, which must not be empty. */
+export const namesFile = (field: 'download' | 'inline') => (object: Dispositions) =>
+  object[field] !== true || typeof object.key !== 'string' || !object.key.endsWith('/')
+
+export const DISPOSITION_TWICE =
+  'sets Content-Disposition itself: send it or response.contentDisposition, not both'
+export const dispositionOnce =
+  (field: 'download' | 'inline') =>
+  (object: Dispositions & { response?: { contentDisposition?: unknown } | undefined }) =>
+    object[field] === undefined || object.response?.contentDisposition === undefined
+
+const DISPOSITIONS = ['download', 'inline'] as const
+
+/** The document's word for the rules above, for an object with `key`, `download` and `inline`. */
+export const DISPOSITION_RULES = [
+  { not: { required: ['download', 'inline'] } },
+  ...DISPOSITIONS.map((field) => ({
+    not: {
+      required: [field, 'key'],
+      properties: { [field]: { const: true }, key: { pattern: '/$' } },
+    },
+  })),
+]
+/** …and for one with `response` too. */
+export const OVERRIDE_RULES = DISPOSITIONS.map((field) => ({
+  not: {
+    required: [field, 'response'],
+    properties: { response: { required: ['contentDisposition'] } },
+  },
+}))
 
 /** A part number of a multipart upload. */
 export const PartNumber = v.pipe(

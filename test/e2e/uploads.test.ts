@@ -284,6 +284,69 @@ describe('multipart uploads', () => {
     expect(await sha256Hex(back)).toBe(await sha256Hex(data))
   })
 
+  it('completes parts named in any order, and refuses a part named twice', async () => {
+    const key = `${ROOT}/big/unordered.bin`
+    const data = new Uint8Array(6 * MIB).fill(7)
+    const upload = await issue<MultipartUpload>({
+      mode: 'multipart',
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: data.length,
+    })
+    const parts: { partNumber: number; etag: string }[] = []
+    for (const { partNumber, url } of upload.parts) {
+      const slice = data.slice((partNumber - 1) * upload.partSize, partNumber * upload.partSize)
+      const response = await fetch(url, { method: 'PUT', body: slice })
+      expect(response.status, await response.clone().text()).toBe(200)
+      parts.push({ partNumber, etag: response.headers.get('etag')! })
+    }
+    const complete = (named: typeof parts) =>
+      call('/v1/uploads/multipart/complete', {
+        origin: 'e2e',
+        key,
+        uploadId: upload.uploadId,
+        parts: named,
+      })
+    const twice = await complete([parts[0]!, parts[0]!, parts[1]!])
+    expect(twice.status).toBe(400)
+    expect((await twice.json<{ errors: { path: string }[] }>()).errors).toEqual([
+      { path: 'parts.1.partNumber', message: 'names part 1 again' },
+    ])
+    const done = await complete([parts[1]!, parts[0]!])
+    expect(done.status, await done.clone().text()).toBe(200)
+    expect(await sha256Hex(new Uint8Array(await (await stored(key)).arrayBuffer()))).toBe(
+      await sha256Hex(data),
+    )
+  })
+
+  it('refuses checksums that do not pair with partNumbers', async () => {
+    const key = `${ROOT}/big/checksummed.bin`
+    const first = await sha256Base64(new Uint8Array(5 * MIB))
+    const upload = await issue<MultipartUpload>({
+      mode: 'multipart',
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: 6 * MIB,
+      partSize: 5 * MIB,
+      partChecksums: [first],
+    })
+    const response = await call('/v1/uploads/multipart/parts', {
+      origin: 'e2e',
+      key,
+      uploadId: upload.uploadId,
+      partNumbers: [1, 2],
+      checksums: [first],
+    })
+    expect(response.status).toBe(400)
+    expect((await response.json<{ errors: { path: string }[] }>()).errors).toEqual([
+      {
+        path: 'checksums',
+        message: 'must hold one checksum per entry of partNumbers, in the same order',
+      },
+    ])
+    await call('/v1/uploads/multipart/abort', { origin: 'e2e', key, uploadId: upload.uploadId })
+  })
+
   it('refuses a tampered part URL', async () => {
     // 5 MiB + 100 bytes: part 2 is small, so the store reads the whole body before answering.
     const upload = await issue<MultipartUpload>({

@@ -782,9 +782,6 @@ const redirect = (
 })
 
 const REDIRECT_ROWS: BadInputCase[] = [
-  redirect('download and inline', '/v1/redirect/photos/a.pdf?download&inline', 400, {
-    errorPath: 'inline',
-  }),
   redirect('download twice', '/v1/redirect/photos/a.pdf?download=a&download=b', 400, {
     errorPath: 'download',
   }),
@@ -1329,27 +1326,12 @@ const MULTIPART_ROWS: BadInputCase[] = [
       ['parts', { ...MULTIPART_REF, partNumbers: [1], contentLength: 1 }, 'contentLength'],
       ['parts', { ...MULTIPART_REF, partNumbers: [1], uploadId: 'upload-1' }, 'uploadId'],
       ['parts', { ...MULTIPART_REF, partNumbers: [1], checksums: ['abc'] }, 'checksums.0'],
-      [
-        'parts',
-        {
-          ...MULTIPART_REF,
-          partNumbers: [1, 2],
-          checksums: ['n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg='],
-        },
-        'checksums',
-      ],
       ['complete', { ...MULTIPART_REF, parts: [] }, 'parts'],
-      [
-        'complete',
-        {
-          ...MULTIPART_REF,
-          parts: [
-            { partNumber: 2, etag: 'a' },
-            { partNumber: 1, etag: 'b' },
-          ],
-        },
-        'parts.1.partNumber',
-      ],
+      // Non-objects among the parts (Schemathesis found a 500 here: the order check read them).
+      ['complete', { ...MULTIPART_REF, parts: [null] }, 'parts.0'],
+      ['complete', { ...MULTIPART_REF, parts: [0] }, 'parts.0'],
+      ['complete', { ...MULTIPART_REF, parts: ['AAA'] }, 'parts.0'],
+      ['complete', { ...MULTIPART_REF, parts: [{ partNumber: 1, etag: 'a' }, null] }, 'parts.1'],
       ['complete', { ...MULTIPART_REF, parts: [{ partNumber: 1 }] }, 'parts.0.etag'],
       [
         'complete',
