@@ -506,7 +506,7 @@ export interface operations {
                     contentDisposition?: string
                     contentEncoding?: string
                     contentLanguage?: string
-                    /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
+                    /** @description Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly. */
                     contentType?: string
                     expires?: string
                   }
@@ -820,8 +820,8 @@ export interface operations {
       content: {
         'application/json': {
           /**
-           * @description An origin configured in WAYBILL_ORIGINS.
-           * @example photos
+           * @description A CloudFront origin configured in WAYBILL_ORIGINS (an S3 one issues no cookies).
+           * @example cdn
            */
           origin: string
           /**
@@ -1040,7 +1040,7 @@ export interface operations {
         download?: string | true
         /** @description As `download`, but the browser may show the object; ignored with `download`. */
         inline?: string | true
-        /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
+        /** @description Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly. */
         contentType?: string
       }
       header?: never
@@ -3317,7 +3317,7 @@ export interface operations {
              * @example report 2026.pdf
              */
             inline?: true | string
-            /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
+            /** @description Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly. */
             contentType?: string
           } & (unknown & unknown & unknown))[]
         } & (unknown | unknown)

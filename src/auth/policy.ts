@@ -572,9 +572,14 @@ function expiryRule(expiresIn: number, expiryOf: (grant: Grant) => number): Rule
   }
 }
 
-/** A requested signing window: a URL lives up to expiresIn + window, within the grant's maximum. */
+/**
+ * A requested signing window: a URL lives up to expiresIn + window, within the grant's maximum. A
+ * grant that allows SigV4's seven days limits nothing beyond them, which the signing time keeps
+ * by shortening the window (src/core/window.ts), as it does an origin's.
+ */
 function windowRule(window: number, expiresIn: number): Rule {
-  const room = (grant: Grant) => Math.min(grant.maxExpiresIn, MAX_EXPIRES_S) - expiresIn
+  const room = (grant: Grant) =>
+    grant.maxExpiresIn >= MAX_EXPIRES_S ? Infinity : grant.maxExpiresIn - expiresIn
   return {
     admits: (grant) => window <= room(grant),
     refuse(grants) {

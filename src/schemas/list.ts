@@ -3,6 +3,7 @@
 import * as v from 'valibot'
 import { MAX_LIST_LIMIT, MAX_LIST_PREFIXES } from '../limits'
 import {
+  characters,
   Cursor,
   KeyPrefix,
   OriginName,
@@ -40,9 +41,7 @@ export const ListQuery = strict(
     ),
     delimiter: v.optional(
       v.pipe(
-        v.string('must be 1 to 16 characters, such as "/"'),
-        v.minLength(1, 'must be 1 to 16 characters, such as "/"'),
-        v.maxLength(16, 'must be 1 to 16 characters, such as "/"'),
+        characters(1, 16, 'must be 1 to 16 characters, such as "/"'),
         v.description('Group keys into common prefixes at this string, as S3 does.'),
       ),
     ),

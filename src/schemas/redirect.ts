@@ -1,7 +1,14 @@
 // GET /v1/redirect/{origin}/{key…}: the path and the query.
 
 import * as v from 'valibot'
-import { Disposition, ObjectKey, OriginName, OverrideContentType, QueryExpiresIn } from './fields'
+import {
+  Disposition,
+  documentedName,
+  ObjectKey,
+  OriginName,
+  OverrideContentType,
+  QueryExpiresIn,
+} from './fields'
 import { strict, strictFields } from './valibot'
 
 /** The origin and the key, from the raw path (the key decoded exactly once): always an object. */
@@ -20,6 +27,8 @@ const QueryDisposition = v.pipe(
   v.string('must be given once'),
   v.transform((value): true | string => (value === '' ? true : value)),
   Disposition,
+  // In a query, empty is the key's last segment.
+  v.metadata({ pattern: documentedName(0) }),
 )
 
 /**

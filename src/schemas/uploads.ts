@@ -10,6 +10,7 @@ import {
 } from '../limits'
 import {
   Batch,
+  characters,
   ExpiresIn,
   Metadata,
   ObjectKey,
@@ -31,9 +32,7 @@ const Sha256 = (of: string) =>
 
 /** A browser's file name, for an upload whose key the grant's `uploadKey` chooses. */
 const Filename = v.pipe(
-  v.string("must be the file's name, 1 to 1024 characters"),
-  v.minLength(1, "must be the file's name, 1 to 1024 characters"),
-  v.maxLength(1024, "must be the file's name, 1 to 1024 characters"),
+  characters(1, 1024, "must be the file's name, 1 to 1024 characters"),
   v.check((name) => name.isWellFormed(), 'must be valid Unicode (it contains a lone surrogate)'),
   v.description(
     "Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized.",

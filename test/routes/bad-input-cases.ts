@@ -675,10 +675,11 @@ const SIGN_ROWS: BadInputCase[] = [
     400,
     'policy',
   ),
+  // An S3 origin issues no CloudFront policy: refused like an artifact no grant covers (403).
   sign(
     'a policy on an S3 origin',
     { origin: 'photos', keys: ['a'], policy: 'canned' },
-    400,
+    403,
     'policy',
   ),
   sign(
@@ -728,7 +729,8 @@ const COOKIE_ROWS: BadInputCase[] = [
   cookies('origin a number', { origin: 1 }, 400, 'origin'),
   cookies('origin in upper case', { origin: 'CDN' }, 400, 'origin'),
   cookies('an unknown origin', { origin: 'nowhere' }, 403, 'origin', { worker: true }),
-  cookies('an S3 origin', { origin: 'photos', prefix: 'a/' }, 400, 'origin'),
+  // An S3 origin issues no cookies: refused like an artifact no grant covers (403).
+  cookies('an S3 origin', { origin: 'photos', prefix: 'a/' }, 403, 'origin'),
   // Which field the 403 names differs from the unknown-origin row: see the probing tests.
   cookies('an origin the caller has no grant on', COOKIES_VALID, 403, undefined, {
     caller: 'photos-only',

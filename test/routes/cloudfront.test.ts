@@ -134,18 +134,20 @@ describe('POST /v1/sign on a CloudFront origin', () => {
     expect(await nodeVerifies(keys.ecPublic, policy, signature, 'SHA256')).toBe(true)
   })
 
-  it('400 for what CloudFront cannot sign, and for a policy on an S3 origin', async () => {
+  it('400 for what CloudFront cannot sign; 403 for a policy an S3 origin cannot issue', async () => {
     const env = await cdnEnv()
-    const cases: Array<[unknown, string]> = [
-      [{ origin: 'cdn', method: 'PUT', keys: ['users/alice/a'] }, 'method'],
+    const cases: Array<[unknown, number, string]> = [
+      [{ origin: 'cdn', method: 'PUT', keys: ['users/alice/a'] }, 400, 'method'],
       // Response overrides travel to the bucket (issue #17); a version cannot.
-      [{ origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] }, 'items.0'],
-      [{ origin: 'photos', keys: ['a'], policy: 'wildcard' }, 'policy'],
-      [{ origin: 'cdn', keys: ['public/a'], policy: 'everything' }, 'policy'],
+      [{ origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] }, 400, 'items.0'],
+      [{ origin: 'cdn', keys: ['public/a'], policy: 'everything' }, 400, 'policy'],
+      // Refused like an artifact no grant covers, as for an origin the caller has no grant on.
+      [{ origin: 'photos', keys: ['a'], policy: 'wildcard' }, 403, 'policy'],
+      [{ origin: 'photos', keys: ['a'], policy: 'canned' }, 403, 'policy'],
     ]
-    for (const [body, path] of cases) {
+    for (const [body, status, path] of cases) {
       const response = await post('/v1/sign', body, env)
-      expect(response.status, JSON.stringify(body)).toBe(400)
+      expect(response.status, JSON.stringify(body)).toBe(status)
       expect((await problemOf(response)).errors?.[0]?.path).toBe(path)
     }
   })
@@ -313,8 +315,11 @@ describe('POST /v1/cookies', () => {
         .status,
     ).toBe(403)
     expect((await post('/v1/cookies', { origin: 'nowhere', prefix: 'x/' }, env)).status).toBe(403)
+    // An S3 origin issues no cookies: a 403 naming the origin, as for one without a grant.
+    const s3 = await post('/v1/cookies', { origin: 'photos', prefix: 'a/' }, env)
+    expect(s3.status).toBe(403)
+    expect((await problemOf(s3)).errors?.[0]?.path).toBe('origin')
     const cases: Array<[unknown, string]> = [
-      [{ origin: 'photos', prefix: 'a/' }, 'origin'],
       [{ origin: 'cdn', prefix: 'users/alice/../bob/' }, 'prefix'],
       [{ origin: 'cdn', prefix: 7 }, 'prefix'],
       [{ origin: 'cdn', prefix: 'users/alice/', expiresIn: 0 }, 'expiresIn'],

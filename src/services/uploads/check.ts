@@ -78,14 +78,17 @@ export async function checkUpload(
     ? request.key.startsWith(receipt.key)
     : request.key === receipt.key
   if (!fits) {
-    throw invalid([
-      {
-        path: 'key',
-        message: receipt.keyIsPrefix
-          ? 'must start with the keyPrefix this receipt was issued for'
-          : 'is not the key this receipt was issued for',
-      },
-    ])
+    // A receipt vouches for one key (or prefix) only: any other is one it was not issued for.
+    throw new WaybillError('forbidden', 'This receipt was not issued for this key.', {
+      errors: [
+        {
+          path: 'key',
+          message: receipt.keyIsPrefix
+            ? 'must start with the keyPrefix this receipt was issued for'
+            : 'is not the key this receipt was issued for',
+        },
+      ],
+    })
   }
   // One grant of the caller must still admit what was signed.
   permitFor(config, principal, {
