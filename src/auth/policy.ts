@@ -259,6 +259,19 @@ function noGrant(action: Action, originName: string): Refusal {
   }
 }
 
+/**
+ * What an origin cannot serve (an S3 origin's cookies, a CloudFront origin's uploads, overrides
+ * its distribution does not forward): refused as an artifact no grant covers, a 403. The document
+ * cannot know a deployment's origins, so a request it allows is never a 400 for them.
+ */
+function notServed(origin: Origin, errors: readonly FieldError[]): Refusal {
+  return {
+    refused: 'not-covered',
+    detail: `Origin "${origin.name}" cannot serve this request.`,
+    errors: errors.slice(0, MAX_LISTED),
+  }
+}
+
 function invalidFields(errors: readonly FieldError[]): Refusal {
   return { refused: 'invalid', detail: '', errors: errors.slice(0, MAX_LISTED) }
 }
@@ -683,8 +696,8 @@ function collect(denials: readonly Denial[]): { covered: FieldError[]; invalid: 
  * permit to sign it, or why not. All or nothing (a `listed` reach leaves uncovered objects out).
  *
  * In order: `no-grant` naming `origin` unless the caller holds some grant on the origin (unknown
- * origins answer the same); `invalid` for what the origin cannot do (`fits`) and for keys its key
- * policy refuses; `not-covered` listing each key or pattern no grant covers for the action with
+ * origins answer the same); `not-covered` for what the origin cannot serve (`fits`); `invalid` for
+ * keys its key policy refuses; `not-covered` listing each key or pattern no grant covers for the action with
  * every limit enforced by the signature; `invalid` naming each field only a grant covering the
  * target limits (content type, length, overwrite, response type, batch size, RSA signatures,
  * `expiresIn`, `signingWindow`). Each target must be allowed by one grant on every field.
@@ -702,14 +715,14 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
 
   // Only now: an origin's own rules must not tell strangers that it exists.
   const unfit = reach.fits?.(origin) ?? []
-  if (unfit.length > 0) return invalidFields(unfit)
+  if (unfit.length > 0) return notServed(origin, unfit)
 
   if (origin.type === 'cloudfront' && !origin.responseOverrides && 'itemPath' in reach) {
     const overridden = reach.items.findIndex((item) => item.response !== undefined)
     if (overridden >= 0) {
       // The item, not its key: `items.3` (the redirect's one item is its `key`).
       const at = reach.itemPath(overridden)
-      return invalidFields([
+      return notServed(origin, [
         {
           path: at.endsWith('.key') ? at.slice(0, -'.key'.length) : at,
           message: `cannot carry download, inline or response overrides: origin "${origin.name}" does not say its distribution forwards response-* query strings to the bucket (responseOverrides)`,

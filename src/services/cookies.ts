@@ -3,8 +3,7 @@
 import type { Principal } from '../principal'
 import type { Config } from '../config'
 import type { CookiesBody } from '../schemas/cookies'
-import { WaybillError } from '../errors'
-import { originFor, permitFor } from './permits'
+import { permitFor } from './permits'
 import { cloudFrontCookies } from './signers'
 
 /** Authorizes the pattern (a wildcard grant must contain it) and signs its cookies. */
@@ -14,13 +13,6 @@ export async function signCookies(
   body: CookiesBody,
   now: Date,
 ) {
-  // An S3 origin issues no cookies: refused as an artifact no grant covers (403), like an origin
-  // the caller has no grant on. The document cannot say which origins a deployment has.
-  if (originFor(config, principal, body.origin, 'read').type !== 'cloudfront') {
-    throw new WaybillError('forbidden', `Origin "${body.origin}" issues no signed cookies.`, {
-      errors: [{ path: 'origin', message: 'signed cookies need a CloudFront origin' }],
-    })
-  }
   const permit = permitFor(config, principal, {
     kind: 'wildcard',
     origin: body.origin,
@@ -28,6 +20,10 @@ export async function signCookies(
     items: [],
     itemPath: () => 'prefix',
     expiresIn: body.expiresIn,
+    fits: (origin) =>
+      origin.type === 'cloudfront'
+        ? []
+        : [{ path: 'origin', message: 'signed cookies need a CloudFront origin' }],
   })
   return { ...(await cloudFrontCookies(permit, now)), lifetime: permit.expiresIn }
 }

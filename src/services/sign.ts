@@ -6,17 +6,22 @@ import type { Config, Origin } from '../config'
 import { STREAM_CHUNK_ITEMS } from '../limits'
 import { commonKeyPrefix } from '../core/keys'
 import type { PresignItem } from '../core/s3/presign'
-import { WaybillError, type FieldError } from '../errors'
+import type { FieldError } from '../errors'
 import { RawJson } from '../http/answer'
 import type { SignBody } from '../schemas/sign'
 import { objectItem } from './objects'
-import { originFor, permitFor } from './permits'
+import { permitFor } from './permits'
 import { batchSigner, type BatchSigner } from './signers'
 
 /** What the request asks that the origin's type cannot do. */
 function originFits(origin: Origin, body: SignBody, items: readonly PresignItem[]): FieldError[] {
   const errors: FieldError[] = []
-  if (origin.type === 's3') return errors
+  if (origin.type === 's3') {
+    if (body.policy !== undefined) {
+      errors.push({ path: 'policy', message: 'applies to CloudFront origins only' })
+    }
+    return errors
+  }
   if (body.method !== 'GET' && body.method !== 'HEAD') {
     errors.push({ path: 'method', message: 'must be GET or HEAD for a CloudFront origin' })
   }
@@ -30,23 +35,6 @@ function originFits(origin: Origin, body: SignBody, items: readonly PresignItem[
     }
   })
   return errors
-}
-
-/**
- * A CloudFront policy asked of an S3 origin, which issues none: refused as an artifact no grant
- * covers (403), like an origin the caller has no grant on. The document cannot say which
- * origins a deployment has, so this is never a 400.
- */
-function cloudFrontOnly(
-  config: Config,
-  principal: Principal,
-  name: string,
-  method: SignBody['method'],
-) {
-  if (originFor(config, principal, name, actionFor(method)).type === 'cloudfront') return
-  throw new WaybillError('forbidden', `Origin "${name}" issues no CloudFront policies.`, {
-    errors: [{ path: 'policy', message: 'applies to CloudFront origins only' }],
-  })
 }
 
 /** An authorized batch, ready to sign as one JSON answer or as NDJSON lines. */
@@ -74,7 +62,6 @@ export function signBatch(
   body: SignBody,
   now: Date,
 ): SignedBatch {
-  if (body.policy !== undefined) cloudFrontOnly(config, principal, body.origin, body.method)
   const items: readonly PresignItem[] =
     body.items?.map(objectItem) ?? (body.keys ?? []).map((key) => ({ key }))
   const field = body.keys !== undefined ? 'keys' : 'items'

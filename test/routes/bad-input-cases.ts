@@ -682,16 +682,17 @@ const SIGN_ROWS: BadInputCase[] = [
     403,
     'policy',
   ),
+  // What a CloudFront origin cannot serve: refused like an artifact no grant covers (403).
   sign(
     'PUT on a CloudFront origin',
     { origin: 'cdn', method: 'PUT', keys: ['public/a'] },
-    400,
+    403,
     'method',
   ),
   sign(
     'a versionId on a CloudFront origin',
     { origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] },
-    400,
+    403,
     'items.0',
   ),
   sign('a key outside every grant', { origin: 'cdn', keys: ['private/a'] }, 403, 'keys.0'),
@@ -1277,7 +1278,8 @@ const UPLOAD_ROWS: BadInputCase[] = [
   ),
   upload('no write grant on the origin', { ...UPLOAD_VALID }, 403, 'origin'),
   upload('an unknown origin', { ...UPLOAD_VALID, origin: 'nowhere' }, 403, 'origin'),
-  upload('a CloudFront origin', { ...UPLOAD_VALID, origin: 'cdn' }, 400, 'origin'),
+  // A CloudFront origin takes no uploads: refused like an origin without a grant (403).
+  upload('a CloudFront origin', { ...UPLOAD_VALID, origin: 'cdn' }, 403, 'origin'),
 ]
 // The "no write grant" row runs as the read-only caller.
 UPLOAD_ROWS[UPLOAD_ROWS.length - 3]!.caller = 'photos-only'

@@ -134,14 +134,14 @@ describe('POST /v1/sign on a CloudFront origin', () => {
     expect(await nodeVerifies(keys.ecPublic, policy, signature, 'SHA256')).toBe(true)
   })
 
-  it('400 for what CloudFront cannot sign; 403 for a policy an S3 origin cannot issue', async () => {
+  it('403 for what an origin cannot serve, 400 for what no origin takes', async () => {
     const env = await cdnEnv()
     const cases: Array<[unknown, number, string]> = [
-      [{ origin: 'cdn', method: 'PUT', keys: ['users/alice/a'] }, 400, 'method'],
-      // Response overrides travel to the bucket (issue #17); a version cannot.
-      [{ origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] }, 400, 'items.0'],
-      [{ origin: 'cdn', keys: ['public/a'], policy: 'everything' }, 400, 'policy'],
       // Refused like an artifact no grant covers, as for an origin the caller has no grant on.
+      [{ origin: 'cdn', method: 'PUT', keys: ['users/alice/a'] }, 403, 'method'],
+      // Response overrides travel to the bucket (issue #17); a version cannot.
+      [{ origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] }, 403, 'items.0'],
+      [{ origin: 'cdn', keys: ['public/a'], policy: 'everything' }, 400, 'policy'],
       [{ origin: 'photos', keys: ['a'], policy: 'wildcard' }, 403, 'policy'],
       [{ origin: 'photos', keys: ['a'], policy: 'canned' }, 403, 'policy'],
     ]
@@ -171,7 +171,8 @@ describe('downloads through CloudFront', () => {
       { origin: 'cdn', items: [{ key: 'public/a b.pdf', download: true }] },
       await cdnEnv(),
     )
-    expect(response.status).toBe(400)
+    // What the origin cannot serve: a 403, as for an origin without a grant.
+    expect(response.status).toBe(403)
     const { errors = [] } = await problemOf(response)
     expect(errors.map((e) => e.path)).toEqual(['items.0'])
     expect(errors[0]!.message).toContain('responseOverrides')

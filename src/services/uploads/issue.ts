@@ -15,11 +15,19 @@ import { originFor, permitFor } from '../permits'
 import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
 import { sealHandle, sealReceipt } from './sealed'
 
-/** What the origin's type or store cannot do for this upload, once a grant is known. */
-function uploadFits(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
-  if (origin.type !== 's3') {
-    return [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
-  }
+/** What a CloudFront origin cannot serve at all (a 403, as an origin without a grant). */
+function uploadFits(origin: Origin) {
+  return origin.type === 's3'
+    ? []
+    : [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
+}
+
+/**
+ * What the origin's settings refuse for this upload (a 400: a client falls back from "post" to
+ * "put" when it names `mode`), once a grant is known.
+ */
+function uploadSettings(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
+  if (origin.type !== 's3') return []
   if (mode === 'post' && !origin.postPolicy) {
     return [
       {
@@ -109,8 +117,10 @@ export async function issueUpload(
         count: request.batch ? { n: items.length, path: 'items' } : undefined,
         expiresIn: request.expiresIn,
         content: contentOf(mode, item, at(i)),
-        fits: (origin) => uploadFits(origin, mode, item, at(i)),
+        fits: uploadFits,
       })
+      const unfit = uploadSettings(permit.origin, mode, item, at(i))
+      if (unfit.length > 0) throw invalid(unfit)
       return [{ permit, item: { ...item, key } }]
     } catch (error) {
       if (!(error instanceof WaybillError)) throw error
