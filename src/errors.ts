@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'upstream_error'
   | 'upload_mismatch'
   | 'precondition_failed'
+  | 'conflict'
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -34,6 +35,7 @@ export const STATUS: Record<ErrorCode, number> = {
   upstream_error: 502,
   upload_mismatch: 422,
   precondition_failed: 412,
+  conflict: 409,
 }
 
 export const TITLE: Record<ErrorCode, string> = {
@@ -51,6 +53,7 @@ export const TITLE: Record<ErrorCode, string> = {
   upstream_error: 'The storage service failed',
   upload_mismatch: 'The upload is not what was signed',
   precondition_failed: 'Precondition failed',
+  conflict: 'Conflict with the upload',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */
@@ -87,6 +90,15 @@ export class WaybillError extends Error {
  */
 export function fromCoreError(error: CoreError): WaybillError {
   return new WaybillError('invalid_request', error.message)
+}
+
+/**
+ * A 409 for a request the document allows but the upload it names or plans does not: parts not
+ * in the store, part numbers past its plan, checksums it does or does not sign, or more of them
+ * than its parts. A conflict with that upload, which the document cannot state.
+ */
+export function conflict(errors: readonly FieldError[]): WaybillError {
+  return new WaybillError('conflict', invalid(errors).message, { errors })
 }
 
 /** A 400 for one or more fields: the detail names the first, `errors` lists all. */

@@ -180,7 +180,7 @@ export interface paths {
     put?: never
     /**
      * Complete a multipart upload, once its parts are checked
-     * @description Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size. Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.
+     * @description Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size (409 otherwise). Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.
      */
     post: operations['completeUpload']
     delete?: never
@@ -1814,6 +1814,30 @@ export interface operations {
           }
         }
       }
+      /** @description Conflict with the upload */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Payload too large */
       413: {
         headers: {
@@ -2062,6 +2086,30 @@ export interface operations {
           }
         }
       }
+      /** @description Conflict with the upload */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Payload too large */
       413: {
         headers: {
@@ -2281,6 +2329,30 @@ export interface operations {
       }
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Conflict with the upload */
+      409: {
         headers: {
           [name: string]: unknown
         }
@@ -2838,6 +2910,30 @@ export interface operations {
       }
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @example urn:waybill:problem:invalid_request */
+            type: string
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Conflict with the upload */
+      409: {
         headers: {
           [name: string]: unknown
         }

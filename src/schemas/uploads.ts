@@ -410,6 +410,13 @@ export const UploadBody = v.pipe(
     },
     {
       origin: 'photos',
+      mode: 'multipart' as const,
+      key: 'uploads/film.mp4',
+      contentType: 'video/mp4',
+      contentLength: 26_214_400,
+    },
+    {
+      origin: 'photos',
       mode: 'post' as const,
       items: [
         { filename: 'cat.png', contentType: 'image/png', contentLength: 48213 },

@@ -257,10 +257,10 @@ describe('resuming a multipart upload', () => {
       [1, 5 * MIB],
       [3, MIB],
     ])
-    // Completing now says which part is missing.
+    // Completing now says which part is missing: a conflict with the upload's state (409).
     const early = await problem(
       await call('/v1/uploads/multipart/complete', { origin: 'e2e', ...ref }),
-      400,
+      409,
     )
     expect(early.errors[0]).toEqual({ path: 'parts', message: 'part 2 of 3 has not been uploaded' })
     expect((await send(2)).status).toBe(200)

@@ -284,7 +284,7 @@ describe('multipart uploads', () => {
     expect(await sha256Hex(back)).toBe(await sha256Hex(data))
   })
 
-  it('completes parts named in any order, and refuses a part named twice', async () => {
+  it('completes parts named in any order and once or more; a part not as stored is a 409', async () => {
     const key = `${ROOT}/big/unordered.bin`
     const data = new Uint8Array(6 * MIB).fill(7)
     const upload = await issue<MultipartUpload>({
@@ -307,12 +307,14 @@ describe('multipart uploads', () => {
         uploadId: upload.uploadId,
         parts: named,
       })
-    const twice = await complete([parts[0]!, parts[0]!, parts[1]!])
-    expect(twice.status).toBe(400)
-    expect((await twice.json<{ errors: { path: string }[] }>()).errors).toEqual([
-      { path: 'parts.1.partNumber', message: 'names part 1 again' },
+    // Part 1 named again with another ETag: the store's listing refuses the one that is not it.
+    const other = await complete([parts[0]!, { partNumber: 1, etag: '"0"' }, parts[1]!])
+    expect(other.status).toBe(409)
+    expect((await other.json<{ errors: { path: string }[] }>()).errors).toEqual([
+      { path: 'parts.1.etag', message: 'is not the ETag of the uploaded part' },
     ])
-    const done = await complete([parts[1]!, parts[0]!])
+    // The same part twice is that part; the order is waybill's to make.
+    const done = await complete([parts[1]!, parts[0]!, parts[1]!])
     expect(done.status, await done.clone().text()).toBe(200)
     expect(await sha256Hex(new Uint8Array(await (await stored(key)).arrayBuffer()))).toBe(
       await sha256Hex(data),
@@ -337,11 +339,13 @@ describe('multipart uploads', () => {
       partNumbers: [1, 2],
       checksums: [first],
     })
-    expect(response.status).toBe(400)
+    // Checked against the upload, which signs each part's SHA-256: a conflict with it (409).
+    expect(response.status).toBe(409)
     expect((await response.json<{ errors: { path: string }[] }>()).errors).toEqual([
       {
         path: 'checksums',
-        message: 'must hold one checksum per entry of partNumbers, in the same order',
+        message:
+          "must hold one checksum per entry of partNumbers, in the same order: this upload signs each part's SHA-256",
       },
     ])
     await call('/v1/uploads/multipart/abort', { origin: 'e2e', key, uploadId: upload.uploadId })

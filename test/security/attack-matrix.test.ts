@@ -229,8 +229,9 @@ const ROUTES = {
   },
   // Before complete and abort, which end the upload.
   'multipart list': multipartRoute('list', 200),
-  // Nothing was uploaded to these uploads: a granted caller gets the store's verdict on that.
-  'multipart complete': multipartRoute('complete', 400, () => ({
+  // Nothing was uploaded to these uploads: a granted caller gets the store's verdict on that, a
+  // conflict with the upload (409).
+  'multipart complete': multipartRoute('complete', 409, () => ({
     parts: [{ partNumber: 1, etag: '"0"' }],
   })),
   'multipart abort': multipartRoute('abort', 204),

@@ -10,7 +10,7 @@ import { RECEIPT_GRACE_S } from '../../limits'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
-import { invalid, WaybillError, type FieldError } from '../../errors'
+import { conflict, WaybillError, type FieldError } from '../../errors'
 import { deleteObjectIfMatch, headObject, type ObjectHead } from '../../store/client'
 import { originFor, permitFor } from '../permits'
 import { storedSince, unsealReceipt, type UploadReceipt } from './sealed'
@@ -109,7 +109,8 @@ export async function checkUpload(
     },
   })
   if (receipt.checksumSha256 === undefined && request.etag === undefined) {
-    throw invalid([whose(receipt, undefined, undefined)!])
+    // The receipt says no checksum was signed: only the store's ETag names this upload's bytes.
+    throw conflict([whose(receipt, undefined, undefined)!])
   }
 
   const head = await headObject(origin, request.key)

@@ -8,7 +8,7 @@ import type { Config, Origin } from '../../config'
 import { FIRST_PART_URLS, MAX_PARTS, MAX_REPORTED_ERRORS, RECEIPT_GRACE_S } from '../../limits'
 import { choosePartSize, partCountOf } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
-import { invalid, WaybillError, type FieldError } from '../../errors'
+import { conflict, invalid, WaybillError, type FieldError } from '../../errors'
 import type { UploadItem, UploadRequest } from '../../schemas/uploads'
 import { createMultipartUpload } from '../../store/client'
 import { originFor, permitFor } from '../permits'
@@ -149,6 +149,13 @@ function chosenKey(
   uuid: string,
 ): string {
   const origin = originFor(config, principal, originName, 'write')
+  // A CloudFront origin takes no uploads at all, whatever the name: the permit's own 403.
+  const unfit = uploadFits(origin)
+  if (unfit.length > 0) {
+    throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
+      errors: unfit,
+    })
+  }
   const key = uploadKeyFor(config, principal, origin, filename, uuid)
   if (key === undefined) {
     throw invalid([
@@ -238,8 +245,10 @@ async function startMultipart(
     ])
   }
   const checksums = request.partChecksums
+  // More checksums than the plan has parts: the document cannot relate the three fields, so this
+  // is a conflict with the plan (409), not a 400 for a request it allows.
   if (checksums !== undefined && checksums.length > partCount) {
-    throw invalid([
+    throw conflict([
       {
         path: 'partChecksums',
         message: `lists ${checksums.length} parts; ${contentLength} bytes in parts of ${partSize} make ${partCount}`,

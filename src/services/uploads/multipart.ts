@@ -3,10 +3,9 @@
 
 import type { Principal } from '../../principal'
 import type { Config, S3Origin } from '../../config'
-import { MAX_REPORTED_ERRORS } from '../../limits'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag, multipartEtag, partCountOf, partSizeOf } from '../../core/s3/parts'
-import { invalid, WaybillError, type FieldError } from '../../errors'
+import { conflict, WaybillError, type FieldError } from '../../errors'
 import {
   abortMultipartUpload,
   completeMultipartUpload,
@@ -92,13 +91,14 @@ export async function moreParts(
         'cannot be signed: this upload was created without partChecksums (its parts carry none)',
     })
   } else if (request.checksums && request.checksums.length !== request.partNumbers.length) {
-    // Two arrays of one length: a rule JSON Schema cannot state, so the document says it in words.
     errors.push({
       path: 'checksums',
-      message: 'must hold one checksum per entry of partNumbers, in the same order',
+      message:
+        "must hold one checksum per entry of partNumbers, in the same order: this upload signs each part's SHA-256",
     })
   }
-  if (errors.length > 0) throw invalid(errors)
+  // Each is the upload's plan or its checksums against the request: a conflict with the upload.
+  if (errors.length > 0) throw conflict(errors)
   const { parts, expiresAt } = await partUploadUrls(
     permit,
     { uploadId: handle.uploadId, partSize: handle.partSize },
@@ -174,7 +174,7 @@ function checkParts(
       message: `add up to ${total} bytes; the upload was created for ${handle.contentLength} (parts 1 to ${partCountOf(handle.contentLength, handle.partSize)})`,
     })
   }
-  if (errors.length > 0) throw invalid(errors)
+  if (errors.length > 0) throw conflict(errors)
   return checked
 }
 
@@ -186,20 +186,19 @@ interface Named {
 
 /**
  * The caller's parts in part-number order, as S3 completes them, each with where the request
- * named it; a part named twice is refused.
+ * named it. A part named again with the same ETag is the same part; with another, the store's
+ * listing refuses the one that is not the part (checkParts).
  */
 function inPartOrder(parts: readonly CompletedPart[]): Named[] {
-  const errors: FieldError[] = []
-  const named = new Set<number>()
-  parts.forEach(({ partNumber }, at) => {
-    if (named.has(partNumber)) {
-      errors.push({ path: `parts.${at}.partNumber`, message: `names part ${partNumber} again` })
-    }
-    named.add(partNumber)
-  })
-  if (errors.length > 0) throw invalid(errors.slice(0, MAX_REPORTED_ERRORS))
+  const named = new Set<string>()
   return parts
     .map((part, at) => ({ part, at }))
+    .filter(({ part }) => {
+      const id = `${part.partNumber}\n${bareEtag(part.etag)}`
+      if (named.has(id)) return false
+      named.add(id)
+      return true
+    })
     .sort((a, b) => a.part.partNumber - b.part.partNumber)
 }
 
@@ -215,7 +214,7 @@ function planParts(listed: StoredParts, handle: UploadHandle): Named[] {
   }
   if (missing.length > 0) {
     const shown = missing.slice(0, 10).join(', ')
-    throw invalid([
+    throw conflict([
       {
         path: 'parts',
         message: `part${missing.length === 1 ? '' : 's'} ${shown}${missing.length > 10 ? ', …' : ''} of ${count} ${missing.length === 1 ? 'has' : 'have'} not been uploaded`,
