@@ -44,7 +44,12 @@ const testKeys = makeTestKeys()
 // What the e2e Worker seals tokens with: made for this run.
 const TOKEN_SECRET = randomBytes(32).toString('base64url')
 
-const workerd = { testTimeout: 30_000, provide: { testKeys } }
+// Every answer an app gives in these tests is checked against docs/openapi.json.
+const workerd = {
+  testTimeout: 30_000,
+  provide: { testKeys },
+  setupFiles: ['./test/contract/setup.ts'],
+}
 
 // What wrangler.jsonc's "alias" swaps in the deploy bundle (build/), so that the e2e project's Worker
 // is the one that ships. Not the unit project's: it checks the OpenAPI document, which needs the

@@ -38,9 +38,14 @@ export function problems(...codes: ErrorCode[]) {
   return publicProblems(...codes, ...AUTHENTICATED)
 }
 
-/** Responses for each problem `codes` may answer, by status. */
+/** Responses for each problem `codes` may answer, by status, and the 500 any route may. */
 export function publicProblems(...codes: ErrorCode[]) {
   const responses: Record<string, { description: string; content: object }> = {}
+  // Anything unexpected (src/app.ts onError): a problem that says nothing of its cause.
+  responses['500'] = {
+    description: 'Internal server error',
+    content: { 'application/problem+json': { schema: resolver(ProblemSchema) } },
+  }
   for (const code of codes) {
     const status = String(STATUS[code])
     const titles = responses[status]?.description
@@ -55,6 +60,20 @@ export function publicProblems(...codes: ErrorCode[]) {
 /** A JSON answer described by `schema`. */
 export function jsonContent(schema: v.GenericSchema, description: string) {
   return { description, content: { 'application/json': { schema: resolver(schema) } } }
+}
+
+/**
+ * A JSON answer described by `schema`, or the same as NDJSON lines (`Accept: application/x-ndjson`,
+ * src/http/answer.ts), which `lines` describes.
+ */
+export function jsonOrNdjsonContent(schema: v.GenericSchema, description: string, lines: string) {
+  return {
+    description,
+    content: {
+      ...jsonContent(schema, description).content,
+      'application/x-ndjson': { schema: { type: 'string' as const, description: lines } },
+    },
+  }
 }
 
 /** OpenAPI path parameters from an object schema's fields: their JSON Schema and description. */
