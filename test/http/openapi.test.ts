@@ -7,6 +7,7 @@ import committed from '../../docs/openapi.json'
 import { createApp } from '../../src/app'
 import { MAX_MEDIA_TYPE_CHARS } from '../../src/core/media-type'
 import { generateOpenApi } from '../../src/openapi'
+import { TEST_ASSETS } from '../routes/helpers'
 import {
   MAX_BATCH_CEILING,
   MAX_EXPIRES_S,
@@ -50,11 +51,19 @@ describe('the OpenAPI document', () => {
     expect(await generated()).toEqual(committed)
   })
 
-  it('is what GET /openapi.json serves', async () => {
-    const response = await createApp().request('/openapi.json')
+  it('is what GET /openapi.json serves, from the static assets', async () => {
+    const response = await createApp().request('/openapi.json', {}, { ASSETS: TEST_ASSETS })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
     expect(await response.json()).toEqual(committed)
+  })
+
+  it('is a 404 problem, not a 500, on a deployment without the static assets', async () => {
+    for (const path of ['/openapi.json', '/docs']) {
+      const response = await createApp().request(path)
+      expect(response.status, path).toBe(404)
+      expect(response.headers.get('content-type'), path).toBe('application/problem+json')
+    }
   })
 
   it('gives every operation an operationId, a summary and its security', async () => {
