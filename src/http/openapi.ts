@@ -52,6 +52,15 @@ export function publicProblems(...codes: ErrorCode[]) {
   return responses
 }
 
+/** A 302 to a signed URL, with the cache rule its route earns (src/http/answer.ts). */
+export const FOUND = {
+  description: 'Found: `Location` is the signed URL',
+  headers: {
+    location: { schema: { type: 'string', format: 'uri' } },
+    'cache-control': { schema: { type: 'string' } },
+  },
+} as const
+
 /** A JSON answer described by `schema`. */
 export function jsonContent(schema: v.GenericSchema, description: string) {
   return { description, content: { 'application/json': { schema: resolver(schema) } } }

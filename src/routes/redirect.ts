@@ -4,7 +4,7 @@ import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { invalid } from '../errors'
 import { found, privateUntil, VARY } from '../http/answer'
-import { problems, pathParameters, SECURITY } from '../http/openapi'
+import { FOUND, problems, pathParameters, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validQuery } from '../http/validate'
@@ -48,13 +48,7 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
       security: [...SECURITY, { jwtCookie: [] }],
       parameters: pathParameters(RedirectTarget),
       responses: {
-        302: {
-          description: 'Found: `Location` is the signed URL',
-          headers: {
-            location: { schema: { type: 'string', format: 'uri' } },
-            'cache-control': { schema: { type: 'string' } },
-          },
-        },
+        302: FOUND,
         ...problems('invalid_request', 'forbidden'),
       },
     }),
