@@ -236,18 +236,26 @@ export function isRefusal(answer: Permit | Refusal | Origin): answer is Refusal 
   return 'refused' in answer
 }
 
-const issued = new WeakSet<object>()
+/**
+ * What a permit is made as. Its brand is a private field, which only this class can give or test:
+ * a copy of a permit (`{ ...permit, items }`) or an object made to look like one is not one. (Not a
+ * WeakSet of issued permits: each entry costs the garbage collector, on every request.)
+ */
+class Minted {
+  readonly #minted = true
+  static has(value: object): boolean {
+    return #minted in value
+  }
+}
 
 /** True for a permit this module made; the signers refuse anything else. */
 export function isPermit(value: unknown): value is Permit {
-  return typeof value === 'object' && value !== null && issued.has(value)
+  return typeof value === 'object' && value !== null && Minted.has(value)
 }
 
 /** The one place a permit is made: by `authorize`, or for a followed link by `linkPermit`. */
 function mint(fields: Omit<Permit, typeof PERMIT>): Permit {
-  const permit = Object.freeze({ ...fields }) as Permit
-  issued.add(permit)
-  return permit
+  return Object.freeze(Object.assign(new Minted(), fields)) as unknown as Permit
 }
 
 function noGrant(action: Action, originName: string): Refusal {
