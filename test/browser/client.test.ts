@@ -455,7 +455,9 @@ describe('the browser client', () => {
     page.setDefaultTimeout(STEP_TIMEOUT_MS)
     const pdf = makeFile('report.pdf', 10_000)
     const big = makeFile('huge.png', 2 * MIB)
-    await clientPage(page, demo.limitedApiKey, [pdf.path, big.path])
+    // Chromium types it image/svg+xml from its name: an image, but one that runs script.
+    const svg = makeFile('drawing.svg', 1_000)
+    await clientPage(page, demo.limitedApiKey, [pdf.path, big.path, svg.path])
     const problems: Array<{ detail: string }> = []
     page.on('response', async (response) => {
       if (new URL(response.url()).pathname === '/v1/uploads' && response.status() === 400) {
@@ -466,7 +468,7 @@ describe('the browser client', () => {
     const errors = await page.evaluate(async () => {
       const { waybill, waybillClient } = window as unknown as PageGlobals
       const input = document.getElementById('client-files') as HTMLInputElement
-      const [pdf, big] = Array.from(input.files!)
+      const [pdf, big, svg] = Array.from(input.files!)
       const attempt = (file: File, key: string) =>
         waybill.upload(file, { origin: 'demo', key }).then(
           () => null,
@@ -475,10 +477,14 @@ describe('the browser client', () => {
               ? { ...error, message: error.message, retryable: error.retryable }
               : { message: String(error) },
         )
-      return [await attempt(pdf!, 'limited/report.pdf'), await attempt(big!, 'limited/huge.png')]
+      return [
+        await attempt(pdf!, 'limited/report.pdf'),
+        await attempt(big!, 'limited/huge.png'),
+        await attempt(svg!, 'limited/drawing.svg'),
+      ]
     })
-    await expect.poll(() => problems.length).toBe(2)
-    const [wrongType, tooBig] = errors
+    await expect.poll(() => problems.length).toBe(3)
+    const [wrongType, tooBig, script] = errors
     expect(wrongType).toMatchObject({
       code: 'invalid_request',
       status: 400,
@@ -493,9 +499,18 @@ describe('the browser client', () => {
       message: problems[1]!.detail,
       errors: [{ path: 'contentLength' }],
     })
+    // An `image/*` grant admits passive images only (src/core/media-type.ts): the message names
+    // the type the file was refused as.
+    expect(script).toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      message: problems[2]!.detail,
+      errors: [{ path: 'contentType' }],
+    })
+    expect(script!.message).toContain('image/svg+xml')
     // Refused before any byte left: nothing went to the bucket, and nothing was retried.
     expect(network.requests.filter((r) => r.request.url().startsWith(bucketOrigin))).toEqual([])
-    expect(network.toWaybill()).toHaveLength(2)
+    expect(network.toWaybill()).toHaveLength(3)
     await page.close()
   })
 
