@@ -1,20 +1,7 @@
-/** The problem codes waybill answers with: `urn:waybill:problem:<code>`. */
-export type ProblemCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'gone'
-  | 'method_not_allowed'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'too_many_requests'
-  | 'config_invalid'
-  | 'auth_unavailable'
-  | 'upstream_error'
-  | 'not_configured'
-  | 'upload_mismatch'
-  | 'internal'
+import { PROBLEM_CODES } from './generated.ts'
+
+/** The problem codes waybill answers with: `urn:waybill:problem:<code>` (from its OpenAPI document). */
+export type ProblemCode = (typeof PROBLEM_CODES)[number]
 
 /**
  * What went wrong outside waybill's own answers: `network_error` (no answer: offline, DNS, a
@@ -34,23 +21,6 @@ export interface FieldError {
 }
 
 const PROBLEM_TYPE = 'urn:waybill:problem:'
-const PROBLEM_CODES: ReadonlySet<string> = new Set<ProblemCode>([
-  'invalid_request',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'gone',
-  'method_not_allowed',
-  'payload_too_large',
-  'unsupported_media_type',
-  'too_many_requests',
-  'config_invalid',
-  'auth_unavailable',
-  'upstream_error',
-  'not_configured',
-  'upload_mismatch',
-  'internal',
-])
 
 interface ErrorDetails {
   status?: number | undefined
@@ -113,7 +83,8 @@ export class WaybillError extends Error {
   }
 }
 
-const isProblemCode = (value: string): value is ProblemCode => PROBLEM_CODES.has(value)
+const isProblemCode = (value: string): value is ProblemCode =>
+  (PROBLEM_CODES as readonly string[]).includes(value)
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
