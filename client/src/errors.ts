@@ -5,12 +5,18 @@ export type ProblemCode = (typeof PROBLEM_CODES)[number]
 
 /**
  * What went wrong outside waybill's own answers: `network_error` (no answer: offline, DNS, a
- * timeout, or CORS rules that do not allow the page), `store_error` (the bucket refused a
- * transfer), `http_error` (an answer that is not a problem waybill describes), `bad_answer` (an
- * answer the client cannot use), `invalid_argument` (the call itself is wrong).
+ * timeout, or CORS rules that do not allow the page), `cors_refused` (waybill answers, but its
+ * CORS rules do not allow this page: not retried), `store_error` (the bucket refused a transfer),
+ * `http_error` (an answer that is not a problem waybill describes), `bad_answer` (an answer the
+ * client cannot use), `invalid_argument` (the call itself is wrong).
  */
 export type ClientErrorCode =
-  'network_error' | 'store_error' | 'http_error' | 'bad_answer' | 'invalid_argument'
+  | 'network_error'
+  | 'cors_refused'
+  | 'store_error'
+  | 'http_error'
+  | 'bad_answer'
+  | 'invalid_argument'
 
 export type ErrorCode = ProblemCode | ClientErrorCode
 

@@ -109,6 +109,17 @@ export function createHttp(options: ClientOptions): Http {
   // The server's clock less this one's, from the Date header of its answers (when readable: a
   // cross-origin waybill does not expose it). URL expiries are on the server's clock.
   let skewMs = 0
+  const page = (globalThis as { location?: { origin: string } }).location?.origin
+  // Until waybill has answered once, a page on another origin that gets no answer asks again
+  // without CORS (an opaque `no-cors` GET of /healthz): when that one arrives, waybill is up and
+  // its CORS rules refuse this page, which no retry mends.
+  let answered = page === undefined || page === new URL(base).origin
+  const corsRefused = () =>
+    !answered &&
+    doFetch(url('/healthz'), { mode: 'no-cors', credentials: 'omit' }).then(
+      () => true,
+      () => false,
+    )
 
   const url = (path: string, query?: Readonly<Record<string, QueryValue>>) =>
     base + path + (query === undefined ? '' : queryString(query))
@@ -140,6 +151,13 @@ export function createHttp(options: ClientOptions): Http {
         })
       } catch (error) {
         throwIfAborted(signal)
+        if (!timeout.signal.aborted && (await corsRefused())) {
+          throw new WaybillError(
+            'cors_refused',
+            `waybill at ${base} answers, but its CORS rules do not allow this page (${page}): add ${page} to its WAYBILL_CORS origins.`,
+            { cause: error },
+          )
+        }
         throw new WaybillError(
           'network_error',
           timeout.signal.aborted
@@ -148,6 +166,7 @@ export function createHttp(options: ClientOptions): Http {
           { cause: error },
         )
       }
+      answered = true
       const date = response.headers.get('date')
       if (date !== null && !Number.isNaN(Date.parse(date))) skewMs = Date.parse(date) - Date.now()
       if (!response.ok) throw await errorFromResponse(response)
