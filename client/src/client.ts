@@ -15,11 +15,15 @@ import type {
   SignedUrl,
   SignRequest,
 } from './types.ts'
+import { renewAt } from './signed.ts'
+import type { UploadTask } from './task.ts'
 import {
   discardResumable,
   findResumable,
-  upload,
+  startUpload,
+  startUploads,
   uploadMany,
+  type UploadBatch,
   type UploadContext,
   type UploadEntry,
   type UploadManyOptions,
@@ -139,7 +143,8 @@ export interface WaybillClient extends UploadCalls {
    * backoff; URLs about to expire are signed again. A multipart upload is remembered until it
    * completes: uploading the same file again (after a reload) sends only the missing parts.
    * `signal` cancels it (a multipart upload is then aborted and forgotten). Errors are
-   * WaybillError, whose `message` is waybill's explanation.
+   * WaybillError, whose `message` is waybill's explanation. `startUpload()` is the same upload
+   * with pause and resume.
    *
    * @example
    * const stored = await client.upload(input.files[0], {
@@ -151,17 +156,47 @@ export interface WaybillClient extends UploadCalls {
    */
   upload(file: Blob, options: UploadOptions): Promise<UploadResult>
   /**
-   * Uploads many files: the PUT URLs (or POST forms) for all of them in one call, authorized all
-   * or nothing; files from `multipartThreshold` up go as multipart uploads. The first failure
-   * stops the rest. Resolves to the stored objects, in order.
+   * `upload()` as a task that can be paused (a multipart upload stays open, its stored parts
+   * kept), resumed (only the missing parts are sent) and cancelled (a multipart upload is
+   * aborted); `task.done` is what `upload()` answers.
    *
    * @example
-   * const stored = await client.uploadMany(
-   *   [...input.files].map((file) => ({ file })), // keys chosen by the grant's uploadKey
-   *   { origin: 'photos', onProgress: ({ loaded, total }) => (bar.value = loaded / total) },
-   * )
+   * const task = client.startUpload(file, { origin: 'photos', key: `videos/${file.name}` })
+   * task.subscribe(({ state, progress }) => show(state, progress.loaded / progress.total))
+   * pauseButton.onclick = () => task.pause()
+   * resumeButton.onclick = () => task.resume()
+   * const stored = await task.done
    */
+  startUpload(file: Blob, options: UploadOptions): UploadTask
+  /**
+   * Uploads many files: the PUT URLs (or POST forms) for all of them in one call, authorized all
+   * or nothing; files from `multipartThreshold` up go as multipart uploads, `concurrency` files
+   * at once. `onFileProgress` tells each file's progress. The first failure stops the rest and
+   * rejects; with `continueOnError`, every file is tried (the ones a refusal names fail, the others
+   * are asked for again) and it resolves to each file's outcome, as `Promise.allSettled` does.
+   *
+   * @example
+   * const outcomes = await client.uploadMany(
+   *   [...input.files].map((file) => ({ file })), // keys chosen by the grant's uploadKey
+   *   { origin: 'photos', continueOnError: true, onFileProgress: (i, p) => bars[i].update(p) },
+   * )
+   * outcomes.forEach((o, i) => (rows[i].textContent = o.status === 'fulfilled' ? o.value.key : o.reason.message))
+   */
+  uploadMany(
+    entries: readonly UploadEntry[],
+    options: UploadManyOptions & { continueOnError: true },
+  ): Promise<PromiseSettledResult<UploadResult>[]>
   uploadMany(entries: readonly UploadEntry[], options: UploadManyOptions): Promise<UploadResult[]>
+  /**
+   * `uploadMany()` as a task per file, each with its own progress, state, pause, resume and
+   * cancel, and the batch's `done`: each file's outcome, in order.
+   *
+   * @example
+   * const batch = client.startUploads(entries, { origin: 'photos', continueOnError: true })
+   * batch.tasks.forEach((task, i) => task.subscribe((status) => rows[i].render(status)))
+   * const outcomes = await batch.done
+   */
+  startUploads(entries: readonly UploadEntry[], options: UploadManyOptions): UploadBatch
   /**
    * The remembered multipart upload of this file, if an earlier `upload()` of it was interrupted:
    * uploading it again resumes it. Takes the `upload()` options that name the destination.
@@ -185,6 +220,26 @@ export interface WaybillClient extends UploadCalls {
     options: Pick<UploadOptions, 'origin' | 'key' | 'filename' | 'contentType' | 'storage'> &
       CallOptions,
   ): Promise<boolean>
+  /**
+   * When URLs waybill says expire at `expiresAt` (its clock) should be signed again, on this
+   * machine's clock (ms since the epoch): a minute before they expire.
+   *
+   * @example
+   * setTimeout(refreshGallery, client.renewAt(page.expiresAt) - Date.now())
+   */
+  renewAt(expiresAt: string): number
+}
+
+// What the Uppy adapter runs on: the client's own upload engine, not a copy of it.
+const contexts = new WeakMap<WaybillClient, UploadContext>()
+
+/** The upload engine's context of a client createClient made. */
+export function contextOf(client: WaybillClient): UploadContext {
+  const ctx = contexts.get(client)
+  if (ctx === undefined) {
+    throw new WaybillError('invalid_argument', 'Give the client createClient() answered.')
+  }
+  return ctx
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -219,10 +274,13 @@ function listQuery(options: ListOptions) {
 export function createClient(options: WaybillClientOptions): WaybillClient {
   const http = createHttp(options)
   const calls = uploadCalls(http)
+  const sign = (request: SignRequest, callOptions?: CallOptions) =>
+    http.json<SignAnswer>({ method: 'POST', path: '/v1/sign', body: request }, callOptions)
   const ctx: UploadContext = {
     http,
     calls,
     storage: 'storage' in options ? options.storage : defaultStorage(),
+    sign,
   }
 
   async function* listPages(origin: string, listOptions: ListOptions = {}) {
@@ -242,10 +300,9 @@ export function createClient(options: WaybillClientOptions): WaybillClient {
     } while (cursor !== undefined)
   }
 
-  return {
+  const client: WaybillClient = {
     ...calls,
-    sign: (request, callOptions) =>
-      http.json<SignAnswer>({ method: 'POST', path: '/v1/sign', body: request }, callOptions),
+    sign,
     async *signStream(request, callOptions) {
       const response = await http.open(
         { method: 'POST', path: '/v1/sign', body: request, accept: 'application/x-ndjson' },
@@ -296,9 +353,15 @@ export function createClient(options: WaybillClientOptions): WaybillClient {
       }),
     links: (request, callOptions) =>
       http.json<LinksAnswer>({ method: 'POST', path: '/v1/links', body: request }, callOptions),
-    upload: (file, uploadOptions) => upload(ctx, file, uploadOptions),
-    uploadMany: (entries, manyOptions) => uploadMany(ctx, entries, manyOptions),
+    upload: (file, uploadOptions) => startUpload(ctx, file, uploadOptions).done,
+    startUpload: (file, uploadOptions) => startUpload(ctx, file, uploadOptions),
+    uploadMany: ((entries: readonly UploadEntry[], manyOptions: UploadManyOptions) =>
+      uploadMany(ctx, entries, manyOptions)) as WaybillClient['uploadMany'],
+    startUploads: (entries, manyOptions) => startUploads(ctx, entries, manyOptions),
     resumableUpload: (file, target) => findResumable(ctx, file, target),
     discardUpload: (file, target) => discardResumable(ctx, file, target),
+    renewAt: (expiresAt) => renewAt(http, expiresAt),
   }
+  contexts.set(client, ctx)
+  return client
 }

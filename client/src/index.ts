@@ -31,7 +31,9 @@ export type {
   SignRequest,
   UploadGrant,
 } from './types.ts'
+export type { UploadState, UploadStatus, UploadTask } from './task.ts'
 export type {
+  UploadBatch,
   UploadEntry,
   UploadManyOptions,
   UploadMode,
