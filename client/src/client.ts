@@ -1,10 +1,8 @@
 // createClient: one object holding the caller's credential, with a method per job.
 
 import { uploadCalls, type UploadCalls } from './calls.ts'
-import { WaybillError } from './errors.ts'
 import { createHttp, type CallOptions, type ClientOptions } from './http.ts'
-import { ndjsonLines } from './ndjson.ts'
-import { keyPath } from './paths.ts'
+import { register } from './context.ts'
 import { defaultStorage, type ResumeRecord, type ResumeStorage } from './resume.ts'
 import type {
   LinksAnswer,
@@ -12,7 +10,6 @@ import type {
   ListedObject,
   ListPage,
   SignAnswer,
-  SignedUrl,
   SignRequest,
 } from './types.ts'
 import { renewAt } from './signed.ts'
@@ -58,18 +55,6 @@ export interface ListOptions extends CallOptions {
   cache?: RequestCache | undefined
 }
 
-/** Options of `redirectUrl`. */
-export interface RedirectOptions {
-  /** Serve it as a download: `true` names it after the key's last segment. */
-  download?: true | string | undefined
-  /** Serve it inline, under this file name (`true`: the key's last segment). */
-  inline?: true | string | undefined
-  /** The Content-Type the store serves it with, where the grant allows. */
-  contentType?: string | undefined
-  /** Seconds the signed URL lives (capped by the grant). */
-  expiresIn?: number | undefined
-}
-
 /** A client for one waybill; see `createClient`. */
 export interface WaybillClient extends UploadCalls {
   /**
@@ -79,17 +64,6 @@ export interface WaybillClient extends UploadCalls {
    * const { urls } = await client.sign({ origin: 'photos', keys: ['a.jpg', 'b/c d.png'] })
    */
   sign(request: SignRequest, options?: CallOptions): Promise<SignAnswer>
-  /**
-   * `POST /v1/sign` as NDJSON: each `{ key, url }` as soon as it is signed, for batches too large
-   * to wait for (the expiry is the answer's `Waybill-Expires-At` header).
-   *
-   * @example
-   * for await (const { key, url } of client.signStream({ origin: 'photos', keys })) show(key, url)
-   */
-  signStream(
-    request: SignRequest,
-    options?: CallOptions,
-  ): AsyncGenerator<SignedUrl, void, undefined>
   /**
    * `GET /v1/list/{origin}`: every object under the prefixes, each with a signed `url` where the
    * caller may read it, across as many pages as it takes (leave the loop to stop).
@@ -109,23 +83,6 @@ export interface WaybillClient extends UploadCalls {
    * const more = first.value?.cursor // give back as `cursor` for the next page
    */
   listPages(origin: string, options?: ListOptions): AsyncGenerator<ListPage, void, undefined>
-  /**
-   * `GET /v1/list/{origin}` as NDJSON: objects as they are signed, across pages.
-   *
-   * @example
-   * for await (const object of client.listStream('photos', { limit: 10000 })) index(object)
-   */
-  listStream(origin: string, options?: ListOptions): AsyncGenerator<ListedObject, void, undefined>
-  /**
-   * The URL of `GET /v1/redirect/{origin}/{key…}`, which answers a 302 to a fresh signed URL: for
-   * an `<img src>` or a link where the credential is a cookie (Cloudflare Access, or the JWT
-   * cookie). It carries no credential itself; for a link anyone may follow, use `links()`.
-   *
-   * @example
-   * img.src = client.redirectUrl('photos', 'gallery/cat picture.jpg')
-   * a.href = client.redirectUrl('photos', 'reports/2026.pdf', { download: 'Report 2026.pdf' })
-   */
-  redirectUrl(origin: string, key: string, options?: RedirectOptions): string
   /**
    * `POST /v1/links`: signed links anyone holding them may follow until they expire (each visit
    * redirects to a freshly signed URL).
@@ -230,22 +187,8 @@ export interface WaybillClient extends UploadCalls {
   renewAt(expiresAt: string): number
 }
 
-// What the Uppy adapter runs on: the client's own upload engine, not a copy of it.
-const contexts = new WeakMap<WaybillClient, UploadContext>()
-
-/** The upload engine's context of a client createClient made. */
-export function contextOf(client: WaybillClient): UploadContext {
-  const ctx = contexts.get(client)
-  if (ctx === undefined) {
-    throw new WaybillError('invalid_argument', 'Give the client createClient() answered.')
-  }
-  return ctx
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null
-
-function listQuery(options: ListOptions) {
+/** The query of `GET /v1/list/{origin}` for `options`. */
+export function listQuery(options: ListOptions) {
   const { prefix } = options
   return {
     prefix: typeof prefix === 'string' ? [prefix] : prefix,
@@ -303,54 +246,10 @@ export function createClient(options: WaybillClientOptions): WaybillClient {
   const client: WaybillClient = {
     ...calls,
     sign,
-    async *signStream(request, callOptions) {
-      const response = await http.open(
-        { method: 'POST', path: '/v1/sign', body: request, accept: 'application/x-ndjson' },
-        callOptions,
-      )
-      for await (const line of ndjsonLines(response, callOptions?.signal)) {
-        if (isRecord(line) && typeof line.key === 'string') yield line as SignedUrl
-      }
-    },
     async *list(origin, listOptions) {
       for await (const page of listPages(origin, listOptions)) yield* page.items
     },
     listPages,
-    async *listStream(origin, listOptions = {}) {
-      let cursor = listOptions.cursor
-      do {
-        const response = await http.open(
-          {
-            method: 'GET',
-            path: `/v1/list/${encodeURIComponent(origin)}`,
-            query: listQuery({ ...listOptions, cursor }),
-            accept: 'application/x-ndjson',
-            cache: listOptions.cache ?? 'no-cache',
-          },
-          listOptions,
-        )
-        let ended = false
-        for await (const line of ndjsonLines(response, listOptions.signal)) {
-          if (!isRecord(line)) continue
-          if (typeof line.key === 'string') yield line as ListedObject
-          else if ('cursor' in line) {
-            // The last line: `{ prefixes, cursor }`.
-            ended = true
-            cursor = typeof line.cursor === 'string' ? line.cursor : undefined
-          }
-        }
-        if (!ended) {
-          throw new WaybillError('bad_answer', 'waybill ended the listing without its last line.')
-        }
-      } while (cursor !== undefined)
-    },
-    redirectUrl: (origin, key, redirectOptions = {}) =>
-      http.url(`/v1/redirect/${encodeURIComponent(origin)}/${keyPath(key)}`, {
-        download: redirectOptions.download,
-        inline: redirectOptions.inline,
-        contentType: redirectOptions.contentType,
-        expiresIn: redirectOptions.expiresIn,
-      }),
     links: (request, callOptions) =>
       http.json<LinksAnswer>({ method: 'POST', path: '/v1/links', body: request }, callOptions),
     upload: (file, uploadOptions) => startUpload(ctx, file, uploadOptions).done,
@@ -362,6 +261,5 @@ export function createClient(options: WaybillClientOptions): WaybillClient {
     discardUpload: (file, target) => discardResumable(ctx, file, target),
     renewAt: (expiresAt) => renewAt(http, expiresAt),
   }
-  contexts.set(client, ctx)
-  return client
+  return register(client, ctx)
 }

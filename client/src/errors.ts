@@ -1,7 +1,6 @@
-import { PROBLEM_CODES } from './generated.ts'
+import type { ProblemCode } from './generated.ts'
 
-/** The problem codes waybill answers with: `urn:waybill:problem:<code>` (from its OpenAPI document). */
-export type ProblemCode = (typeof PROBLEM_CODES)[number]
+export type { ProblemCode }
 
 /**
  * What went wrong outside waybill's own answers: `network_error` (no answer: offline, DNS, a
@@ -89,35 +88,35 @@ export class WaybillError extends Error {
   }
 }
 
-const isProblemCode = (value: string): value is ProblemCode =>
-  (PROBLEM_CODES as readonly string[]).includes(value)
+// The code is waybill's own (a waybill newer than this client may name one it does not list).
+const isProblemCode = (value: string): value is ProblemCode => /^[a-z_]+$/.test(value)
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function fieldErrors(value: unknown): FieldError[] {
-  if (!Array.isArray(value)) return []
-  return value.flatMap((entry) =>
-    isRecord(entry) && typeof entry.path === 'string' && typeof entry.message === 'string'
-      ? [{ path: entry.path, message: entry.message }]
-      : [],
-  )
+  return Array.isArray(value)
+    ? (value as (Partial<FieldError> | null)[]).filter(
+        (entry): entry is FieldError =>
+          typeof entry?.path === 'string' && typeof entry.message === 'string',
+      )
+    : []
 }
 
-/** `Retry-After` as milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-function retryAfterOf(header: string | null, now: number): number | undefined {
-  if (header === null) return undefined
-  const seconds = Number(header)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(header)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+/**
+ * `Retry-After` as milliseconds. waybill sends delay-seconds (RFC 9110 §10.2.3 also allows an
+ * HTTP date, which it never sends: such a header is ignored).
+ */
+function retryAfterOf(header: string | null): number | undefined {
+  const seconds = Number(header ?? NaN)
+  return seconds >= 0 ? seconds * 1000 : undefined
 }
 
 /** The error for a waybill answer that is not a success: its RFC 9457 problem when it has one. */
 export async function errorFromResponse(response: Response): Promise<WaybillError> {
   const requestId = response.headers.get('waybill-request-id') ?? undefined
-  const retryAfterMs = retryAfterOf(response.headers.get('retry-after'), Date.now())
+  const retryAfterMs = retryAfterOf(response.headers.get('retry-after'))
   const text = await response.text().catch(() => '')
   let problem: unknown
   try {

@@ -85,16 +85,16 @@ function queryString(query: Readonly<Record<string, QueryValue>>): string {
 
 function baseOf(baseUrl: string | URL): string {
   const pageUrl = (globalThis as { location?: { href: string } }).location?.href
-  let url: URL
+  let url: URL | undefined
   try {
     url = new URL(baseUrl, pageUrl)
   } catch {
-    throw new WaybillError('invalid_argument', `baseUrl "${String(baseUrl)}" is not a URL.`)
+    // Told below.
   }
-  if (url.username || url.password || url.search || url.hash) {
+  if (url === undefined || url.username || url.password || url.search || url.hash) {
     throw new WaybillError(
       'invalid_argument',
-      'baseUrl must be an origin with an optional path: no credentials, query or fragment.',
+      `baseUrl "${String(baseUrl)}" must be a URL: an origin with an optional path, no credentials, query or fragment.`,
     )
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
@@ -129,11 +129,9 @@ export function createHttp(options: ClientOptions): Http {
     const headers: Record<string, string> = { accept: request.accept ?? 'application/json' }
     if (credential) headers.authorization = `Bearer ${credential}`
     if (request.body !== undefined) headers['content-type'] = 'application/json'
+    // Told as a network_error below.
     const timeout = new AbortController()
-    const timer = setTimeout(
-      () => timeout.abort(new DOMException('waybill did not answer in time.', 'TimeoutError')),
-      API_TIMEOUT_MS,
-    )
+    const timer = setTimeout(() => timeout.abort(), API_TIMEOUT_MS)
     const linked = anySignal([signal, timeout.signal])
     const what = `${request.method} ${request.path}`
     // A streamed body is read after this returns: the caller's signal must still reach it.

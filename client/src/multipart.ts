@@ -9,10 +9,10 @@ import type { CallOptions } from './http.ts'
 import { partRange, partSizeFor, planFor, type PartPlan } from './plan.ts'
 import { createPool } from './pool.ts'
 import { fingerprintOf, resumeRecords, type ResumeRecord, type UploadTarget } from './resume.ts'
-import { anySignal, throwIfAborted, withRetries, type RetryPolicy } from './retry.ts'
+import { anySignal, throwIfAborted, type RetryPolicy } from './retry.ts'
 import { signedNow, stale, type Signed } from './signed.ts'
 import type { TaskBody } from './task.ts'
-import { isExpiredRefusal, transfer } from './transfer.ts'
+import { sendSigned } from './transfer.ts'
 import type { ListPartsAnswer } from './types.ts'
 import {
   badAnswer,
@@ -56,35 +56,21 @@ export interface Session extends PartPlan {
 
 export const refOf = ({ origin, key, uploadId }: Session) => ({ origin, key, uploadId })
 
-const session = (
-  file: Blob,
-  ref: { origin: string; key: string; uploadId: string },
-  plan: PartPlan,
-  checksums: boolean,
-): Session => {
-  const { size, partSize, partCount } = plan
-  // waybill's plan must cover the file exactly.
-  if (
-    !(partSize > 0) ||
-    partCount !== planFor(file.size, partSize).partCount ||
-    size !== file.size
-  ) {
-    throw badAnswer(`waybill's part plan (${partCount} × ${partSize} bytes) does not fit the file.`)
-  }
-  return {
-    ...ref,
-    ...plan,
-    checksums,
-    sumOf: partHasher(file, plan),
-    urls: new Map(),
-    signing: new Map(),
-  }
-}
+const session = (file: Blob, origin: string, plan: PartPlan, checksums: boolean): Session => ({
+  origin,
+  key: '',
+  uploadId: '',
+  ...plan,
+  checksums,
+  sumOf: partHasher(file, plan),
+  urls: new Map(),
+  signing: new Map(),
+})
 
 /**
- * Starts a multipart upload of `file`. With checksums the plan is the client's (the checksums are
- * of its parts): the parts the first transfers send are hashed first, one after another (one
- * part's bytes held at a time), so their URLs come with the upload.
+ * Starts a multipart upload of `file`, with the client's plan (the checksums are of its parts):
+ * the parts the first transfers send are hashed first, one after another (one part's bytes held
+ * at a time), so their URLs come with the upload.
  */
 export async function startSession(
   ctx: UploadContext,
@@ -93,17 +79,21 @@ export async function startSession(
   options: Omit<UploadOptions, 'origin'>,
   call: CallOptions,
 ): Promise<Session> {
-  const plan = planFor(file.size, Math.max(options.partSize ?? 0, partSizeFor(file.size)))
   const checksums = options.checksum !== false
-  const s = session(file, { origin: target.origin, key: '', uploadId: '' }, plan, checksums)
-  const partChecksums = []
+  const s = session(
+    file,
+    target.origin,
+    planFor(file.size, Math.max(options.partSize ?? 0, partSizeFor(file.size))),
+    checksums,
+  )
   const first = Math.min(
-    plan.partCount,
+    s.partCount,
     Math.max(
       options.partConcurrency ?? DEFAULT_PART_CONCURRENCY,
-      Math.floor(PREHASH_BYTES / plan.partSize),
+      Math.floor(PREHASH_BYTES / s.partSize),
     ),
   )
+  const partChecksums = []
   for (let n = 1; checksums && n <= first; n++) partChecksums.push(await s.sumOf(n))
   const grant = await ctx.calls.createUpload(
     {
@@ -112,7 +102,7 @@ export async function startSession(
       ...named(target),
       contentType: target.contentType,
       contentLength: file.size,
-      partSize: plan.partSize,
+      partSize: s.partSize,
       partChecksums: checksums ? partChecksums : undefined,
       metadata: options.metadata,
       expiresIn: options.expiresIn,
@@ -120,29 +110,21 @@ export async function startSession(
     },
     call,
   )
-  if ('uploads' in grant || grant.mode !== 'multipart') {
-    throw badAnswer('waybill did not answer a multipart upload.')
+  if ('uploads' in grant || grant.mode !== 'multipart' || grant.partCount !== s.partCount) {
+    throw badAnswer("waybill did not start this file's multipart upload.")
   }
-  const { key, uploadId, partSize, partCount } = grant
-  const started = session(
-    file,
-    { origin: target.origin, key, uploadId },
-    { size: file.size, partSize, partCount },
-    checksums,
-  )
-  // The parts already hashed are not hashed again.
-  if (grant.partSize === plan.partSize) started.sumOf = s.sumOf
+  s.key = grant.key
+  s.uploadId = grant.uploadId
   for (const part of grant.parts) {
-    started.urls.set(part.partNumber, signedNow(ctx.http, part.url, grant.expiresAt))
+    s.urls.set(part.partNumber, signedNow(ctx.http, part.url, grant.expiresAt))
   }
-  return started
+  return s
 }
 
 /** How a waybill call says a multipart upload is gone (completed, aborted, expired) or not ours. */
-const GONE_STATUSES: ReadonlySet<number> = new Set([403, 404, 410])
+const GONE_STATUSES = [403, 404, 410]
 
 const unquoted = (etag: string) => etag.replace(/^"(.*)"$/, '$1')
-const essence = (type: string) => type.split(';')[0]!.trim().toLowerCase()
 
 /**
  * The upload `ref` names, resumed with `file`: its session and the parts to keep, those the store
@@ -155,7 +137,6 @@ export async function resumeSession(
   ctx: UploadContext,
   { origin, key, uploadId }: { origin: string; key: string; uploadId: string },
   file: Blob,
-  contentType: string,
   recorded: ResumeRecord | undefined,
   call: CallOptions,
 ): Promise<{ session: Session; stored: Map<number, string> } | undefined> {
@@ -164,22 +145,24 @@ export async function resumeSession(
   try {
     listed = await ctx.calls.listParts(ref, call)
   } catch (error) {
-    if (error instanceof WaybillError && GONE_STATUSES.has(error.status)) return undefined
+    if (error instanceof WaybillError && GONE_STATUSES.includes(error.status)) return undefined
     throw error
   }
-  if (
-    listed.contentLength !== file.size ||
-    (recorded !== undefined && listed.partSize !== recorded.partSize) ||
-    essence(listed.contentType) !== essence(contentType)
-  ) {
+  const plan = planFor(file.size, listed.partSize)
+  // (The record's fingerprint holds the file's size and type, and the upload was started for
+  // them: its size is checked again, since a page may restore another file under an upload id.)
+  if (listed.contentLength !== file.size || plan.partCount !== listed.partCount) {
     await ctx.calls.abortMultipart(ref, { retries: 0 }).catch(() => {})
     return undefined
   }
-  const s = session(
-    file,
-    ref,
-    { size: file.size, partSize: listed.partSize, partCount: listed.partCount },
-    recorded?.checksums === true || listed.parts.some((p) => p.checksumSha256),
+  const s = Object.assign(
+    session(
+      file,
+      origin,
+      plan,
+      recorded?.checksums === true || listed.parts.some((p) => p.checksumSha256),
+    ),
+    { key, uploadId },
   )
   // A store may list a part whose transfer was cut off, zero-filled to its full length (versitygw
   // 1.8.0 does): a part stored with its checksum is whole (the store checked it); any other only
@@ -300,8 +283,7 @@ export function multipartBody(
       const call = { signal, retries: policy.retries }
       if (s === undefined) {
         const known = resume ? records.get(fingerprint) : undefined
-        const found =
-          known && (await resumeSession(ctx, known, file, target.contentType, known, call))
+        const found = known && (await resumeSession(ctx, known, file, known, call))
         if (known && !found) records.delete(fingerprint)
         if (found) {
           for (const [n, etag] of found.stored) stored.set(n, etag)
@@ -323,15 +305,16 @@ export function multipartBody(
 
       // The first part that fails for good stops the others.
       const failed = anySignal([signal])
-      const sending = new Map<number, number>()
-      let storedBytes = 0
-      for (const n of stored.keys()) {
+      // Bytes of each part sent (all of a stored one).
+      const moved = new Map<number, number>()
+      const size = (n: number) => {
         const [start, end] = partRange(session, n)
-        storedBytes += end - start
+        return end - start
       }
+      for (const n of stored.keys()) moved.set(n, size(n))
       const progress = () => {
-        let loaded = storedBytes
-        for (const bytes of sending.values()) loaded += bytes
+        let loaded = 0
+        for (const bytes of moved.values()) loaded += bytes
         report({ loaded, total: file.size, partsDone: stored.size, partCount: session.partCount })
       }
       // Parts not yet started, in order: the ones a URL batch signs ahead.
@@ -343,48 +326,31 @@ export function multipartBody(
       const sendPart = async (n: number) => {
         throwIfAborted(failed.signal)
         pending.delete(n)
-        const [start, end] = partRange(session, n)
-        const blob = file.slice(start, end)
-        const result = await withRetries({ ...policy, signal: failed.signal }, async (attempt) => {
-          for (let expired = false; ;) {
-            const { url, checksum } = await partUrl(
-              ctx,
-              session,
-              n,
-              attempt > 0 || expired,
-              pending,
-              {
-                expiresIn: options.expiresIn,
-                signal: failed.signal,
-              },
-            )
-            try {
-              return await transfer(ctx.http.fetch, {
-                method: 'PUT',
-                url,
-                headers: checksum === undefined ? undefined : { 'x-amz-checksum-sha256': checksum },
-                body: blob,
-                size: end - start,
-                what: `part ${n}`,
-                signal: failed.signal,
-                onProgress: (loaded) => {
-                  sending.set(n, loaded)
-                  progress()
-                },
-              })
-            } catch (error) {
-              sending.delete(n)
-              progress()
-              if (expired || !isExpiredRefusal(error)) throw error
-              expired = true
+        const result = await sendSigned(
+          ctx.http.fetch,
+          { ...policy, signal: failed.signal },
+          async (again) => {
+            const { url, checksum } = await partUrl(ctx, session, n, again, pending, {
+              expiresIn: options.expiresIn,
+              signal: failed.signal,
+            })
+            return {
+              method: 'PUT',
+              url,
+              headers: checksum === undefined ? undefined : { 'x-amz-checksum-sha256': checksum },
+              body: file.slice(...partRange(session, n)),
+              size: size(n),
+              what: `part ${n}`,
             }
-          }
-        })
-        sending.delete(n)
-        stored.set(n, result.etag)
+          },
+          (loaded) => {
+            moved.set(n, loaded)
+            progress()
+          },
+        )
+        stored.set(n, result!.etag)
         // A record that fails to follow only makes a later resume send this part again.
         if (resumable) remember()
-        storedBytes += end - start
         sent++
         progress()
       }

@@ -22,10 +22,10 @@ import {
   type ResumeStorage,
   type UploadTarget,
 } from './resume.ts'
-import { throwIfAborted, withRetries } from './retry.ts'
+import { throwIfAborted } from './retry.ts'
 import { signedNow, stale, type Signed } from './signed.ts'
 import { createTask, type TaskBody, type UploadTask } from './task.ts'
-import { isExpiredRefusal, transfer } from './transfer.ts'
+import { sendSigned } from './transfer.ts'
 import type { PostGrant, PutGrant, SignAnswer, SignRequest, UploadGrant } from './types.ts'
 
 /** How far an upload has come. */
@@ -146,17 +146,11 @@ export interface UploadManyOptions extends Omit<
   onFileProgress?: ((index: number, progress: UploadProgress) => void) | undefined
 }
 
-/**
- * Many uploads under way: a task per file, in order of the entries, and what the batch does to
- * all of them at once.
- */
+/** Many uploads under way: a task per file, in order of the entries. */
 export interface UploadBatch {
   readonly tasks: readonly UploadTask[]
   /** Each file's outcome, in order, once every one has settled. */
   readonly done: Promise<PromiseSettledResult<UploadResult>[]>
-  pause(): void
-  resume(): void
-  cancel(): Promise<void>
 }
 
 /** What the upload functions share: the client's connection, calls and resume records. */
@@ -173,11 +167,11 @@ interface Target extends UploadTarget {
 }
 
 type SingleGrant = PutGrant | PostGrant
-/** A PUT URL or POST policy, received when `signed` says, and what it was asked for with. */
+/** A PUT URL or POST policy, received when `signed` says, and what it was asked for. */
 interface Issued {
   grant: SingleGrant
   signed: Signed
-  extra: Extra
+  single: Single
 }
 /** What a PUT or POST upload asks for beside its target: metadata, checksum, overwrite. */
 type Extra = Record<string, unknown>
@@ -193,15 +187,11 @@ function targetOf(
 ): Target {
   const name = (file as Partial<File>).name
   if (entry.key !== undefined && entry.filename !== undefined) {
-    throw invalidArgument(
-      'Send either a key or a filename for the grant to choose the key, not both.',
-    )
+    throw invalidArgument('Send a key, or a filename for the grant to choose one; not both.')
   }
   const filename = entry.key === undefined ? (entry.filename ?? name) : undefined
   if (entry.key === undefined && !filename) {
-    throw invalidArgument(
-      "An upload needs a key, or a filename for the grant's uploadKey to name the object by (a File has one).",
-    )
+    throw invalidArgument("An upload needs a key, or a filename for the grant's uploadKey.")
   }
   return {
     origin,
@@ -221,36 +211,67 @@ const postRefused = (error: unknown) =>
   error.code === 'invalid_request' &&
   error.errors.some((e) => e.path === 'mode')
 
+/** One file to upload by PUT or POST: where, and what it asks for beside (checksum, …). */
+interface Single {
+  target: Target
+  size: number
+  extra: Extra
+}
+
+/** What a PUT or POST of `file` asks for: its target, and its SHA-256 unless it is not hashed. */
+const singleOf = async (
+  file: Blob,
+  origin: string,
+  entry: Pick<
+    UploadOptions,
+    'key' | 'filename' | 'contentType' | 'metadata' | 'checksumSha256' | 'checksum' | 'overwrite'
+  >,
+): Promise<Single> => ({
+  target: targetOf(file, origin, entry),
+  size: file.size,
+  extra: {
+    metadata: entry.metadata,
+    checksumSha256:
+      entry.checksumSha256 ??
+      (entry.checksum === false || file.size > MAX_HASHED_PUT_BYTES
+        ? undefined
+        : await sha256Base64(file)),
+    overwrite: entry.overwrite || undefined,
+  },
+})
+
 /**
- * PUT URLs or POST policies for `items` (one call, `items` when more than one); a store without
- * POST uploads gets PUTs instead.
+ * PUT URLs or POST policies for `singles`, in one call (`items` when more than one: authorized
+ * all or nothing); a store without POST uploads gets PUTs instead.
  */
-export async function issueSingles(
+async function issueSingles(
   ctx: UploadContext,
   mode: 'put' | 'post',
-  items: ReadonlyArray<{ target: UploadTarget; size: number; extra: Extra }>,
+  singles: readonly Single[],
   options: Pick<UploadOptions, 'expiresIn' | 'signal' | 'retries'>,
-): Promise<SingleGrant[]> {
-  const item = ({ target, size, extra }: (typeof items)[number]) => ({
+): Promise<Issued[]> {
+  const item = ({ target, size, extra }: Single) => ({
     ...named(target),
     contentType: target.contentType,
     contentLength: size,
     ...extra,
   })
   const call = async (chosen: 'put' | 'post') => {
-    const common = { origin: items[0]!.target.origin, mode: chosen, expiresIn: options.expiresIn }
+    const common = { origin: singles[0]!.target.origin, mode: chosen, expiresIn: options.expiresIn }
     const answer = await ctx.calls.createUpload(
-      items.length === 1
-        ? { ...common, ...item(items[0]!) }
-        : { ...common, items: items.map(item) },
+      singles.length === 1
+        ? { ...common, ...item(singles[0]!) }
+        : { ...common, items: singles.map(item) },
       options,
     )
     const grants: UploadGrant[] = 'uploads' in answer ? answer.uploads : [answer]
-    const singles = grants.filter((g): g is SingleGrant => g.mode !== 'multipart')
-    if (singles.length !== items.length) {
-      throw badAnswer(`waybill answered ${grants.length} uploads for ${items.length} files.`)
-    }
-    return singles
+    return singles.map((single, i) => {
+      const grant = grants[i]
+      if (grant === undefined || grant.mode === 'multipart' || grant.key === undefined) {
+        throw badAnswer('waybill did not answer an upload for each file.')
+      }
+      return { grant, signed: signedNow(ctx.http, grant.url, grant.expiresAt), single }
+    })
   }
   if (mode === 'put') return call('put')
   try {
@@ -261,15 +282,22 @@ export async function issueSingles(
   }
 }
 
-/** A file's SHA-256 for a PUT or POST, unless checksums are off or it is too large to hash whole. */
-export function checksumOf(
+/**
+ * What the Uppy adapter asks for a file it sends by PUT or POST itself: the grant, with the
+ * file's SHA-256 signed unless `checksum` is false.
+ */
+export async function issueOne(
+  ctx: UploadContext,
   file: Blob,
-  options: Pick<UploadOptions, 'checksum'>,
-): Promise<string | undefined> {
-  if (options.checksum === false || file.size > MAX_HASHED_PUT_BYTES) {
-    return Promise.resolve(undefined)
-  }
-  return sha256Base64(file)
+  options: Pick<UploadOptions, 'origin' | 'mode' | 'key' | 'filename' | 'contentType' | 'checksum'>,
+): Promise<SingleGrant> {
+  const [issued] = await issueSingles(
+    ctx,
+    singleMode(options),
+    [await singleOf(file, options.origin, options)],
+    {},
+  )
+  return issued!.grant
 }
 
 /** `result`, with a URL to show it when `display` asks for one (where the caller may read it). */
@@ -295,22 +323,21 @@ export async function withUrl(
 /**
  * A PUT or POST upload: sends the file with its URL or policy (retrying, and issuing a new one
  * when it is about to expire or a transfer failed), then checks the stored object against the
- * receipt. `prepare` answers the first grant and what it asked for.
+ * receipt. `prepare` answers the first grant.
  */
 function singleBody(
   ctx: UploadContext,
   file: Blob,
-  target: Target,
   options: Omit<UploadOptions, 'origin'>,
   prepare: () => Promise<Issued>,
 ): TaskBody {
   let prepared: Promise<Issued> | undefined
-  let grant: SingleGrant | undefined
-  let signed: Signed | undefined
+  let current: Issued | undefined
   // A transfer of these bytes was started before: a 412 (no overwrite) may then meet the object
   // that one stored before its answer was lost (or a pause dropped it); the completion check
   // decides whether it is this upload's.
   let tried = false
+  let resent = false
   return {
     async run(signal, report) {
       const call = { signal, retries: options.retries ?? ctx.http.retries }
@@ -318,67 +345,52 @@ function singleBody(
         prepared = undefined
         throw error
       })
-      const first = await prepared
-      const { extra } = first
-      grant ??= first.grant
-      signed ??= first.signed
-      const key = grant.key
-      if (key === undefined) throw badAnswer('waybill answered an upload without its key.')
+      current ??= await prepared
+      const { target, extra } = current.single
+      const key = current.grant.key!
       // The key is now fixed (a grant's uploadKey chose it once): a new URL is asked for that key.
-      const fixed: UploadTarget = { ...target, key, filename: undefined }
+      const fixed = { target: { ...target, key, filename: undefined }, size: file.size, extra }
       const progress = (loaded: number) => report({ loaded, total: file.size })
       let precondition: WaybillError | undefined
-      const policy = { ...call, baseDelayMs: ctx.http.retryBaseDelayMs }
-      const sent = await withRetries(policy, async (attempt) => {
-        for (let expired = false; ;) {
-          if (stale(signed, attempt > 0 || expired)) {
+      const sent = await sendSigned(
+        ctx.http.fetch,
+        { ...call, baseDelayMs: ctx.http.retryBaseDelayMs },
+        async (again) => {
+          if (stale(current!.signed, again)) {
             // Part of one attempt: the attempts are its retries.
-            const [fresh] = await issueSingles(
-              ctx,
-              grant!.mode,
-              [{ target: fixed, size: file.size, extra }],
-              {
-                ...options,
-                signal,
-                retries: 0,
-              },
-            )
-            grant = fresh!
-            signed = signedNow(ctx.http, grant.url, grant.expiresAt)
+            const [fresh] = await issueSingles(ctx, current!.grant.mode, [fixed], {
+              ...options,
+              signal,
+              retries: 0,
+            })
+            current = fresh!
           }
-          const current = grant!
+          const { grant } = current!
           let body: Blob | FormData = file
-          if (current.mode === 'post') {
+          if (grant.mode === 'post') {
             body = new FormData()
-            for (const [name, value] of Object.entries(current.fields)) body.append(name, value)
+            for (const [name, value] of Object.entries(grant.fields)) body.append(name, value)
             // S3 ignores every field after the file, so it goes last.
             body.append('file', file, target.formName)
           }
-          const again = tried
+          resent = tried
           tried = true
-          try {
-            progress(0)
-            return await transfer(ctx.http.fetch, {
-              method: current.method,
-              url: current.url,
-              headers: current.mode === 'put' ? current.headers : undefined,
-              body,
-              size: file.size,
-              what: current.mode === 'post' ? 'the POST form' : 'the PUT',
-              signal,
-              onProgress: progress,
-            })
-          } catch (error) {
-            progress(0)
-            if (again && error instanceof WaybillError && error.status === 412) {
-              precondition = error
-              return undefined
-            }
-            if (expired || !isExpiredRefusal(error)) throw error
-            expired = true
+          return {
+            method: grant.method,
+            url: grant.url,
+            headers: grant.mode === 'put' ? grant.headers : undefined,
+            body,
+            size: file.size,
+            what: grant.mode === 'post' ? 'the POST form' : 'the PUT',
           }
-        }
-      })
+        },
+        progress,
+        (error) =>
+          resent &&
+          error instanceof WaybillError &&
+          error.status === 412 &&
+          (precondition = error) !== undefined,
+      )
       try {
         // The checksum names this upload's bytes; without one, the ETag the store answered does.
         const etag = sent?.etag
@@ -386,7 +398,7 @@ function singleBody(
           {
             origin: target.origin,
             key,
-            receipt: grant.receipt,
+            receipt: current.grant.receipt,
             ...(etag === undefined ? {} : { etag }),
           },
           call,
@@ -413,16 +425,6 @@ const multipartFor = (size: number, options: Pick<UploadOptions, 'mode' | 'multi
 const singleMode = (options: Pick<UploadOptions, 'mode'>) =>
   options.mode === 'post' ? 'post' : 'put'
 
-/** What a PUT or POST of `file` asks for beside its target. */
-const extraOf = async (
-  file: Blob,
-  options: Pick<UploadOptions, 'metadata' | 'checksumSha256' | 'checksum' | 'overwrite'>,
-) => ({
-  metadata: options.metadata,
-  checksumSha256: options.checksumSha256 ?? (await checksumOf(file, options)),
-  overwrite: options.overwrite || undefined,
-})
-
 /**
  * Uploads one file as a task; see WaybillClient.startUpload. In a batch, `pool` is the batch's
  * and `prepare` the batch's grant for this file.
@@ -432,34 +434,21 @@ export function startUpload(
   file: Blob,
   options: UploadOptions,
   pool?: Pool,
-  prepare?: () => Promise<Issued>,
+  prepare: () => Promise<Issued> = async () =>
+    (
+      await issueSingles(
+        ctx,
+        singleMode(options),
+        [await singleOf(file, options.origin, options)],
+        options,
+      )
+    )[0]!,
 ): UploadTask {
   let body: TaskBody
   try {
-    const target = targetOf(file, options.origin, options)
     body = multipartFor(file.size, options)
-      ? multipartBody(ctx, file, target, options)
-      : singleBody(
-          ctx,
-          file,
-          target,
-          options,
-          prepare ??
-            (async () => {
-              const extra = await extraOf(file, options)
-              const [grant] = await issueSingles(
-                ctx,
-                singleMode(options),
-                [{ target, size: file.size, extra }],
-                options,
-              )
-              return {
-                grant: grant!,
-                signed: signedNow(ctx.http, grant!.url, grant!.expiresAt),
-                extra,
-              }
-            }),
-        )
+      ? multipartBody(ctx, file, targetOf(file, options.origin, options), options)
+      : singleBody(ctx, file, options, prepare)
   } catch (error) {
     body = {
       run: () => {
@@ -475,39 +464,6 @@ export function startUpload(
   })
 }
 
-const ITEM = /^items\.(\d+)(?:\.(.*))?$/
-
-/**
- * When `error` refuses some items of a batch and nothing else (each field error names an item),
- * each such item's own error, by its index.
- */
-function itemErrors(error: unknown): Map<number, WaybillError> | undefined {
-  if (!(error instanceof WaybillError) || error.retryable || error.errors.length === 0) return
-  const byItem = new Map<number, { path: string; message: string }[]>()
-  for (const { path, message } of error.errors) {
-    const match = ITEM.exec(path)
-    if (match === null) return
-    const i = Number(match[1])
-    byItem.set(i, [...(byItem.get(i) ?? []), { path: match[2] ?? '', message }])
-  }
-  return new Map(
-    [...byItem].map(([i, errors]) => [
-      i,
-      new WaybillError(
-        error.code,
-        errors.map(({ path, message }) => (path ? `${path}: ${message}` : message)).join('; '),
-        {
-          status: error.status,
-          type: error.type,
-          title: error.title,
-          errors,
-          requestId: error.requestId,
-        },
-      ),
-    ]),
-  )
-}
-
 /** Uploads many files as tasks; see WaybillClient.startUploads. */
 export function startUploads(
   ctx: UploadContext,
@@ -515,63 +471,21 @@ export function startUploads(
   options: UploadManyOptions,
 ): UploadBatch & { failure: () => { error: unknown } | undefined } {
   const pool = createPool(options.concurrency ?? DEFAULT_FILE_CONCURRENCY)
-  const singles: number[] = []
-  entries.forEach((entry, i) => {
-    if (!multipartFor(entry.file.size, options)) singles.push(i)
-  })
-  // One call for every PUT or POST once each file is hashed (one after another: one file's bytes
-  // held at a time). With continueOnError, the items a refusal names fail and the others are
-  // asked for again.
-  let issued: Promise<(Issued | { error: unknown })[]> | undefined
+  // Without continueOnError, one call for every PUT or POST (authorized all or nothing), once
+  // each file is hashed (one after another: one file's bytes held at a time); with it, each file
+  // asks for its own, so that a refusal is that file's alone.
+  const singles = options.continueOnError
+    ? []
+    : entries.flatMap((entry, i) => (multipartFor(entry.file.size, options) ? [] : [i]))
+  let issued: Promise<Issued[]> | undefined
   const issueAll = async () => {
-    const out: (Issued | { error: unknown })[] = []
-    const items: { target: Target; size: number; extra: Extra }[] = []
-    for (const [j, i] of singles.entries()) {
-      const entry = entries[i]!
-      try {
-        throwIfAborted(options.signal)
-        const target = targetOf(entry.file, options.origin, entry)
-        items[j] = {
-          target,
-          size: entry.file.size,
-          extra: await extraOf(entry.file, { ...options, metadata: entry.metadata }),
-        }
-      } catch (error) {
-        out[j] = { error }
-      }
+    const items = []
+    for (const i of singles) {
+      throwIfAborted(options.signal)
+      const { file, ...entry } = entries[i]!
+      items.push(await singleOf(file, options.origin, { ...options, ...entry }))
     }
-    let left = singles.map((_, j) => j).filter((j) => out[j] === undefined)
-    while (left.length > 0) {
-      try {
-        const grants = await issueSingles(
-          ctx,
-          singleMode(options),
-          left.map((j) => items[j]!),
-          options,
-        )
-        left.forEach(
-          (j, k) =>
-            (out[j] = {
-              grant: grants[k]!,
-              signed: signedNow(ctx.http, grants[k]!.url, grants[k]!.expiresAt),
-              extra: items[j]!.extra,
-            }),
-        )
-        break
-      } catch (error) {
-        const refused = options.continueOnError && left.length > 1 ? itemErrors(error) : undefined
-        if (refused === undefined) {
-          for (const j of left) out[j] = { error }
-          break
-        }
-        left = left.filter((j, k) => {
-          const own = refused.get(k)
-          if (own !== undefined) out[j] = { error: own }
-          return own === undefined
-        })
-      }
-    }
-    return out
+    return issueSingles(ctx, singleMode(options), items, options)
   }
 
   const total = entries.reduce((sum, entry) => sum + entry.file.size, 0)
@@ -585,7 +499,9 @@ export function startUploads(
       files: entries.length,
     })
 
-  const tasks = entries.map((entry, i) => {
+  let failure: { error: unknown } | undefined
+  const stopped = new DOMException('Stopped: another file of the batch failed.', 'AbortError')
+  const tasks: UploadTask[] = entries.map((entry, i) => {
     const j = singles.indexOf(i)
     const task = startUpload(
       ctx,
@@ -600,13 +516,7 @@ export function startUploads(
         },
       },
       pool,
-      j < 0
-        ? undefined
-        : async () => {
-            const one = (await (issued ??= issueAll()))[j]!
-            if ('error' in one) throw one.error
-            return one
-          },
+      j < 0 ? undefined : async () => (await (issued ??= issueAll()))[j]!,
     )
     task.done.then(
       () => {
@@ -614,31 +524,19 @@ export function startUploads(
         filesDone++
         report()
       },
-      () => {},
+      (error: unknown) => {
+        // Without continueOnError, the first failure stops the rest (a multipart upload it stops
+        // stays resumable).
+        if (options.continueOnError || failure || task.status.state !== 'failed') return
+        failure = { error }
+        for (const other of tasks) (other as ReturnType<typeof createTask>).stop(stopped)
+      },
     )
     return task
   })
-
-  let failure: { error: unknown } | undefined
-  if (!options.continueOnError) {
-    // The first failure stops the rest; a multipart upload it stopped stays resumable.
-    const stopped = new DOMException('Stopped: another file of the batch failed.', 'AbortError')
-    for (const task of tasks) {
-      task.done.catch((error: unknown) => {
-        if (failure !== undefined || task.status.state !== 'failed') return
-        failure = { error }
-        for (const other of tasks) (other as ReturnType<typeof createTask>).stop(stopped)
-      })
-    }
-  }
   return {
     tasks,
     done: Promise.allSettled(tasks.map((task) => task.done)),
-    pause: () => tasks.forEach((task) => task.pause()),
-    resume: () => tasks.forEach((task) => task.resume()),
-    async cancel() {
-      await Promise.all(tasks.map((task) => task.cancel()))
-    },
     failure: () => failure,
   }
 }

@@ -15,7 +15,8 @@
 //
 // No runtime dependency on Uppy: the adapter only needs the shapes below.
 
-import { contextOf, type WaybillClient } from './client.ts'
+import type { WaybillClient } from './client.ts'
+import { contextOf } from './context.ts'
 import { DEFAULT_MULTIPART_THRESHOLD_BYTES } from './constants.ts'
 import { WaybillError } from './errors.ts'
 import {
@@ -27,7 +28,8 @@ import {
   type Session,
 } from './multipart.ts'
 import { partSizeFor } from './plan.ts'
-import { checksumOf, issueSingles } from './upload.ts'
+import { redirectUrl } from './redirect.ts'
+import { issueOne } from './upload.ts'
 
 /** The parts of an Uppy file the adapter reads. */
 export interface UppyFileLike {
@@ -209,27 +211,19 @@ export function waybillUppy<F extends UppyFileLike>(
 
   async function object(request: { key: string; contentType?: string | undefined }) {
     const file = fileFor(request.key)
-    const data = bytesOf(file)
-    const [grant] = await issueSingles(
-      ctx,
+    const grant = await issueOne(ctx, bytesOf(file), {
+      ...target(file, request.contentType),
       mode,
-      [
-        {
-          target: target(file, request.contentType),
-          size: data.size,
-          extra: { checksumSha256: await checksumOf(data, { checksum: hashing }) },
-        },
-      ],
-      {},
-    )
-    const key = grant!.key ?? ''
-    if (options.check !== false) receipts.set(file.id, { key, receipt: grant!.receipt })
-    if (grant!.mode === 'post') return { url: grant!.url, key, fields: grant!.fields }
+      checksum: hashing,
+    })
+    const key = grant.key ?? ''
+    if (options.check !== false) receipts.set(file.id, { key, receipt: grant.receipt })
+    if (grant.mode === 'post') return { url: grant.url, key, fields: grant.fields }
     // A browser sets Content-Length itself, and may not be told to.
     const headers = Object.fromEntries(
-      Object.entries(grant!.headers).filter(([name]) => name.toLowerCase() !== 'content-length'),
+      Object.entries(grant.headers).filter(([name]) => name.toLowerCase() !== 'content-length'),
     )
-    return { url: grant!.url, key, headers }
+    return { url: grant.url, key, headers }
   }
 
   async function create(requestedKey: string) {
@@ -270,15 +264,7 @@ export function waybillUppy<F extends UppyFileLike>(
   async function listed(key: string, uploadId: string) {
     const file = fileOf(uploadId)
     const resumed =
-      file &&
-      (await resumeSession(
-        ctx,
-        { origin, key, uploadId },
-        bytesOf(file),
-        target(file).contentType,
-        undefined,
-        {},
-      ))
+      file && (await resumeSession(ctx, { origin, key, uploadId }, bytesOf(file), undefined, {}))
     if (!resumed) {
       throw new WaybillError(
         'not_found',
@@ -303,7 +289,7 @@ export function waybillUppy<F extends UppyFileLike>(
     return answer(
       'CompleteMultipartUploadResult',
       fields({
-        Location: client.redirectUrl(origin, stored.key),
+        Location: redirectUrl(client, origin, stored.key),
         Bucket: origin,
         Key: stored.key,
         ETag: stored.etag,

@@ -4,6 +4,7 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createClient, WaybillError } from '../../client/src/index.ts'
+import { redirectUrl } from '../../client/src/redirect.ts'
 import { fakeWaybill, problem, WAYBILL } from './fake-waybill.ts'
 
 describe('the credential', () => {
@@ -51,7 +52,7 @@ describe('the credential', () => {
 
   it('keeps a base path and refuses a base URL that carries credentials', () => {
     const client = createClient({ baseUrl: 'https://example.test/waybill/' })
-    expect(client.redirectUrl('o', 'k')).toBe('https://example.test/waybill/v1/redirect/o/k')
+    expect(redirectUrl(client, 'o', 'k')).toBe('https://example.test/waybill/v1/redirect/o/k')
     expect(() => createClient({ baseUrl: 'https://user:secret@example.test' })).toThrow(
       WaybillError,
     )

@@ -163,7 +163,7 @@ describe('a task', () => {
 })
 
 describe('a batch', () => {
-  it('with continueOnError, fails only the files a refusal names and uploads the others', async () => {
+  it('with continueOnError, asks for each file on its own: a refused one fails alone', async () => {
     const { fake, client } = setup({ contentTypes: ['text/plain', 'application/octet-stream'] })
     const perFile = new Map<number, number>()
     const outcomes = await client.uploadMany(
@@ -185,9 +185,13 @@ describe('a batch', () => {
       message: 'contentType: "image/png" is not a type the grant admits',
       errors: [{ path: 'contentType', message: '"image/png" is not a type the grant admits' }],
     })
-    // One call for the three, refused for one; then one for the two others.
-    const asked = fake.calls('/v1/uploads').map((r) => (r.body!.items as unknown[]).length)
-    expect(asked).toEqual([3, 2])
+    // One call per file (not one for all, which is authorized all or nothing).
+    const asked = fake.calls('/v1/uploads').map((r) => [r.body!.filename, r.status])
+    expect(asked.sort()).toEqual([
+      ['a.txt', 200],
+      ['b.png', 400],
+      ['c.txt', 200],
+    ])
     expect([...perFile].sort()).toEqual([
       [0, 5],
       [2, 9],
@@ -198,7 +202,7 @@ describe('a batch', () => {
     ])
   })
 
-  it('gives each file a task with its own state, and pauses and cancels them together', async () => {
+  it('gives each file a task with its own state, pause, resume and cancel', async () => {
     const { fake, client } = setup()
     let batchTasks: readonly UploadTask[] = []
     let first = true
@@ -215,9 +219,9 @@ describe('a batch', () => {
     await expect
       .poll(() => batch.tasks.map((task) => task.status.state))
       .toEqual(['paused', 'paused'])
-    batch.resume()
+    batch.tasks.forEach((task) => task.resume())
     await batch.tasks[0]!.done
-    await batch.cancel()
+    await batch.tasks[1]!.cancel()
     const outcomes = await batch.done
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected'])
     expect(batch.tasks.map((task) => task.status.state)).toEqual(['done', 'cancelled'])
