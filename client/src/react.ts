@@ -13,7 +13,7 @@ import type { UploadManyOptions, UploadOptions, UploadProgress, UploadResult } f
 const waybillError = (error: unknown) =>
   (error as Error | undefined)?.name === 'WaybillError' ? (error as WaybillError) : undefined
 
-/** What `useUpload` answers: the upload's state, and what can be done to it. */
+/** What `useUpload` answers: the upload's state, and what can be done to it (stable functions). */
 export interface UploadHandle {
   /** `idle` until `start()`; then the task's state. */
   state: UploadState | 'idle'
@@ -60,9 +60,9 @@ export function useUpload(client: WaybillClient, options: UploadOptions): Upload
     result: status?.result,
     error: waybillError(status?.error),
     start,
-    pause: () => task?.pause(),
-    resume: () => task?.resume(),
-    cancel: async () => task?.cancel(),
+    pause: useCallback(() => task?.pause(), [task]),
+    resume: useCallback(() => task?.resume(), [task]),
+    cancel: useCallback(async () => task?.cancel(), [task]),
   }
 }
 
@@ -293,11 +293,11 @@ export function useSignedList(
     loading,
     error,
     more: cursor !== undefined,
-    loadMore: () => {
+    loadMore: useCallback(() => {
       if (cursor !== undefined) {
         void list(1, cursor).then((loaded) => loaded && setPages((all) => [...all, ...loaded]))
       }
-    },
-    refresh: () => setRound((n) => n + 1),
+    }, [list, cursor]),
+    refresh: useCallback(() => setRound((n) => n + 1), []),
   }
 }
