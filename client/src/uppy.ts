@@ -55,7 +55,7 @@ export interface UppyLike<F extends UppyFileLike = UppyFileLike> {
     event: 'upload-error',
     callback: (file: NoInfer<F> | undefined, error: { message: string }) => void,
   ): unknown
-  setFileState(fileID: string, state: { s3Multipart?: undefined }): void
+  setFileState(fileID: string, state: Partial<NoInfer<F>>): void
 }
 
 /** What @uppy/aws-s3's `signRequest` is called with (its `PresignableRequest`). */
@@ -309,7 +309,9 @@ export function waybillUppy<F extends UppyFileLike>(
   uppy.on('upload-error', (file) => {
     const upload = file?.s3Multipart
     if (file === undefined || upload?.uploadId === undefined || upload.key === undefined) return
-    uppy.setFileState(file.id, { s3Multipart: undefined })
+    // As @uppy/aws-s3 clears it on success (its types leave out undefined, under
+    // exactOptionalPropertyTypes).
+    uppy.setFileState(file.id, { s3Multipart: undefined } as Partial<F>)
     if (!sessions.has(upload.uploadId)) return
     const session = sessionOf(upload.uploadId)
     forget(upload.uploadId)
