@@ -201,11 +201,13 @@ describe('the browser client', () => {
       .map((r) => r.request.method())
     expect(toBucket).toEqual(['POST', 'PUT'])
     // The refused POST on "nopost" was waybill's 400 naming the mode, then a PUT was issued.
-    const issued = network
-      .toWaybill()
-      .filter((r) => new URL(r.request.url()).pathname === '/v1/uploads')
-      .map((r) => [(r.request.postDataJSON() as { mode: string }).mode, r.status])
-    expect(issued).toEqual([
+    // (Each status is recorded once its response is read, after the request finished: polled.)
+    const issued = () =>
+      network
+        .toWaybill()
+        .filter((r) => new URL(r.request.url()).pathname === '/v1/uploads')
+        .map((r) => [(r.request.postDataJSON() as { mode: string }).mode, r.status])
+    await expect.poll(issued).toEqual([
       ['post', 200],
       ['post', 400],
       ['put', 200],

@@ -21,6 +21,8 @@ import { makePng } from '../../scripts/dev.mjs'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const MIB = 1024 * 1024
 const STEP_TIMEOUT_MS = 60_000
+/** How long a poll waits for what the page shows (uploads take seconds on a busy machine). */
+const POLL = { timeout: 30_000 }
 const SETUP_TIMEOUT_MS = 300_000
 
 const demo = inject('browserDemo')
@@ -141,7 +143,7 @@ describe('an app on its own origin, built from the packed client', () => {
     await page.route(
       (url) => url.origin === bucketOrigin && url.searchParams.has('partNumber'),
       async (route) => {
-        await new Promise((resolve) => setTimeout(resolve, 300))
+        await new Promise((resolve) => setTimeout(resolve, 800))
         await route.continue().catch(() => undefined)
       },
     )
@@ -149,7 +151,7 @@ describe('an app on its own origin, built from the packed client', () => {
     try {
       // The gallery: the images under app/, from a signed listing, loaded from the bucket.
       const gallery = page.locator('#gallery li img')
-      await expect.poll(() => gallery.count()).toBe(2)
+      await expect.poll(() => gallery.count(), POLL).toBe(2)
       await expect
         .poll(() =>
           gallery.evaluateAll((all) => all.map((img) => (img as HTMLImageElement).naturalWidth)),
@@ -171,10 +173,10 @@ describe('an app on its own origin, built from the packed client', () => {
           const shown = await item('photo.png').locator('.state').textContent()
           if (shown !== null && !progress.includes(shown)) progress.push(shown)
           return item('photo.png').getAttribute('data-state')
-        })
+        }, POLL)
         .toBe('done')
-      await expect.poll(() => item('notes.txt').getAttribute('data-state')).toBe('done')
-      await expect.poll(() => item('page.html').getAttribute('data-state')).toBe('failed')
+      await expect.poll(() => item('notes.txt').getAttribute('data-state'), POLL).toBe('done')
+      await expect.poll(() => item('page.html').getAttribute('data-state'), POLL).toBe('failed')
       expect(await item('page.html').locator('[role=alert]').textContent()).toBe(
         'contentType: must be one of image/*, text/plain, application/octet-stream for this caller',
       )
@@ -190,11 +192,11 @@ describe('an app on its own origin, built from the packed client', () => {
         expect(await storedSha256(key)).toEqual({ status: 200, sha256: sha256(file.bytes) })
       }
       // The gallery is listed again once uploads complete: the new image shows.
-      await expect.poll(() => gallery.count()).toBe(3)
+      await expect.poll(() => gallery.count(), POLL).toBe(3)
 
       // A download link, followed as a user would: the browser saves the same bytes.
       const link = item('notes.txt').locator('a.download')
-      await expect.poll(() => link.count()).toBe(1)
+      await expect.poll(() => link.count(), POLL).toBe(1)
       expect(await link.getAttribute('href')).toMatch(new RegExp(`^${demo.baseUrl}/l/`))
       const [download] = await Promise.all([page.waitForEvent('download'), link.click()])
       expect(download.suggestedFilename()).toMatch(/notes\.txt$/)
@@ -205,10 +207,10 @@ describe('an app on its own origin, built from the packed client', () => {
       const section = page.locator('#large')
       await section.locator('input[type=file]').setInputFiles(large.path)
       await expect
-        .poll(() => section.locator('.state').textContent())
+        .poll(() => section.locator('.state').textContent(), POLL)
         .toMatch(/^uploading \([1-4] of 5 parts\)$/)
       await section.getByRole('button', { name: 'Pause' }).click()
-      await expect.poll(() => section.getAttribute('data-state')).toBe('paused')
+      await expect.poll(() => section.getAttribute('data-state'), POLL).toBe('paused')
       const paused = await section.locator('progress').getAttribute('value')
       await new Promise((resolve) => setTimeout(resolve, 1_000))
       expect(await section.locator('progress').getAttribute('value')).toBe(paused)
@@ -222,7 +224,7 @@ describe('an app on its own origin, built from the packed client', () => {
       await page.locator('#uppy .uppy-Dashboard-input').first().setInputFiles(viaUppy.path)
       await page.locator('#uppy .uppy-StatusBar-actionBtn--upload').click()
       const uppyKey = page.locator('#uppy li[data-key]')
-      await expect.poll(() => uppyKey.count()).toBe(1)
+      await expect.poll(() => uppyKey.count(), POLL).toBe(1)
       const key = (await uppyKey.getAttribute('data-key'))!
       expect(key).toMatch(/^app\/[0-9a-f-]{36}-uppy\.txt$/)
       expect(await storedSha256(key)).toEqual({ status: 200, sha256: sha256(viaUppy.bytes) })

@@ -19,6 +19,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 const HERE = dirname(fileURLToPath(import.meta.url))
 const MIB = 1024 * 1024
 const STEP_TIMEOUT_MS = 60_000
+/** How long a poll waits for what the page shows (uploads take seconds on a busy machine). */
+const POLL = { timeout: 30_000 }
 const PAGE_PATH = '/react-test/'
 
 const demo = inject('browserDemo')
@@ -142,9 +144,11 @@ describe('waybill-client/react', () => {
       const started = partsStarted(page)
       const big = makeFile('react paused.bin', 20 * MIB + 3)
       await page.setInputFiles('#one-file', big.path)
-      await expect.poll(() => page.locator('#one-progress').getAttribute('value')).not.toBe('0')
+      await expect
+        .poll(() => page.locator('#one-progress').getAttribute('value'), POLL)
+        .not.toBe('0')
       await page.click('#one-pause')
-      await expect.poll(() => text(page, '#one-state')).toBe('paused')
+      await expect.poll(() => text(page, '#one-state'), POLL).toBe('paused')
       const whenPaused = started()
       await new Promise((resolve) => setTimeout(resolve, 1_500))
       // Paused: no part is started, and the upload stays open (no abort).
@@ -161,12 +165,12 @@ describe('waybill-client/react', () => {
 
       const other = makeFile('react cancelled.bin', 20 * MIB + 5)
       await page.setInputFiles('#one-file', other.path)
-      await expect.poll(() => text(page, '#one-state')).toBe('uploading')
-      await expect.poll(() => waybillCalls(sent, '/v1/uploads').length).toBe(2)
+      await expect.poll(() => text(page, '#one-state'), POLL).toBe('uploading')
+      await expect.poll(() => waybillCalls(sent, '/v1/uploads').length, POLL).toBe(2)
       await page.click('#one-cancel')
-      await expect.poll(() => text(page, '#one-state')).toBe('cancelled')
+      await expect.poll(() => text(page, '#one-state'), POLL).toBe('cancelled')
       await expect
-        .poll(() => waybillCalls(sent, '/v1/uploads/multipart/abort').map((s) => s.status))
+        .poll(() => waybillCalls(sent, '/v1/uploads/multipart/abort').map((s) => s.status), POLL)
         .toEqual([204])
       expect(await text(page, '#one-error')).toBe('')
     } finally {
@@ -180,7 +184,7 @@ describe('waybill-client/react', () => {
     })
     try {
       await refused.page.setInputFiles('#one-file', makeFile('page.html', 1_000).path)
-      await expect.poll(() => text(refused.page, '#one-state')).toBe('failed')
+      await expect.poll(() => text(refused.page, '#one-state'), POLL).toBe('failed')
       expect(await text(refused.page, '#one-error')).toMatch(
         /^[a-z_]+: contentType: must be one of image\/\* for this caller$/,
       )
@@ -206,9 +210,9 @@ describe('waybill-client/react', () => {
         files.map((f) => f.path),
       )
       const item = (name: string) => page.locator(`li[data-name="${name}"]`)
-      await expect.poll(() => item('react-a.png').getAttribute('data-state')).toBe('done')
-      await expect.poll(() => item('react-c.png').getAttribute('data-state')).toBe('done')
-      await expect.poll(() => item('react-b.html').getAttribute('data-state')).toBe('failed')
+      await expect.poll(() => item('react-a.png').getAttribute('data-state'), POLL).toBe('done')
+      await expect.poll(() => item('react-c.png').getAttribute('data-state'), POLL).toBe('done')
+      await expect.poll(() => item('react-b.html').getAttribute('data-state'), POLL).toBe('failed')
       expect(await item('react-b.html').getAttribute('data-error')).toBe(
         'contentType: must be one of image/* for this caller',
       )
@@ -226,9 +230,11 @@ describe('waybill-client/react', () => {
         return data
       }, Array.from(dropped))
       await page.dispatchEvent('#drop', 'dragover', { dataTransfer: transfer })
-      await expect.poll(() => page.locator('#drop').getAttribute('data-dragging')).toBe('true')
+      await expect
+        .poll(() => page.locator('#drop').getAttribute('data-dragging'), POLL)
+        .toBe('true')
       await page.dispatchEvent('#drop', 'drop', { dataTransfer: transfer })
-      await expect.poll(() => item('react-d.png').getAttribute('data-state')).toBe('done')
+      await expect.poll(() => item('react-d.png').getAttribute('data-state'), POLL).toBe('done')
       expect(await page.locator('#drop').getAttribute('data-dragging')).toBe('false')
 
       const expected = new Map([
@@ -242,7 +248,7 @@ describe('waybill-client/react', () => {
         expect(await storedSha256(key)).toEqual({ status: 200, sha256: sha256(bytes) })
       }
       await page.click('#queue-clear')
-      await expect.poll(() => page.locator('li').count()).toBe(0)
+      await expect.poll(() => page.locator('li').count(), POLL).toBe(0)
     } finally {
       await page.close()
     }
@@ -267,9 +273,9 @@ describe('waybill-client/react', () => {
     try {
       const keys = () =>
         page.locator('#gallery a').evaluateAll((all) => all.map((a) => a.dataset.key))
-      await expect.poll(keys).toEqual([`${prefix}0.txt`, `${prefix}1.txt`])
+      await expect.poll(keys, POLL).toEqual([`${prefix}0.txt`, `${prefix}1.txt`])
       await page.click('#gallery-more')
-      await expect.poll(keys).toEqual([0, 1, 2, 3].map((i) => `${prefix}${i}.txt`))
+      await expect.poll(keys, POLL).toEqual([0, 1, 2, 3].map((i) => `${prefix}${i}.txt`))
       const listings = () => sent.filter((s) => s.url.pathname === '/v1/list/demo').length
       const before = listings()
       const hrefs = await page
