@@ -323,8 +323,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -347,8 +347,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -389,8 +389,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -413,8 +413,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -455,8 +455,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -479,8 +479,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -611,8 +611,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -635,8 +635,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -659,8 +659,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -683,8 +683,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -707,8 +707,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -731,8 +731,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -748,15 +748,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -833,8 +833,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -857,8 +857,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -881,8 +881,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -905,8 +905,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -929,8 +929,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -953,8 +953,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -970,15 +970,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1035,8 +1035,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1059,8 +1059,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1083,8 +1083,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1107,8 +1107,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1124,15 +1124,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1213,8 +1213,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1237,8 +1237,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1261,8 +1261,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1285,8 +1285,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1309,8 +1309,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1326,15 +1326,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1600,8 +1600,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1624,8 +1624,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1648,8 +1648,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1672,8 +1672,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1696,8 +1696,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1720,8 +1720,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1744,8 +1744,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1761,15 +1761,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1848,8 +1848,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1872,8 +1872,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1896,8 +1896,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1920,8 +1920,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1944,8 +1944,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1968,8 +1968,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1985,15 +1985,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2065,8 +2065,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2089,8 +2089,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2113,8 +2113,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2137,8 +2137,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2161,8 +2161,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:precondition_failed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2185,8 +2185,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2209,8 +2209,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2233,8 +2233,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2257,8 +2257,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2274,15 +2274,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2356,8 +2356,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2380,8 +2380,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2404,8 +2404,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2428,8 +2428,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2452,8 +2452,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2476,8 +2476,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2500,8 +2500,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2524,8 +2524,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2541,15 +2541,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2622,8 +2622,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2646,8 +2646,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2670,8 +2670,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2694,8 +2694,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2718,8 +2718,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:gone'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2742,8 +2742,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2766,8 +2766,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2790,8 +2790,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upload_mismatch'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2814,8 +2814,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2838,8 +2838,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2855,15 +2855,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2921,8 +2921,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2945,8 +2945,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2969,8 +2969,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2993,8 +2993,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3017,8 +3017,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3041,8 +3041,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3065,8 +3065,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3089,8 +3089,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3106,15 +3106,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3206,8 +3206,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3230,8 +3230,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3254,8 +3254,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3278,8 +3278,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3302,8 +3302,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3326,8 +3326,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3343,15 +3343,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3397,8 +3397,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3421,8 +3421,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3445,8 +3445,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:gone'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3469,8 +3469,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid'
             /** @example Invalid request */
             title: string
             /** @example 400 */

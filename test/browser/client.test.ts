@@ -201,17 +201,13 @@ describe('the browser client', () => {
       .map((r) => r.request.method())
     expect(toBucket).toEqual(['POST', 'PUT'])
     // The refused POST on "nopost" was waybill's 400 naming the mode, then a PUT was issued.
-    // Each answer, awaited: a `requestfinished` event may arrive after the page's promise settles.
-    const issued = await Promise.all(
+    // (Each status is recorded once its response is read, after the request finished: polled.)
+    const issued = () =>
       network
         .toWaybill()
         .filter((r) => new URL(r.request.url()).pathname === '/v1/uploads')
-        .map(async (r) => [
-          (r.request.postDataJSON() as { mode: string }).mode,
-          (await r.request.response())?.status(),
-        ]),
-    )
-    expect(issued).toEqual([
+        .map((r) => [(r.request.postDataJSON() as { mode: string }).mode, r.status])
+    await expect.poll(issued).toEqual([
       ['post', 200],
       ['post', 400],
       ['put', 200],

@@ -15,8 +15,10 @@ import {
   MAX_OVERRIDE_CHARS,
   MAX_SIGNING_WINDOW_S,
 } from '../../src/limits'
+import { STATUS, type ErrorCode } from '../../src/errors'
 
 interface Schema {
+  enum?: unknown[]
   properties?: Record<string, Schema>
   items?: Schema
   maxItems?: number
@@ -87,6 +89,22 @@ describe('the OpenAPI document', () => {
         expect(schema!.properties!.errors!.items!.properties!.path).toBeDefined()
       }
     }
+  })
+
+  it("names each problem's codes, and every code some route answers with (the client's list)", async () => {
+    const named = new Set<unknown>()
+    for (const { path, method, operation } of operations(await generated())) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const types = response.content?.['application/problem+json']?.schema.properties?.type?.enum
+        if (types === undefined) continue
+        for (const type of types) {
+          const code = String(type).replace('urn:waybill:problem:', '') as ErrorCode
+          expect(STATUS[code], `${method} ${path} ${status}: ${String(type)}`).toBe(Number(status))
+          named.add(code)
+        }
+      }
+    }
+    expect([...named].sort()).toEqual(Object.keys(STATUS).sort())
   })
 
   it('states the limits the code enforces', async () => {
