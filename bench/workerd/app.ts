@@ -54,7 +54,9 @@ async function issueLink(ctx: ExecutionContext): Promise<string> {
   return new URL(links[0]!.url).pathname
 }
 
-type Case = [next: () => Request, expected: number]
+/** A request maker, the status it must answer, and whether its body is read (a streamed answer's
+ * work happens as it is read). */
+type Case = [next: () => Request, expected: number, read?: boolean]
 
 /** A `POST /v1/sign` body of 10,000 keys, built once. */
 const SIGN_BODY = JSON.stringify({
@@ -85,7 +87,11 @@ const CASES: Record<string, (ctx: ExecutionContext) => Case | Promise<Case>> = {
   // signing, and the answer's JSON. bench/run.mjs reports it per key.
   'app-sign-10k'() {
     const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }
-    return [() => new Request(`${BASE}/v1/sign`, { method: 'POST', headers, body: SIGN_BODY }), 200]
+    return [
+      () => new Request(`${BASE}/v1/sign`, { method: 'POST', headers, body: SIGN_BODY }),
+      200,
+      true,
+    ]
   },
   async 'app-link'(ctx) {
     const url = `${BASE}${await (linkPath ??= issueLink(ctx))}`
@@ -109,15 +115,17 @@ export default {
     }
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
-    const [next, expected] = await make(ctx)
+    const [next, expected, read = false] = await make(ctx)
     const appEnv = await (env ??= makeEnv())
-    // Bodies are left unread, as the runtime would stream them; every status is checked.
+    // Bodies are left unread, as the runtime would stream them, unless the case reads them; every
+    // status is checked.
     let response: Response | undefined
     for (let i = 0; i < calls; i++) {
       response = await app.fetch(next(), appEnv, ctx)
       if (response.status !== expected) {
         return new Response(`${name}: ${response.status} ${await response.text()}`, { status: 500 })
       }
+      if (read) await response.arrayBuffer()
     }
     return Response.json({ n: calls, first: response?.headers.get('location') ?? null })
   },

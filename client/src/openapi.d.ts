@@ -323,32 +323,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -371,8 +347,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -406,15 +382,15 @@ export interface operations {
         }
         content?: never
       }
-      /** @description Method not allowed */
-      405: {
+      /** @description Not found */
+      404: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -430,15 +406,15 @@ export interface operations {
           }
         }
       }
-      /** @description Internal server error */
-      500: {
+      /** @description Method not allowed */
+      405: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -472,15 +448,15 @@ export interface operations {
         }
         content?: never
       }
-      /** @description Method not allowed */
-      405: {
+      /** @description Not found */
+      404: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -496,15 +472,15 @@ export interface operations {
           }
         }
       }
-      /** @description Internal server error */
-      500: {
+      /** @description Method not allowed */
+      405: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -718,8 +694,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -742,8 +718,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -766,8 +742,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -790,8 +766,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -814,8 +790,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -838,8 +814,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -855,39 +831,15 @@ export interface operations {
           }
         }
       }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -964,8 +916,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -988,8 +940,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1012,8 +964,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1036,8 +988,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1060,8 +1012,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1084,8 +1036,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1101,39 +1053,15 @@ export interface operations {
           }
         }
       }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1190,8 +1118,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1214,8 +1142,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1238,8 +1166,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1262,8 +1190,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1279,39 +1207,15 @@ export interface operations {
           }
         }
       }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1393,8 +1297,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1417,8 +1321,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1441,8 +1345,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1465,32 +1369,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1513,8 +1393,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1530,15 +1410,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1918,8 +1798,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1942,8 +1822,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1966,8 +1846,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1990,8 +1870,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2014,8 +1894,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2038,8 +1918,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2062,32 +1942,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2110,8 +1966,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2127,15 +1983,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2214,8 +2070,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2238,8 +2094,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2262,8 +2118,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2286,8 +2142,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2310,8 +2166,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2334,8 +2190,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2358,8 +2214,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2375,39 +2231,15 @@ export interface operations {
           }
         }
       }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2479,8 +2311,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2503,8 +2335,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2527,8 +2359,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2551,8 +2383,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2575,8 +2407,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2599,8 +2431,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:precondition_failed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2623,8 +2455,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2647,8 +2479,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2671,32 +2503,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2719,8 +2527,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2736,15 +2544,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2818,8 +2626,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2842,8 +2650,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2866,8 +2674,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2890,8 +2698,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2914,8 +2722,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2938,8 +2746,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2962,32 +2770,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3010,8 +2794,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3027,15 +2811,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3108,8 +2892,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3132,8 +2916,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3156,8 +2940,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3180,8 +2964,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3204,8 +2988,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3228,8 +3012,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:gone'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3252,8 +3036,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3276,8 +3060,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3300,8 +3084,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upload_mismatch'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3324,32 +3108,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3372,8 +3132,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3389,15 +3149,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3455,8 +3215,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3479,8 +3239,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3503,8 +3263,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3527,8 +3287,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3551,8 +3311,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3575,8 +3335,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3599,32 +3359,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3647,8 +3383,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3664,15 +3400,15 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3764,8 +3500,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3788,8 +3524,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3812,8 +3548,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3836,8 +3572,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3860,8 +3596,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3884,8 +3620,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3901,39 +3637,15 @@ export interface operations {
           }
         }
       }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; Authentication temporarily unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3979,8 +3691,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -4003,8 +3715,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -4027,32 +3739,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Internal server error */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:gone'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -4075,8 +3763,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid'
             /** @example Invalid request */
             title: string
             /** @example 400 */

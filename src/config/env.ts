@@ -41,6 +41,8 @@ export interface Env {
   WAYBILL_UPLOAD_QUEUE?: unknown
   /** `all` (default): a log line per request; `errors`: only for answers of 400 and above. */
   WAYBILL_REQUEST_LOG?: unknown
+  /** The static assets binding (wrangler.jsonc `assets.binding`): the API document and page. */
+  ASSETS?: Fetcher
   /** Optional Workers Rate Limiting binding, keyed per principal. */
   WAYBILL_RATE_LIMITER?: RateLimit
   [name: string]: unknown

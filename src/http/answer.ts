@@ -1,5 +1,5 @@
 // How every route answers, in one place: JSON (with a fast path for bodies built from parts),
-// NDJSON streamed as the client reads, a 302, and the response policy.
+// JSON or NDJSON streamed as the client reads, a 302, and the response policy.
 //
 // The response policy: every answer is `no-store` (answers carry signed URLs, tokens and
 // receipts) unless its route earns a cache rule here. Two do, both GETs whose answer is a pure
@@ -31,25 +31,31 @@ export function wantsNdjson(c: Context): boolean {
 }
 
 /**
- * An NDJSON answer whose lines are made as the client reads: `next()` gives the next chunk of
- * lines (each ending in a newline), or undefined at the end. So a 100,000-URL answer never sits in
- * memory at once, and the first lines leave while later ones are still being signed.
+ * An answer whose body is made as the client reads: `next()` gives the next chunk (for NDJSON,
+ * lines each ending in a newline), or undefined at the end. So a 100,000-URL answer never sits in
+ * memory at once, and the first chunk leaves while later ones are still being signed. The first
+ * chunk is made before the answer is: a failure to start signing is still a problem answer, not a
+ * 200 cut short.
  */
-export function ndjson(
+export async function streamed(
   next: () => Promise<string | undefined>,
+  type: 'json' | 'ndjson',
   headers: Record<string, string>,
-): Response {
+): Promise<Response> {
   const encoder = new TextEncoder()
+  let first: string | undefined = await next()
+  let started = false
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const chunk = await next()
+      const chunk = started ? await next() : first
+      started = true
+      first = undefined
       if (chunk === undefined) controller.close()
       else controller.enqueue(encoder.encode(chunk))
     },
   })
-  return new Response(stream, {
-    headers: { ...headers, 'content-type': `${NDJSON}; charset=utf-8` },
-  })
+  const contentType = type === 'json' ? 'application/json' : `${NDJSON}; charset=utf-8`
+  return new Response(stream, { headers: { ...headers, 'content-type': contentType } })
 }
 
 /**

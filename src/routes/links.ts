@@ -5,7 +5,7 @@ import { describeRoute } from 'hono-openapi'
 import { found, json, privateUntil } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
-import { jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
+import { FOUND, jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody, validParams } from '../http/validate'
@@ -53,13 +53,7 @@ export function followRoutes({ clock }: RouteDeps) {
       summary: 'Follow a signed link: a 302 to a URL signed for a few minutes',
       security: [],
       responses: {
-        302: {
-          description: 'Found: `Location` is the signed URL',
-          headers: {
-            location: { schema: { type: 'string', format: 'uri' } },
-            'cache-control': { schema: { type: 'string' } },
-          },
-        },
+        302: FOUND,
         ...publicProblems('forbidden', 'not_found', 'gone', 'config_invalid'),
       },
     }),

@@ -6,9 +6,9 @@ import {
   etagMatches,
   etagOf,
   json,
-  ndjson,
   privateUntil,
   RawJson,
+  streamed,
   VARY,
   wantsNdjson,
 } from '../http/answer'
@@ -66,7 +66,7 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
               'waybill-expires-at': expiresAt.toISOString(),
               vary: VARY,
             }
-      if (wantsNdjson(c)) return ndjson(listing.lines(), headers)
+      if (wantsNdjson(c)) return streamed(listing.lines(), 'ndjson', headers)
       const text = JSON.stringify(await listing.answer())
       const etag = await etagOf(text)
       headers.etag = etag

@@ -3,7 +3,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../limits'
-import { json, ndjson, wantsNdjson } from '../http/answer'
+import { streamed, wantsNdjson } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { jsonOrNdjsonContent, problems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
@@ -44,8 +44,9 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
       const batch = signBatch(config, c.get('principal'), body, clock())
       logFields(c, { origin: body.origin, action: batch.permit.action, items: batch.size })
       const headers = { 'waybill-expires-at': batch.expiresAt.toISOString() }
-      if (wantsNdjson(c)) return ndjson(batch.lines(), headers)
-      return json(c, await batch.answer(), headers)
+      return wantsNdjson(c)
+        ? streamed(batch.lines(), 'ndjson', headers)
+        : streamed(batch.json(), 'json', headers)
     },
   )
 }

@@ -131,10 +131,10 @@ export async function issueUpload(
   if (failures.length > 0) throw refused(failures)
   if (mode === 'multipart') {
     const { permit, item } = permits[0]!
-    return startMultipart(config, permit, principal, request, item, now)
+    return startMultipart({ config, permit, principal, request, item, now })
   }
   const uploads = await Promise.all(
-    permits.map(({ permit, item }) => issueOne(config, permit, principal, request, item, now)),
+    permits.map(({ permit, item }) => issueOne({ config, permit, principal, request, item, now })),
   )
   return request.batch ? { uploads } : uploads[0]!
 }
@@ -169,17 +169,26 @@ function chosenKey(
   return key
 }
 
-/** One PUT URL or POST policy, with the receipt its completion check takes. */
-async function issueOne(
-  config: Config,
-  permit: Permit,
-  principal: Principal,
-  request: UploadRequest,
-  item: UploadItem,
-  now: Date,
-) {
+/** One authorized upload of a request, to issue. */
+interface Authorized {
+  readonly config: Config
+  readonly permit: Permit
+  readonly principal: Principal
+  readonly request: UploadRequest
+  readonly item: UploadItem
+  readonly now: Date
+}
+
+/** The permit's origin: uploads go to S3 origins only (`uploadFits` lets no other through). */
+function s3OriginOf(permit: Permit) {
   const { origin } = permit
   if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
+  return origin
+}
+
+/** One PUT URL or POST policy, with the receipt its completion check takes. */
+async function issueOne({ config, permit, principal, request, item, now }: Authorized) {
+  const origin = s3OriginOf(permit)
   const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
   const signed =
     request.mode === 'post'
@@ -225,16 +234,8 @@ async function issueOne(
 }
 
 /** Starts a multipart upload at the store and signs its first part URLs. */
-async function startMultipart(
-  config: Config,
-  permit: Permit,
-  principal: Principal,
-  request: UploadRequest,
-  item: UploadItem,
-  now: Date,
-) {
-  const { origin } = permit
-  if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
+async function startMultipart({ config, permit, principal, request, item, now }: Authorized) {
+  const origin = s3OriginOf(permit)
   // The schema requires it for multipart.
   const contentLength = item.contentLength ?? 0
   const partSize = choosePartSize(contentLength, request.partSize)
