@@ -10,6 +10,7 @@ export type ProblemCode =
   | 'conflict'
   | 'forbidden'
   | 'gone'
+  | 'internal'
   | 'invalid_request'
   | 'method_not_allowed'
   | 'not_found'

@@ -77,18 +77,26 @@ describe('checkAnswer', () => {
   })
 
   it('takes only the 404 or 405 problem where no operation answers', () => {
-    const notFound = (status: number, path: string, method = 'GET') =>
+    const CODES: Record<number, string> = { 404: 'not_found', 405: 'method_not_allowed' }
+    const notFound = (status: number, path: string, method = 'GET', code = CODES[status]) =>
       checkAnswer(
         answer({
           method,
           url: `${BASE}${path}`,
           status,
           contentType: 'application/problem+json',
-          body: PROBLEM.replace('403', String(status)),
+          body: PROBLEM.replace('403', String(status)).replace(
+            'problem:forbidden',
+            `problem:${code ?? 'forbidden'}`,
+          ),
         }),
       )
     expect(notFound(404, '/nowhere')).toEqual([])
     expect(notFound(405, '/v1/sign', 'GET')).toEqual([])
+    // The problem of its own status, not another's.
+    expect(notFound(404, '/nowhere', 'GET', 'forbidden')[0]).toMatch(
+      /^GET \/nowhere → 404: the body breaks its schema/,
+    )
     expect(notFound(200, '/nowhere')).toEqual([
       'GET /nowhere → 200: no operation answers this; expected the 404 problem',
     ])

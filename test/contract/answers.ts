@@ -51,9 +51,17 @@ function validatorFor(schema: Schema): Validator {
   return validator
 }
 
-/** The problem schema every documented problem shares (any operation's will do). */
-const PROBLEM_SCHEMA =
-  paths['/healthz']!.get!.responses['503']!.content!['application/problem+json']!.schema!
+/** A problem schema of the document's (any operation's will do) whose `type` is `code`'s only. */
+function problemOf(code: 'not_found' | 'method_not_allowed'): Schema {
+  const shared = paths['/healthz']!.get!.responses['503']!.content!['application/problem+json']!
+    .schema! as Schema & { properties: Record<string, Schema> }
+  return {
+    ...shared,
+    properties: { ...shared.properties, type: { const: `urn:waybill:problem:${code}` } },
+  }
+}
+/** What no operation answers: an unknown path, or a method its path does not take. */
+const OUTSIDE = { 404: problemOf('not_found'), 405: problemOf('method_not_allowed') }
 
 /** What a checked answer was: the request that got it, and the answer itself. */
 export interface Answer {
@@ -113,7 +121,7 @@ export function checkAnswer(answer: Answer): string[] {
     if (answer.status !== expected) {
       return [`${where}: no operation answers this; expected the ${expected} problem`]
     }
-    return bodyProblems(answer, PROBLEM_SCHEMA, where)
+    return bodyProblems(answer, OUTSIDE[expected], where)
   }
   const label = `${where} (${operation.operationId ?? matched!.template})`
   const response = operation.responses[String(answer.status)] ?? operation.responses.default
