@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'upload_mismatch'
   | 'precondition_failed'
   | 'conflict'
+  /** Anything unexpected (src/app.ts onError): the answer names no cause; the log does. */
+  | 'internal'
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -36,6 +38,7 @@ export const STATUS: Record<ErrorCode, number> = {
   upload_mismatch: 422,
   precondition_failed: 412,
   conflict: 409,
+  internal: 500,
 }
 
 export const TITLE: Record<ErrorCode, string> = {
@@ -54,6 +57,7 @@ export const TITLE: Record<ErrorCode, string> = {
   upload_mismatch: 'The upload is not what was signed',
   precondition_failed: 'Precondition failed',
   conflict: 'Conflict with the upload',
+  internal: 'Internal server error',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */

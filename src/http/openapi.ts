@@ -8,7 +8,7 @@ import { STATUS, TITLE, type ErrorCode } from '../errors'
 import { problemType } from './problem'
 
 /** An RFC 9457 problem whose `type` is one of `codes`' (the client's codes come from these). */
-const problemSchema = (codes: readonly string[]) =>
+const problemSchema = (codes: readonly ErrorCode[]) =>
   v.pipe(
     v.object({
       type: v.picklist(codes.map(problemType)),
@@ -49,7 +49,7 @@ export function problems(...codes: ErrorCode[]) {
 /** Responses for each problem `codes` may answer, by status, and the 500 any route may. */
 export function publicProblems(...codes: ErrorCode[]) {
   const byStatus = new Map<string, ErrorCode[]>()
-  for (const code of new Set(codes)) {
+  for (const code of new Set<ErrorCode>([...codes, 'internal'])) {
     const status = String(STATUS[code])
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   }
@@ -59,11 +59,6 @@ export function publicProblems(...codes: ErrorCode[]) {
       description: shared.map((code) => TITLE[code]).join('; '),
       content: { 'application/problem+json': { schema: resolver(problemSchema(shared)) } },
     }
-  }
-  // Anything unexpected (src/app.ts onError, src/http/problem.ts): a problem that names no cause.
-  responses['500'] = {
-    description: 'Internal server error',
-    content: { 'application/problem+json': { schema: resolver(problemSchema(['internal'])) } },
   }
   return responses
 }
