@@ -401,3 +401,28 @@ export const Batch = <TItem extends v.GenericSchema>(item: TItem, description: s
       v.description(description),
     ),
   )
+
+/** `schema`, whose batch names its objects by `keys` or by `items`: one of them, not both. */
+export function keysOrItems<TSchema extends v.GenericSchema<unknown, Batch>>(schema: TSchema) {
+  const rules = [
+    v.forward(
+      v.partialCheck(
+        [['keys'], ['items']],
+        (body: Batch) => body.keys !== undefined || body.items !== undefined,
+        'is required (or "items")',
+      ),
+      ['keys'],
+    ),
+    v.forward(
+      v.partialCheck(
+        [['keys'], ['items']],
+        (body: Batch) => body.keys === undefined || body.items === undefined,
+        'send either "keys" or "items", not both',
+      ),
+      ['items'],
+    ),
+  ]
+  // A validation hands on its input as it is: rules over two fields hold for any schema with them.
+  return v.pipe(schema, ...(rules as unknown as v.GenericValidation<v.InferOutput<TSchema>>[]))
+}
+type Batch = { keys?: unknown; items?: unknown }

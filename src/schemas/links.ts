@@ -14,6 +14,7 @@ import {
   OriginName,
   OverrideContentType,
   wholeNumber,
+  keysOrItems,
 } from './fields'
 import { strict } from './valibot'
 
@@ -62,23 +63,7 @@ const linkFields = strict({
 })
 
 export const LinksBody = v.pipe(
-  linkFields,
-  v.forward(
-    v.partialCheck(
-      [['keys'], ['items']],
-      (body) => body.keys !== undefined || body.items !== undefined,
-      'is required (or "items")',
-    ),
-    ['keys'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['keys'], ['items']],
-      (body) => body.keys === undefined || body.items === undefined,
-      'send either "keys" or "items", not both',
-    ),
-    ['items'],
-  ),
+  keysOrItems(linkFields),
   v.metadata({ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }),
   v.examples([
     { origin: 'photos', expiresIn: 604_800, items: [{ key: 'reports/2026.pdf', download: true }] },

@@ -19,6 +19,7 @@ import {
   ResponseOverrides,
   SigningWindow,
   VersionId,
+  keysOrItems,
 } from './fields'
 import { isRecord, strict, strictFields, typeName } from './valibot'
 
@@ -135,28 +136,16 @@ const methods = v.variant(
   'must be one of GET, HEAD, PUT, DELETE',
 )
 
-export const SignBody = v.pipe(
+const signFields = v.pipe(
   v.custom<v.InferInput<typeof methods>>(
     isRecord,
     (issue) => `must be a JSON object, not ${typeName(issue.input)}`,
   ),
   methods,
-  v.forward(
-    v.partialCheck(
-      [['keys'], ['items']],
-      (body) => body.keys !== undefined || body.items !== undefined,
-      'is required (or "items")',
-    ),
-    ['keys'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['keys'], ['items']],
-      (body) => body.keys === undefined || body.items === undefined,
-      'send either "keys" or "items", not both',
-    ),
-    ['items'],
-  ),
+)
+
+export const SignBody = v.pipe(
+  keysOrItems(signFields),
   // The variant is the document's `oneOf` of methods; this one goes beside it.
   v.metadata({ allOf: [{ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }] }),
   v.examples([

@@ -144,6 +144,21 @@ const OVERWRITE_CONTRADICTED = 'contradicts "overwrite": true'
 const overwriteAgrees = (object: { ifNoneMatch?: unknown; overwrite?: unknown }) =>
   object.ifNoneMatch === undefined || object.overwrite !== true
 
+/** At most one of `key`, `keyPrefix` and `filename`, each pair's refusal filed at the second. */
+function namedOnce<T>(): v.GenericValidation<T>[] {
+  const pairs: [NameField, NameField][] = [
+    ['key', 'keyPrefix'],
+    ['key', 'filename'],
+    ['keyPrefix', 'filename'],
+  ]
+  const rules = pairs.map(([a, b]) =>
+    v.forward(v.partialCheck([[a], [b]], bothAbsentOrOne(a, b), NAMES_ONCE(a, b)), [b]),
+  )
+  // A validation hands on its input as it is: rules over three fields hold for any T that has them.
+  return rules as unknown as v.GenericValidation<T>[]
+}
+type NameField = 'key' | 'keyPrefix' | 'filename'
+
 /** The document's word for the same rules. */
 const NAMED_ONCE = {
   oneOf: [{ required: ['key'] }, { required: ['keyPrefix'] }, { required: ['filename'] }],
@@ -155,31 +170,7 @@ const OVERWRITE_AGREES = {
 /** An entry of `items`, of any mode: its fields, then the rules across them. */
 function uploadItem(fields: v.GenericSchema<unknown, UploadObject>) {
   return v.pipe(
-    fields,
-    v.forward(
-      v.partialCheck(
-        [['key'], ['keyPrefix']],
-        bothAbsentOrOne('key', 'keyPrefix'),
-        NAMES_ONCE('key', 'keyPrefix'),
-      ),
-      ['keyPrefix'],
-    ),
-    v.forward(
-      v.partialCheck(
-        [['key'], ['filename']],
-        bothAbsentOrOne('key', 'filename'),
-        NAMES_ONCE('key', 'filename'),
-      ),
-      ['filename'],
-    ),
-    v.forward(
-      v.partialCheck(
-        [['keyPrefix'], ['filename']],
-        bothAbsentOrOne('keyPrefix', 'filename'),
-        NAMES_ONCE('keyPrefix', 'filename'),
-      ),
-      ['filename'],
-    ),
+    v.pipe(fields, ...namedOnce<UploadObject>()),
     v.forward(v.partialCheck([['key'], ['keyPrefix'], ['filename']], namesItself, KEY_REQUIRED), [
       'key',
     ]),
@@ -296,30 +287,7 @@ function uploadRules(): v.GenericValidation<UploadFields>[] {
       ),
       ['contentType'],
     ),
-    v.forward(
-      v.partialCheck(
-        [['key'], ['keyPrefix']],
-        bothAbsentOrOne('key', 'keyPrefix'),
-        NAMES_ONCE('key', 'keyPrefix'),
-      ),
-      ['keyPrefix'],
-    ),
-    v.forward(
-      v.partialCheck(
-        [['key'], ['filename']],
-        bothAbsentOrOne('key', 'filename'),
-        NAMES_ONCE('key', 'filename'),
-      ),
-      ['filename'],
-    ),
-    v.forward(
-      v.partialCheck(
-        [['keyPrefix'], ['filename']],
-        bothAbsentOrOne('keyPrefix', 'filename'),
-        NAMES_ONCE('keyPrefix', 'filename'),
-      ),
-      ['filename'],
-    ),
+    ...namedOnce<UploadFields>(),
     v.forward(
       v.partialCheck(
         [['items'], ['key'], ['keyPrefix'], ['filename']],
