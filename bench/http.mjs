@@ -35,6 +35,8 @@ async function startHttp(root) {
       'DEMO_SECRET_ACCESS_KEY=waybill-demo-secret-local-only',
       `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256: createHash('sha256').update(apiKey).digest('hex') }])}'`,
       'WAYBILL_MAX_BATCH=100000',
+      // Made for this run; a checkout from before sealed tokens ignores it.
+      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'b', secret: randomBytes(32).toString('base64url') }])}'`,
       '',
     ].join('\n'),
   )
