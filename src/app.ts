@@ -6,6 +6,7 @@ import * as v from 'valibot'
 import openApiDocument from '../docs/openapi.json'
 import { authenticate } from './auth/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
+import { ControlPlane } from './control/plane'
 import { CoreError } from './core/errors'
 import { fromCoreError, WaybillError } from './errors'
 import { systemClock, type Clock } from './http/clock'
@@ -58,6 +59,8 @@ export function createApp(options: AppOptions = {}) {
   const jwks = new RemoteJwksCache(options.fetch ?? ((input, init) => fetch(input, init)), () =>
     clock().getTime(),
   )
+  // Per app too: the control plane's caches (D1 keys, grants, quotas, link revocations).
+  const control = new ControlPlane()
   const app = new Hono<AppEnv>()
 
   app.use(requestId())
@@ -136,8 +139,9 @@ export function createApp(options: AppOptions = {}) {
 
   const deps: RouteDeps = {
     clock,
-    authenticated: authenticate({ jwks, clock }),
-    authenticatedByCookie: authenticate({ jwks, clock, cookie: true }),
+    control,
+    authenticated: authenticate({ jwks, clock, control }),
+    authenticatedByCookie: authenticate({ jwks, clock, control, cookie: true }),
   }
   app.use('/v1/*', requireConfig())
   app.route('/v1', api(deps))

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'upstream_error'
   | 'upload_mismatch'
   | 'precondition_failed'
+  | 'quota_exceeded'
+  | 'control_unavailable'
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -34,6 +36,8 @@ export const STATUS: Record<ErrorCode, number> = {
   upstream_error: 502,
   upload_mismatch: 422,
   precondition_failed: 412,
+  quota_exceeded: 429,
+  control_unavailable: 503,
 }
 
 export const TITLE: Record<ErrorCode, string> = {
@@ -51,6 +55,8 @@ export const TITLE: Record<ErrorCode, string> = {
   upstream_error: 'The storage service failed',
   upload_mismatch: 'The upload is not what was signed',
   precondition_failed: 'Precondition failed',
+  quota_exceeded: 'Quota exceeded',
+  control_unavailable: 'The control plane is unavailable',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */

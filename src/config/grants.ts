@@ -22,7 +22,7 @@ export const PLACEHOLDER = /\{([A-Za-z0-9_:.-]{1,128})\}/g
 const UPLOAD_PLACEHOLDERS: ReadonlySet<string> = new Set(['uuid', 'filename'])
 
 /** The subject `to` names, or undefined. */
-function subjectOf(to: string): GrantSubject | undefined {
+export function subjectOf(to: string): GrantSubject | undefined {
   if (to === '*') return { kind: 'any' }
   const [, prefix, value] = /^([A-Za-z]+):(.+)$/s.exec(to) ?? []
   const kind = SUBJECT_KINDS.find((known) => known === prefix)
@@ -141,8 +141,11 @@ function mediaTypes(min: number, message: string) {
   )
 }
 
-/** A grant checked against `origins` (undefined when they are broken: then only its shape). */
-function grant(origins: ReadonlyMap<string, Origin> | undefined) {
+/**
+ * One grant checked against `origins` (undefined when they are broken: then only its shape): an
+ * entry of WAYBILL_GRANTS, or a grant the admin API stores.
+ */
+export function grantSchema(origins: ReadonlyMap<string, Origin> | undefined) {
   return v.pipe(
     strict(
       {
@@ -223,7 +226,12 @@ function grant(origins: ReadonlyMap<string, Origin> | undefined) {
 }
 
 /** Grant, until WAYBILL_MAX_BATCH fills in a missing `maxBatch`. */
-type GrantDefinition = Omit<Grant, 'maxBatch'> & { readonly maxBatch?: number | undefined }
+export type GrantDefinition = Omit<Grant, 'maxBatch'> & { readonly maxBatch?: number | undefined }
+
+/** A checked grant as `authorize` takes it: without its own `maxBatch`, WAYBILL_MAX_BATCH's. */
+export function completeGrant(definition: GrantDefinition, maxBatch: number): Grant {
+  return Object.freeze({ ...definition, maxBatch: definition.maxBatch ?? maxBatch })
+}
 
 /**
  * WAYBILL_GRANTS, checked against the configured `origins` (undefined when those are broken:
@@ -236,7 +244,7 @@ export function grantsSchema(
   origins: ReadonlyMap<string, Origin> | undefined,
 ): v.GenericSchema<unknown, readonly GrantDefinition[]> {
   return v.optional(
-    list(grant(origins), () => 'must be a JSON array of grants'),
+    list(grantSchema(origins), () => 'must be a JSON array of grants'),
     [],
   )
 }

@@ -4,6 +4,7 @@ import type { Principal } from '../principal'
 import type { Action, Config } from '../config'
 import type { Env } from '../config/env'
 import type { Clock } from './clock'
+import type { ControlPlane } from '../control/plane'
 
 /** What the request log line says about a request; routes fill in what they know. */
 export interface LogFields {
@@ -19,6 +20,8 @@ export interface LogFields {
 export interface RouteDeps {
   /** Signing and token-checking time. */
   readonly clock: Clock
+  /** The control plane's per-isolate caches (D1 keys, grants, quotas, link revocations). */
+  readonly control: ControlPlane
   /** Authentication (Bearer, Access) and the rate limit: what every signing route runs first. */
   readonly authenticated: MiddlewareHandler<AppEnv>
   /** The same, also accepting the JWT cookie: for links a browser follows (redirects). */
