@@ -4,8 +4,10 @@ import { describeRoute } from 'hono-openapi'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import * as v from 'valibot'
 import openApiDocument from '../docs/openapi.json'
+import { adminAuthenticated } from './auth/admin'
 import { authenticate } from './auth/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
+import { audit } from './control/audit'
 import { ControlPlane } from './control/plane'
 import { CoreError } from './core/errors'
 import { fromCoreError, WaybillError } from './errors'
@@ -16,6 +18,7 @@ import { jsonContent, publicProblems } from './http/openapi'
 import { internalErrorResponse, problemResponse } from './http/problem'
 import { requestId, requestLog } from './http/request-log'
 import type { AppEnv, RouteDeps } from './http/types'
+import { adminRoutes } from './routes/admin'
 import { cookieRoutes } from './routes/cookies'
 import { followRoutes, linkRoutes } from './routes/links'
 import { listRoutes } from './routes/list'
@@ -65,6 +68,7 @@ export function createApp(options: AppOptions = {}) {
 
   app.use(requestId())
   app.use(requestLog())
+  app.use(audit({ control, clock }))
   app.use(cors())
   // Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves.
   app.use(
@@ -142,10 +146,13 @@ export function createApp(options: AppOptions = {}) {
     control,
     authenticated: authenticate({ jwks, clock, control }),
     authenticatedByCookie: authenticate({ jwks, clock, control, cookie: true }),
+    adminAuthenticated: adminAuthenticated({ jwks, clock }),
   }
   app.use('/v1/*', requireConfig())
   app.route('/v1', api(deps))
   app.route('/l', followRoutes(deps))
+  app.use('/admin/v1/*', requireConfig())
+  app.route('/admin/v1', adminRoutes(deps))
 
   app.notFound(() =>
     problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),

@@ -700,7 +700,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -922,7 +922,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -1076,7 +1076,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -1278,7 +1278,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -1665,7 +1665,7 @@ export interface operations {
           }
         }
       }
-      /** @description Too many requests */
+      /** @description Quota exceeded; Too many requests */
       429: {
         headers: {
           [name: string]: unknown
@@ -1713,7 +1713,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -1937,7 +1937,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -2226,7 +2226,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -2493,7 +2493,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -2807,7 +2807,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -3058,7 +3058,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -3147,6 +3147,8 @@ export interface operations {
                * @description https://<this waybill>/l/<token>: anyone holding it may follow it.
                */
               url: string
+              /** @description The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }. */
+              id: string
             }[]
           }
         }
@@ -3295,7 +3297,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -3414,7 +3416,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown

@@ -228,6 +228,40 @@ export function grantSchema(origins: ReadonlyMap<string, Origin> | undefined) {
 /** Grant, until WAYBILL_MAX_BATCH fills in a missing `maxBatch`. */
 export type GrantDefinition = Omit<Grant, 'maxBatch'> & { readonly maxBatch?: number | undefined }
 
+/** A subject as `to` writes it. */
+export function subjectText(subject: GrantSubject): string {
+  return subject.kind === 'any' ? '*' : `${subject.kind}:${subject.value}`
+}
+
+/**
+ * A checked grant as canonical JSON: what the control plane stores and answers, with every
+ * default filled in (but `maxBatch`, which WAYBILL_MAX_BATCH fills when it is read). Checked
+ * again, it is the same grant.
+ *
+ * @example
+ * grantJson(v.parse(grantSchema(origins), { to: 'apiKey:web', origin: 'photos', actions: ['read'] }))
+ * // { to: 'apiKey:web', origin: 'photos', prefix: '', actions: ['read'], maxExpiresIn: 604800, … }
+ */
+export function grantJson(grant: GrantDefinition): Record<string, unknown> {
+  const optional = (name: string, value: unknown) => (value === undefined ? {} : { [name]: value })
+  return {
+    to: subjectText(grant.subject),
+    origin: grant.origin,
+    prefix: grant.prefix,
+    actions: ACTIONS.filter((action) => grant.actions.has(action)),
+    maxExpiresIn: grant.maxExpiresIn,
+    maxLinkExpiresIn: grant.maxLinkExpiresIn,
+    ...optional('maxBatch', grant.maxBatch),
+    ...optional('contentTypes', grant.contentTypes),
+    ...optional('maxContentLength', grant.maxContentLength),
+    ...optional('responseContentTypes', grant.responseContentTypes),
+    wildcard: grant.wildcard,
+    ...optional('uploadKey', grant.uploadKey),
+    deleteMismatched: grant.deleteMismatched,
+    overwrite: grant.overwrite,
+  }
+}
+
 /** A checked grant as `authorize` takes it: without its own `maxBatch`, WAYBILL_MAX_BATCH's. */
 export function completeGrant(definition: GrantDefinition, maxBatch: number): Grant {
   return Object.freeze({ ...definition, maxBatch: definition.maxBatch ?? maxBatch })

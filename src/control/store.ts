@@ -76,7 +76,7 @@ const QUOTAS_OF = (subjects: string) =>
 const KEY_SUBJECTS = "('apiKey:' || k.id, '*')"
 const LISTED_SUBJECTS = '(SELECT value FROM json_each(?1))'
 
-export const EPOCH_SQL = 'SELECT epoch FROM control_epoch WHERE id = 1'
+const EPOCH_SQL = 'SELECT epoch FROM control_epoch WHERE id = 1'
 const BUMP_SQL =
   'UPDATE control_epoch SET epoch = epoch + 1, changed_at = ?1 WHERE id = 1 RETURNING epoch'
 
@@ -129,7 +129,7 @@ async function write(db: D1Database, nowMs: number, writes: D1PreparedStatement[
 // ---- keys -------------------------------------------------------------------------------------
 
 const KEY_COLUMNS =
-  "k.id, k.label, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, (SELECT json_group_array(json_array(prefix, created_at, expires_at)) FROM (SELECT * FROM api_key_secrets WHERE key_id = k.id ORDER BY created_at)) AS secrets"
+  'k.id, k.label, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, (SELECT json_group_array(json_array(prefix, created_at, expires_at)) FROM (SELECT * FROM api_key_secrets WHERE key_id = k.id ORDER BY created_at)) AS secrets'
 
 export interface NewSecret {
   sha256: string
@@ -164,11 +164,7 @@ export async function selectKey(db: D1Database, id: string): Promise<KeyRow | nu
 }
 
 /** Keys by id, from just after `after`, `limit` of them. */
-export async function selectKeys(
-  db: D1Database,
-  after: string,
-  limit: number,
-): Promise<KeyRow[]> {
+export async function selectKeys(db: D1Database, after: string, limit: number): Promise<KeyRow[]> {
   const { results } = await db
     .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.id > ?1 ORDER BY k.id LIMIT ?2`)
     .bind(after, limit)

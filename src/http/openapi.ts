@@ -31,7 +31,12 @@ const ProblemSchema = v.pipe(
 )
 
 /** The answers every authenticated route may give besides its own. */
-const AUTHENTICATED: readonly ErrorCode[] = ['unauthorized', 'too_many_requests', 'config_invalid']
+const AUTHENTICATED: readonly ErrorCode[] = [
+  'unauthorized',
+  'too_many_requests',
+  'config_invalid',
+  'control_unavailable',
+]
 
 /** Responses for each problem an authenticated route may answer, by status. */
 export function problems(...codes: ErrorCode[]) {
@@ -104,6 +109,12 @@ export const SECURITY_SCHEMES: Record<
     in: 'cookie',
     name: 'CF_Authorization',
     description: 'The Cloudflare Access cookie.',
+  },
+  adminToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The admin API only: an admin token (WAYBILL_ADMIN_TOKENS), `Authorization: Bearer <token>`. Caller API keys and JWTs are refused there.',
   },
   jwtCookie: {
     type: 'apiKey',

@@ -14,6 +14,9 @@ export interface LogFields {
   /** Uploads: put, post or multipart. */
   mode?: string
   items?: number
+  /** Uploads: bytes signed (declared), or bytes checked complete. */
+  bytesReserved?: number
+  bytesCompleted?: number
 }
 
 /** What every route factory is given by the app. */
@@ -26,6 +29,8 @@ export interface RouteDeps {
   readonly authenticated: MiddlewareHandler<AppEnv>
   /** The same, also accepting the JWT cookie: for links a browser follows (redirects). */
   readonly authenticatedByCookie: MiddlewareHandler<AppEnv>
+  /** The admin API's authentication: an admin token or an Access admin, never a caller's key. */
+  readonly adminAuthenticated: MiddlewareHandler<AppEnv>
 }
 
 /** Hono's environment for every route: bindings, and what middleware puts on the context. */
@@ -34,6 +39,10 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     config: Config
     principal: Principal
+    /** Who called the admin API: `admin:<token id>` or `admin:access:<email>`. */
+    admin: string
+    /** A followed link's issuer, as the link names it (a hash), for the audit trail. */
+    linkIssuer: string
     log: LogFields
   }
 }

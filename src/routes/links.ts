@@ -3,6 +3,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { found, json } from '../http/answer'
+import { deferOf } from '../http/defer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
 import { jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
@@ -45,7 +46,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
 }
 
 /** `GET /l/{token}`: no credentials; the token is the authority. */
-export function followRoutes({ clock }: RouteDeps) {
+export function followRoutes({ clock, control }: RouteDeps) {
   return new Hono<AppEnv>().get(
     '/:token',
     describeRoute({
@@ -60,14 +61,32 @@ export function followRoutes({ clock }: RouteDeps) {
             'cache-control': { schema: { type: 'string' } },
           },
         },
-        ...publicProblems('forbidden', 'not_found', 'gone', 'config_invalid'),
+        ...publicProblems(
+          'forbidden',
+          'not_found',
+          'gone',
+          'config_invalid',
+          'control_unavailable',
+        ),
       },
     }),
     requireConfig(),
     validParams(LinkParams),
     async (c) => {
       const { token } = c.req.valid('param')
-      const { location, headers } = await followLink(c.get('config'), token, clock())
+      const config = c.get('config')
+      const now = clock()
+      const { location, headers, link } = await followLink(
+        config,
+        token,
+        now,
+        config.control === undefined
+          ? undefined
+          : (facts) => control.linkRevoked(config, facts, now, deferOf(c)),
+      )
+      // For the audit trail: the link's issuer, by the hash the link carries.
+      logFields(c, { origin: link.origin, action: 'read', items: 1 })
+      c.set('linkIssuer', link.issuer)
       return found(location, headers)
     },
   )

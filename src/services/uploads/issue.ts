@@ -13,6 +13,7 @@ import type { UploadItem, UploadRequest } from '../../schemas/uploads'
 import { createMultipartUpload } from '../../store/client'
 import { originFor, permitFor } from '../permits'
 import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
+import { releaseUploads, reserveUploads, type Reservation } from '../quotas'
 import { sealHandle, sealReceipt } from './sealed'
 
 /** What the origin's type or store cannot do for this upload, once a grant is known. */
@@ -119,14 +120,34 @@ export async function issueUpload(
     }
   })
   if (failures.length > 0) throw refused(failures)
-  if (mode === 'multipart') {
-    const { permit, item } = permits[0]!
-    return startMultipart(config, permit, principal, request, item, now)
-  }
-  const uploads = await Promise.all(
-    permits.map(({ permit, item }) => issueOne(config, permit, principal, request, item, now)),
+  // Reserved against the caller's quota, if one counts them, before anything is signed: at the
+  // size each signature admits (a POST policy's most, when no length is given).
+  const reservations = await reserveUploads(
+    config,
+    principal,
+    request.origin,
+    permits.map(({ permit, item }, i) => ({
+      bytes: item.contentLength ?? (mode === 'post' ? permit.maxContentLength : undefined),
+      path: `${at(i)}contentLength`,
+    })),
+    now,
   )
-  return request.batch ? { uploads } : uploads[0]!
+  try {
+    if (mode === 'multipart') {
+      const { permit, item } = permits[0]!
+      return await startMultipart(config, permit, principal, request, item, now, reservations?.[0])
+    }
+    const uploads = await Promise.all(
+      permits.map(({ permit, item }, i) =>
+        issueOne(config, permit, principal, request, item, now, reservations?.[i]),
+      ),
+    )
+    return request.batch ? { uploads } : uploads[0]!
+  } catch (error) {
+    // Nothing was signed (the store refused to start a multipart upload, say): the room comes back.
+    await releaseUploads(config, principal, reservations)
+    throw error
+  }
 }
 
 /** The key the grant's `uploadKey` gives a file name, or the 400 saying there is none. */
@@ -160,6 +181,7 @@ async function issueOne(
   request: UploadRequest,
   item: UploadItem,
   now: Date,
+  quota: Reservation | undefined,
 ) {
   const { origin } = permit
   if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
@@ -183,6 +205,7 @@ async function issueOne(
     overwrite: permit.content?.overwrite !== undefined,
     issuedAt: epochSeconds(now),
     expiresAt: epochSeconds(signed.expiresAt) + RECEIPT_GRACE_S,
+    quota,
   })
   const expiresAt = signed.expiresAt.toISOString()
   if ('fields' in signed) {
@@ -215,6 +238,7 @@ async function startMultipart(
   request: UploadRequest,
   item: UploadItem,
   now: Date,
+  quota: Reservation | undefined,
 ) {
   const { origin } = permit
   if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
@@ -255,6 +279,7 @@ async function startMultipart(
     checksums: checksums !== undefined,
     overwrite: permit.content?.overwrite !== undefined,
     createdAt: epochSeconds(now),
+    quota,
   })
   return {
     mode: 'multipart' as const,

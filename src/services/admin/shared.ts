@@ -1,0 +1,96 @@
+// What the admin services share: ids, times, pages, and D1's failures as answers.
+
+import * as v from 'valibot'
+import type { Config, ControlConfig } from '../../config'
+import { grantSchema, type GrantDefinition } from '../../config/grants'
+import { DEFAULT_ADMIN_PAGE } from '../../limits'
+import { WaybillError, type FieldError } from '../../errors'
+import { fieldErrors } from '../../schemas/valibot'
+import { CONTROL_RETRY_AFTER_S } from '../../limits'
+
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+/**
+ * A new record id: `<prefix>_`, the time in base 36 (so ids sort by creation, and pages follow
+ * them), then 10 random characters.
+ */
+export function newId(prefix: string, now: Date): string {
+  const random = crypto.getRandomValues(new Uint8Array(10))
+  let tail = ''
+  for (const byte of random) tail += BASE36[byte % 36]
+  return `${prefix}_${now.getTime().toString(36).padStart(9, '0')}${tail}`
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+export function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : iso(ms)
+}
+
+/** The admin routes run only with a control plane (adminAuthenticated checks). */
+export function controlOf(config: Config): ControlConfig {
+  if (config.control === undefined) throw new Error('adminAuthenticated lets no request through')
+  return config.control
+}
+
+/**
+ * `read` as the admin API's answer: D1's failures are a 503 (logged without the statement's
+ * values), a uniqueness conflict raced past the service's own check is the 400 `conflict` says.
+ */
+export async function stored<T>(read: () => Promise<T>, conflict?: FieldError): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (conflict !== undefined && /UNIQUE constraint failed/.test(message)) {
+      throw new WaybillError('invalid_request', `${conflict.path}: ${conflict.message}`, {
+        errors: [conflict],
+      })
+    }
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        message: 'control plane write failed',
+        error: error instanceof Error ? error.name : typeof error,
+        detail: message.slice(0, 200),
+      }),
+    )
+    throw new WaybillError(
+      'control_unavailable',
+      'The control plane (D1) cannot be reached; nothing was changed. Retry shortly.',
+      { headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) } },
+    )
+  }
+}
+
+/** One page of rows by id: `limit` of them and the next page's cursor (null at the end). */
+export function page<T extends { id: string }>(rows: readonly T[], limit: number) {
+  const more = rows.length > limit
+  const kept = more ? rows.slice(0, limit) : rows
+  return { rows: kept, cursor: more ? kept.at(-1)!.id : null }
+}
+
+export function pageOf(query: { limit?: number | undefined; cursor?: string | undefined }) {
+  return { after: query.cursor ?? '', limit: query.limit ?? DEFAULT_ADMIN_PAGE }
+}
+
+/**
+ * A grant checked as WAYBILL_GRANTS checks one, against today's origins; each problem named under
+ * `at` (`grants.3.`, or nothing for a body that is the grant).
+ */
+export function checkGrant(
+  config: Config,
+  input: unknown,
+  at: string,
+): { grant: GrantDefinition } | { errors: FieldError[] } {
+  const parsed = v.safeParse(grantSchema(config.origins), input)
+  if (parsed.success) return { grant: parsed.output }
+  return {
+    errors: fieldErrors(parsed.issues).map(({ path, message }) => ({
+      path: path === 'body' ? at.replace(/\.$/, '') || 'body' : `${at}${path}`,
+      message,
+    })),
+  }
+}

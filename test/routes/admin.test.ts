@@ -1,0 +1,354 @@
+// The admin API through the app: keys (created with grants, shown once, listed with their last
+// use, rotated with an overlap), grants, revocations, quotas, and who may call it. The local D1 of
+// the pool (test/control/harness.ts); one clock per app, moved by the tests.
+
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Env } from '../../src/config/env'
+import { CONTROL_MAX_AGE_MS, DEFAULT_ROTATION_OVERLAP_S, USAGE_FLUSH_MS } from '../../src/limits'
+import { ADMIN_TOKEN, admin, appWithClock, fresh, send, withControl } from '../control/harness'
+import { sha256Hex } from '../hex'
+import { createApp } from '../../src/app'
+import {
+  ACCESS_AUD,
+  ACCESS_CERTS,
+  ACCESS_TEAM,
+  FakeJwksServer,
+  makeKey,
+  sign,
+  type TestKey,
+} from '../auth/fixtures'
+import { ALL_KEY, NOW, problemOf, testEnv } from './helpers'
+
+let env: Env
+
+beforeAll(async () => {
+  env = await withControl(await testEnv())
+})
+
+interface Created {
+  id: string
+  key: string
+  label: string | null
+  secrets: { prefix: string }[]
+  grants: { id: string; grant: Record<string, unknown> }[]
+}
+
+async function createKey(app: ReturnType<typeof appWithClock>['app'], body: object) {
+  const response = await admin(app, env, 'POST', '/keys', body)
+  expect(response.status, await response.clone().text()).toBe(201)
+  return response.json<Created>()
+}
+
+const signA = (app: ReturnType<typeof appWithClock>['app'], key: string, folder: string) =>
+  send(app, env, 'POST', '/v1/sign', {
+    bearer: key,
+    body: { origin: 'photos', keys: [`${folder}/a.jpg`] },
+  })
+
+describe('API keys', () => {
+  it('creates a key with its grants, shown once; it signs what its grants allow', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      label: 'the gallery',
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    expect(created.key).toMatch(/^wb_[A-Za-z0-9_-]{43}$/)
+    expect(created.secrets[0]!.prefix).toBe(created.key.slice(0, 7))
+    expect(created.grants[0]!.grant).toMatchObject({
+      to: `apiKey:${created.id}`,
+      origin: 'photos',
+      prefix: `${folder}/`,
+      actions: ['read'],
+    })
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    // Outside the grant: 403, as for any key.
+    expect((await signA(app, created.key, fresh('elsewhere'))).status).toBe(403)
+
+    // Listed and shown by prefix only: never the key, never its hash.
+    const one = await admin(app, env, 'GET', `/keys/${created.id}`)
+    const text = await one.text()
+    expect(one.status).toBe(200)
+    expect(text).not.toContain(created.key)
+    expect(text).not.toContain(await sha256Hex(created.key))
+    expect(JSON.parse(text)).toMatchObject({ id: created.id, label: 'the gallery' })
+  })
+
+  it('takes an id, a prefix and an expiry; refuses ids in use and grants that do not check', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const id = fresh('web')
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      id,
+      prefix: 'live',
+      expiresAt: new Date(NOW.getTime() + 3_600_000).toISOString(),
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    expect(created.id).toBe(id)
+    expect(created.key).toMatch(/^live_/)
+    const again = await admin(app, env, 'POST', '/keys', { id })
+    expect(again.status).toBe(400)
+    expect((await problemOf(again)).errors?.map((e) => e.path)).toEqual(['id'])
+    // The env's own key ids are taken too.
+    const envId = await admin(app, env, 'POST', '/keys', { id: 'all' })
+    expect((await problemOf(envId)).errors?.map((e) => e.path)).toEqual(['id'])
+    const bad = await admin(app, env, 'POST', '/keys', {
+      grants: [
+        { origin: 'nowhere', actions: ['read'] },
+        { origin: 'photos', actions: ['fly'] },
+        { to: '*', origin: 'photos', actions: ['read'] },
+      ],
+    })
+    expect(bad.status).toBe(400)
+    expect((await problemOf(bad)).errors?.map((e) => e.path)).toEqual([
+      'grants.0.origin',
+      'grants.1.actions.0',
+      'grants.2.to',
+    ])
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    // Past its expiry (the cache holds it, and judges the expiry itself).
+    clock.advance(3_600_000)
+    expect((await signA(app, created.key, folder)).status).toBe(401)
+  })
+
+  it('rotates with an overlap: both secrets work, then only the new one', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    const rotated = await admin(app, env, 'POST', `/keys/${created.id}/rotate`, { overlapS: 60 })
+    expect(rotated.status).toBe(200)
+    const { key } = await rotated.json<{ key: string }>()
+    expect(key).not.toBe(created.key)
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    expect((await signA(app, key, folder)).status).toBe(200)
+    clock.advance(60_000)
+    expect((await signA(app, created.key, folder)).status).toBe(401)
+    expect((await signA(app, key, folder)).status).toBe(200)
+    const listed = await (
+      await admin(app, env, 'GET', `/keys/${created.id}`)
+    ).json<{
+      secrets: { expiresAt: string | null }[]
+    }>()
+    expect(listed.secrets.map((s) => s.expiresAt)).toEqual([
+      new Date(NOW.getTime() + 60_000).toISOString(),
+      null,
+    ])
+    expect(DEFAULT_ROTATION_OVERLAP_S).toBe(86_400)
+  })
+
+  it('lists keys page by page, with their last use', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    const ctx = createExecutionContext()
+    await send(app, env, 'POST', '/v1/sign', {
+      bearer: created.key,
+      body: { origin: 'photos', keys: [`${folder}/a.jpg`] },
+      ctx,
+    })
+    await waitOnExecutionContext(ctx)
+    clock.advance(USAGE_FLUSH_MS)
+    const shown = await (
+      await admin(app, env, 'GET', `/keys/${created.id}`)
+    ).json<{
+      lastUsedAt: string | null
+    }>()
+    expect(shown.lastUsedAt).toBe(NOW.toISOString())
+    const first = await (
+      await admin(app, env, 'GET', '/keys?limit=1')
+    ).json<{
+      keys: unknown[]
+      cursor: string | null
+    }>()
+    expect(first.keys).toHaveLength(1)
+    expect(first.cursor).not.toBeNull()
+    const next = await admin(app, env, 'GET', `/keys?limit=1&cursor=${first.cursor!}`)
+    expect(next.status).toBe(200)
+  })
+})
+
+describe('grants', () => {
+  it('adds a grant bound to a key, and removes it', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {})
+    expect((await signA(app, created.key, folder)).status).toBe(403)
+    const grant = await admin(app, env, 'POST', '/grants', {
+      to: `apiKey:${created.id}`,
+      origin: 'photos',
+      prefix: `${folder}/`,
+      actions: ['read'],
+    })
+    expect(grant.status).toBe(201)
+    const { id } = await grant.json<{ id: string }>()
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    const listed = await (
+      await admin(app, env, 'GET', `/grants?to=${encodeURIComponent(`apiKey:${created.id}`)}`)
+    ).json<{ grants: { id: string }[] }>()
+    expect(listed.grants.map((g) => g.id)).toEqual([id])
+    expect((await admin(app, env, 'DELETE', `/grants/${id}`)).status).toBe(204)
+    expect((await signA(app, created.key, folder)).status).toBe(403)
+    expect((await admin(app, env, 'DELETE', `/grants/${id}`)).status).toBe(404)
+  })
+
+  it('adds to the env grants of an env key; its limits are one grant’s, never combined', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    // "all" holds read, write and delete on photos in the env; this adds a debug grant.
+    const grant = await admin(app, env, 'POST', '/grants', {
+      to: 'apiKey:all',
+      origin: 'photos',
+      prefix: `${folder}/`,
+      actions: ['debug'],
+    })
+    expect(grant.status).toBe(201)
+    const debug = await send(app, env, 'POST', '/v1/sign', {
+      bearer: ALL_KEY,
+      body: { origin: 'photos', keys: [`${folder}/a.jpg`], debug: true },
+    })
+    expect(debug.status).toBe(200)
+    await admin(app, env, 'DELETE', `/grants/${(await grant.json<{ id: string }>()).id}`)
+  })
+
+  it('refuses a grant the schema of WAYBILL_GRANTS refuses, naming each field', async () => {
+    const { app } = appWithClock(NOW)
+    const response = await admin(app, env, 'POST', '/grants', {
+      to: 'apiKey:x',
+      origin: 'nowhere',
+      actions: ['read'],
+      prefix: '../x',
+    })
+    expect(response.status).toBe(400)
+    expect((await problemOf(response)).errors?.map((e) => e.path)).toContain('prefix')
+    const origin = await admin(app, env, 'POST', '/grants', {
+      to: 'apiKey:x',
+      origin: 'nowhere',
+      actions: ['read'],
+    })
+    expect((await problemOf(origin)).errors?.map((e) => e.path)).toEqual(['origin'])
+  })
+})
+
+describe('revocations', () => {
+  it('revokes a key: refused at once in this isolate, and listed', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    const revoked = await admin(app, env, 'POST', '/revocations', {
+      kind: 'key',
+      key: created.id,
+    })
+    expect(revoked.status).toBe(201)
+    expect((await signA(app, created.key, folder)).status).toBe(401)
+    const unknown = await admin(app, env, 'POST', '/revocations', { kind: 'key', key: fresh('no') })
+    expect(unknown.status).toBe(404)
+    const rotate = await admin(app, env, 'POST', `/keys/${created.id}/rotate`, {})
+    expect(rotate.status).toBe(400)
+    const list = await admin(app, env, 'GET', '/revocations?limit=1000')
+    expect(await list.text()).toContain(created.id)
+  })
+
+  it('takes the same revocations by time as WAYBILL_LINK_REVOCATIONS', async () => {
+    const { app } = appWithClock(NOW)
+    const response = await admin(app, env, 'POST', '/revocations', {
+      kind: 'links',
+      issuedBefore: '2000-01-01T00:00:00Z',
+      origin: 'photos',
+      principal: 'api-key:nobody',
+    })
+    expect(response.status).toBe(201)
+    expect(await response.json()).toMatchObject({
+      kind: 'links',
+      issuedBefore: '2000-01-01T00:00:00.000Z',
+      origin: 'photos',
+      principal: 'api-key:nobody',
+    })
+  })
+})
+
+describe('who may call the admin API', () => {
+  it('an admin token only: a caller’s key, no credentials and a forged token are 401', async () => {
+    const { app } = appWithClock(NOW)
+    for (const bearer of [ALL_KEY, `${ADMIN_TOKEN}x`, undefined]) {
+      const response = await send(app, env, 'GET', '/admin/v1/keys', { bearer })
+      expect(response.status).toBe(401)
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="waybill-admin"/)
+    }
+    expect((await admin(app, env, 'GET', '/keys')).status).toBe(200)
+  })
+
+  it('an admin token never signs', async () => {
+    const { app } = appWithClock(NOW)
+    const response = await send(app, env, 'POST', '/v1/sign', {
+      bearer: ADMIN_TOKEN,
+      body: { origin: 'photos', keys: ['a.jpg'] },
+    })
+    expect(response.status).toBe(401)
+  })
+
+  it('with no admin method configured, every admin request is refused', async () => {
+    const { app } = appWithClock(NOW)
+    const bare = await testEnv()
+    const none = await send(app, bare, 'GET', '/admin/v1/keys')
+    expect(none.status).toBe(401)
+    expect((await problemOf(none)).detail).toContain('No admin authentication is configured')
+    const token = await send(app, bare, 'GET', '/admin/v1/keys', { bearer: ADMIN_TOKEN })
+    expect((await problemOf(token)).detail).toContain('not an admin token')
+  })
+
+  describe('Cloudflare Access', () => {
+    let accessKey: TestKey
+    let accessEnv: Env
+    const server = new FakeJwksServer()
+    const { app } = { app: createApp({ clock: () => NOW, fetch: server.fetch }) }
+    const token = (email: string) =>
+      sign(accessKey, { iss: ACCESS_TEAM, aud: ACCESS_AUD, sub: `id-${email}`, email })
+    const asAccess = (email: string, environment = accessEnv) =>
+      token(email).then((jwt) =>
+        app.request('/admin/v1/keys', { headers: { 'cf-access-jwt-assertion': jwt } }, environment),
+      )
+
+    beforeAll(async () => {
+      accessKey = await makeKey('RS256', 'access')
+      server.sets.set(ACCESS_CERTS, { keys: [accessKey.publicJwk] })
+      accessEnv = await withControl(
+        await testEnv({
+          WAYBILL_AUTH: JSON.stringify({
+            access: { teamDomain: ACCESS_TEAM, aud: ACCESS_AUD, admins: ['ops@example.com'] },
+          }),
+        }),
+      )
+    })
+
+    it('an identity with the admin role may call; another is 403', async () => {
+      expect((await asAccess('ops@example.com')).status).toBe(200)
+      const other = await asAccess('dev@example.com')
+      expect(other.status).toBe(403)
+      expect((await problemOf(other)).detail).toContain('admin role')
+    })
+
+    it('without a control plane, an admin learns it: 503 naming WAYBILL_DB', async () => {
+      const bare = { ...accessEnv, WAYBILL_DB: undefined, WAYBILL_QUOTAS: undefined }
+      const response = await asAccess('ops@example.com', {
+        ...bare,
+        WAYBILL_ADMIN_TOKENS: undefined,
+      })
+      expect(response.status).toBe(503)
+      expect((await problemOf(response)).detail).toContain('WAYBILL_DB')
+    })
+  })
+})
+
+describe('the epoch bound', () => {
+  it('is the limit every isolate is held to', () => {
+    expect(CONTROL_MAX_AGE_MS).toBeLessThanOrEqual(5_000)
+  })
+})
