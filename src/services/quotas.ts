@@ -4,7 +4,7 @@
 // Reads never come here.
 
 import type { Config } from '../config'
-import { quotaFor, quotaWindow } from '../control/quota'
+import { quotaFor, quotaWindow, type ReserveAnswer } from '../control/quota'
 import { invalid, WaybillError } from '../errors'
 import { CONTROL_RETRY_AFTER_S } from '../limits'
 import { principalName, type Principal } from '../principal'
@@ -72,16 +72,15 @@ export async function reserveUploads(
   }
   const reservations = uploads.map(() => ({ q: quota.id, r: crypto.randomUUID() }))
   const limits = { maxObjects: quota.maxObjects, maxBytes: quota.maxBytes, windowS: quota.windowS }
-  const stub = counter(config, quota.id, principal)
-  let answer: Awaited<ReturnType<typeof stub.reserve>>
+  let answer: ReserveAnswer
   try {
-    answer = await stub.reserve(
+    answer = await counter(config, quota.id, principal).reserve(
       reservations.map(({ r }, i) => ({ id: r, bytes: uploads[i]!.bytes ?? 0 })),
       limits,
       now.getTime(),
     )
   } catch (error) {
-    throw unreachable(error)
+    throw error instanceof WaybillError ? error : unreachable(error)
   }
   if (answer.ok) return reservations
   const { end } = quotaWindow(quota, now.getTime())
