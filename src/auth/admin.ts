@@ -20,7 +20,7 @@ const ACCESS_COOKIE = 'CF_Authorization'
 
 function unauthorized(detail: string): WaybillError {
   return new WaybillError('unauthorized', detail, {
-    headers: { 'www-authenticate': 'Bearer realm="waybill-admin"' },
+    headers: { 'www-authenticate': 'Bearer realm="waybill", scope="admin"' },
   })
 }
 

@@ -13,7 +13,7 @@ import {
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
 import { OriginName, queryNumber, wholeNumber } from './fields'
-import { isRecord, list, pathTo, strict } from './valibot'
+import { isRecord, list, pathTo, strict, typeName } from './valibot'
 
 const idMessage = 'must be 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
 const labelMessage = 'must be a string of at most 200 characters, without control characters'
@@ -80,7 +80,9 @@ export const KeyCreateBody = strict({
   ),
   grants: v.optional(
     v.pipe(
-      list(v.looseObject({}, grantItemMessage)),
+      // Checked whole by the grant schema in the service; an object schema here would copy the
+      // fields, and a "__proto__" among them would vanish instead of being refused.
+      list(v.custom<Record<string, unknown>>(isRecord, grantItemMessage)),
       v.maxLength(MAX_GRANTS_PER_SUBJECT, `must hold at most ${MAX_GRANTS_PER_SUBJECT} grants`),
       v.description(
         'Grants for this key, each as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema.',
@@ -199,29 +201,37 @@ export function recordParams(prefix: 'g' | 'q') {
 
 const linkIdMessage = 'must be a link id, as POST /v1/links answered it'
 
-export const RevocationBody = v.variant(
-  'kind',
-  [
-    strict({
-      kind: v.literal('key'),
-      key: v.pipe(KeyId, v.description('The API key: it stops working everywhere.')),
-    }),
-    strict({
-      kind: v.literal('link'),
-      link: v.pipe(
-        v.string(linkIdMessage),
-        v.regex(/^[A-Za-z0-9_-]{16}$/, linkIdMessage),
-        v.description('One link, by the id POST /v1/links answered with it.'),
-      ),
-    }),
-    strict({
-      kind: v.literal('links'),
-      issuedBefore: v.pipe(Time, v.description('Links issued before this time…')),
-      origin: v.optional(v.pipe(OriginName, v.description('…on this origin…'))),
-      principal: v.optional(v.pipe(PrincipalName, v.description('…by this caller.'))),
-    }),
-  ],
-  'must be "key", "link" or "links"',
+export const RevocationBody = v.pipe(
+  // valibot's variant reads the discriminator first: without this, an array is "kind: must be…".
+  // (A check, not an object schema: those copy the fields, and a "__proto__" field would vanish.)
+  v.custom<Record<string, unknown>>(
+    isRecord,
+    (issue) => `must be a JSON object, not ${typeName(issue.input)}`,
+  ),
+  v.variant(
+    'kind',
+    [
+      strict({
+        kind: v.literal('key'),
+        key: v.pipe(KeyId, v.description('The API key: it stops working everywhere.')),
+      }),
+      strict({
+        kind: v.literal('link'),
+        link: v.pipe(
+          v.string(linkIdMessage),
+          v.regex(/^[A-Za-z0-9_-]{16}$/, linkIdMessage),
+          v.description('One link, by the id POST /v1/links answered with it.'),
+        ),
+      }),
+      strict({
+        kind: v.literal('links'),
+        issuedBefore: v.pipe(Time, v.description('Links issued before this time…')),
+        origin: v.optional(v.pipe(OriginName, v.description('…on this origin…'))),
+        principal: v.optional(v.pipe(PrincipalName, v.description('…by this caller.'))),
+      }),
+    ],
+    'must be "key", "link" or "links"',
+  ),
 )
 export type RevocationBody = v.InferOutput<typeof RevocationBody>
 

@@ -280,7 +280,9 @@ describe('who may call the admin API', () => {
     for (const bearer of [ALL_KEY, `${ADMIN_TOKEN}x`, undefined]) {
       const response = await send(app, env, 'GET', '/admin/v1/keys', { bearer })
       expect(response.status).toBe(401)
-      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="waybill-admin"/)
+      expect(response.headers.get('www-authenticate')).toMatch(
+        /^Bearer realm="waybill", scope="admin"/,
+      )
     }
     expect((await admin(app, env, 'GET', '/keys')).status).toBe(200)
   })
