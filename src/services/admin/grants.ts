@@ -7,7 +7,7 @@ import type { ControlPlane } from '../../control/plane'
 import { countGrants, deleteGrant, insertGrant, selectGrants } from '../../control/store'
 import { invalid, WaybillError } from '../../errors'
 import { MAX_GRANTS_PER_SUBJECT } from '../../limits'
-import { checkGrant, controlOf, iso, newId, page, pageOf, stored } from './shared'
+import { checkGrant, controlOf, iso, newId, page, pageOf, stored, subjectProblem } from './shared'
 
 /**
  * Stores a grant, checked again against the origins configured now (the route checked its
@@ -24,6 +24,8 @@ export async function createGrant(
   const checked = checkGrant(config, grant, '')
   if ('errors' in checked) throw invalid(checked.errors)
   const subject = grant.to as string
+  const problem = subjectProblem(subject)
+  if (problem !== undefined) throw invalid([{ path: 'to', message: problem }])
   if ((await stored(() => countGrants(db, subject))) >= MAX_GRANTS_PER_SUBJECT) {
     throw invalid([
       { path: 'to', message: `already holds ${MAX_GRANTS_PER_SUBJECT} grants, the most one may` },

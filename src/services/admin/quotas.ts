@@ -13,7 +13,7 @@ import {
 } from '../../control/store'
 import { invalid, WaybillError, type FieldError } from '../../errors'
 import type { QuotaBody } from '../../schemas/admin'
-import { controlOf, iso, newId, page, pageOf, stored } from './shared'
+import { controlOf, iso, newId, page, pageOf, stored, subjectProblem } from './shared'
 
 function view(row: QuotaRow) {
   return {
@@ -31,7 +31,9 @@ export async function createQuota(config: Config, plane: ControlPlane, body: Quo
   const control = controlOf(config)
   const errors: FieldError[] = []
   const subject = subjectOf(body.to)
-  if (subject === undefined) {
+  const problem = subjectProblem(body.to)
+  if (problem !== undefined) errors.push({ path: 'to', message: problem })
+  else if (subject === undefined) {
     errors.push({
       path: 'to',
       message: 'must be "apiKey:<id>", "sub:<subject>", "role:<role>", "email:<address>" or "*"',

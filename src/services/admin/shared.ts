@@ -76,6 +76,19 @@ export function pageOf(query: { limit?: number | undefined; cursor?: string | un
   return { after: query.cursor ?? '', limit: query.limit ?? DEFAULT_ADMIN_PAGE }
 }
 
+const KEY_SUBJECT = /^apiKey:(?![A-Za-z0-9][A-Za-z0-9._-]{0,63}$)/
+
+/**
+ * Why a subject the control plane would store names nobody, or undefined: an `apiKey:` subject must
+ * name a key id as keys are named (WAYBILL_GRANTS itself takes any text there, which matches no
+ * key; stored, it would only clutter).
+ */
+export function subjectProblem(to: string): string | undefined {
+  return KEY_SUBJECT.test(to)
+    ? 'must name a key as "apiKey:<id>", the id 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
+    : undefined
+}
+
 /**
  * A grant checked as WAYBILL_GRANTS checks one, against today's origins; each problem named under
  * `at` (`grants.3.`, or nothing for a body that is the grant).
