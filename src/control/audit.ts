@@ -127,7 +127,11 @@ function recordAudit(
   }
   const event = auditEvent(facts)
   sendToSinks(audit, event, defer)
-  if (config.control !== undefined && event.principal !== undefined && event.origin !== undefined) {
+  if (config.control === undefined) return
+  // A request nobody is known for (a 401) counts nothing, but writes what others gathered.
+  if (event.principal === undefined || event.origin === undefined) {
+    control.flush(config, facts.now.getTime(), defer)
+  } else {
     control.record(
       config,
       {

@@ -338,8 +338,15 @@ export class ControlPlane {
         state.lastUsed.set(facts.keyId, facts.nowMs)
       }
     }
-    if (facts.nowMs - state.flushedAt < USAGE_FLUSH_MS) return
-    state.flushedAt = facts.nowMs
+    this.flush(config, facts.nowMs, defer)
+  }
+
+  /** Writes what usage has gathered, once USAGE_FLUSH_MS have passed since the last write. */
+  flush(config: Config, nowMs: number, defer: Defer): void {
+    const state = this.stateOf(config)
+    if (nowMs - state.flushedAt < USAGE_FLUSH_MS) return
+    if (state.usage.size === 0 && state.lastUsed.size === 0) return
+    state.flushedAt = nowMs
     const usage = [...state.usage.values()]
     const lastUsed = new Map(state.lastUsed)
     state.usage.clear()

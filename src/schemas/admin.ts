@@ -345,7 +345,12 @@ export const UsageAnswer = v.object({
         v.number(),
         v.description('Artifacts signed: URLs, upload URLs and policies, links.'),
       ),
-      refused: v.pipe(v.number(), v.description('Requests refused (401, 403, 429).')),
+      refused: v.pipe(
+        v.number(),
+        v.description(
+          'Requests refused once the caller was known (403, 429; 410 for its revoked links).',
+        ),
+      ),
       bytesReserved: v.pipe(v.number(), v.description('Bytes of uploads signed, as declared.')),
       bytesCompleted: v.pipe(v.number(), v.description('Bytes of uploads checked complete.')),
       linksFollowed: v.pipe(v.number(), v.description("Visits to this caller's signed links.")),

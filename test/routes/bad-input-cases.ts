@@ -1515,7 +1515,6 @@ function adminAuthRows(method: string, path: string, body?: RowBody): BadInputCa
 
 const ADMIN: Who = { as: { caller: 'admin' }, auth: adminAuthRows }
 const ADMIN_GET_POST: Who = { ...ADMIN, allow: 'POST, GET, HEAD' }
-const ADMIN_DELETE: Who = { ...ADMIN, allow: 'DELETE' }
 
 const adminRow = (
   method: string,
