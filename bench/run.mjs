@@ -44,10 +44,12 @@ const CASES = [
 const APP_CASES = [
   ['app-healthz', 10_000, 9],
   ['app-redirect', 10_000, 9],
+  // The same redirect by a key made through the admin API, its grant in D1: warm caches.
+  ['app-redirect-d1', 10_000, 9],
   ['app-link', 10_000, 9],
 ]
-// A baseline may predate signed links: before and after compare the other two.
-const APP_COMPARED = APP_CASES.filter(([name]) => name !== 'app-link')
+// A baseline may predate signed links and the control plane: before and after compare the others.
+const APP_COMPARED = APP_CASES.filter(([name]) => name === 'app-healthz' || name === 'app-redirect')
 
 /** The cases compared with a baseline: waybill's own signing, one URL to a large batch. */
 const COMPARED = [
@@ -137,7 +139,7 @@ function ratio(rows, name) {
   return `${(of(name) / of('app-healthz')).toFixed(2)}×`
 }
 
-async function measure(start) {
+async function measure(start, appCases = APP_CASES) {
   const bench = await start()
   let timed
   try {
@@ -148,7 +150,7 @@ async function measure(start) {
   }
   const app = await start({ app: true })
   try {
-    return { ...timed, app: await timeRequests(app, APP_CASES) }
+    return { ...timed, app: await timeRequests(app, appCases) }
   } finally {
     await app.stop()
   }
@@ -168,9 +170,11 @@ function appTable(app) {
 const APP_LABELS = {
   'app-healthz': '`GET /healthz`',
   'app-redirect': '`GET /v1/redirect/photos/…` (API key)',
+  'app-redirect-d1': '…the same by a key in D1, its grant in D1 (warm caches)',
   'app-link': '`GET /l/{token}` (a signed link)',
 }
 
+const signed = (v) => `${v >= 0 ? '+' : '−'}${fmt(Math.abs(v))}`
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toFixed(2))
 
 function tables(rows) {
@@ -195,7 +199,11 @@ async function main() {
   const { values } = parseArgs({ options: { baseline: { type: 'string' } } })
   const comparison = values.baseline === undefined ? [] : await compareWith(values.baseline)
   const workerd = await measure((options) => startBenchWorker(ROOT, options))
-  const node = await measure((options) => startNodeBench(ROOT, options))
+  // Node has no D1: the control plane's case is workerd's only.
+  const node = await measure(
+    (options) => startNodeBench(ROOT, options),
+    APP_CASES.filter(([name]) => name !== 'app-redirect-d1'),
+  )
   const size = bundleSize()
   const [cold] = await coldStarts([size])
   const [http] = await measureHttp()
@@ -215,6 +223,7 @@ async function main() {
     `- waybill: **${fmt(w('waybill'))} µs/URL** (target ≤ 5).`,
     `- A single URL (N = 1): **${fmt(get(workerd.rows, 'waybill', 1))} µs** with the batch's constants kept per isolate (target ≤ 8); ${fmt(get(workerd.rows, 'waybill-uncached', 1))} µs when they are built for it (the first request of a signing second).`,
     `- Whole requests inside the app: \`GET /healthz\` ${fmt(get(workerd.app.rows, 'app-healthz'))} µs, a redirect ${fmt(get(workerd.app.rows, 'app-redirect'))} µs (**${ratio(workerd.app.rows, 'app-redirect')}**), following a link ${fmt(get(workerd.app.rows, 'app-link'))} µs (**${ratio(workerd.app.rows, 'app-link')}**; goal ≤ 1.3×).`,
+    `- The control plane from warm caches: a redirect by a key made through the admin API, its grant in D1, ${fmt(get(workerd.app.rows, 'app-redirect-d1'))} µs, **${signed(get(workerd.app.rows, 'app-redirect-d1') - get(workerd.app.rows, 'app-redirect'))} µs** against the env's key and grant (target ≤ +1; \`npm run bench:control\` measures it with 100,000 keys, and a cold miss).`,
     `- aws4fetch ${fmt(w('aws4fetch'))} µs: waybill is **${(w('aws4fetch') / w('waybill')).toFixed(1)}×** faster (target ≥ 18×).`,
     `- @aws-sdk/s3-request-presigner getSignedUrl ${fmt(w('sdk-getSignedUrl'))} µs: **${(w('sdk-getSignedUrl') / w('waybill')).toFixed(0)}×** (target ≥ 90×).`,
     `- Web Crypto floor (one digest + one HMAC per URL) ${fmt(w('webcrypto-floor'))} µs.`,

@@ -3,6 +3,11 @@
 // as in production, so a whole request's cost inside the app stands out of the runtime's dispatch
 // (about a millisecond per request through Miniflare). bench/workerd.mjs bundles it against this
 // checkout's src/ or a baseline's, so the same requests measure both.
+//
+// With a D1 binding (WAYBILL_DB, given by bench/workerd.mjs and bench/control.mjs), the control
+// plane's cases too: a redirect by a key made through the admin API, its grant in D1, from warm
+// caches (`app-redirect-d1`), the same with a key no cache has seen on every call (the cold miss,
+// from the keys bench/control.mjs stored in BENCH_COLD_KEYS), and an admin write.
 
 import { createApp } from '../../src/app'
 
@@ -13,9 +18,58 @@ const API_KEY = 'wb_bench_app_key_not_a_secret_0123456789'
 const BASE = 'https://waybill.bench'
 const encoder = new TextEncoder()
 
+const ADMIN_TOKEN = 'wba_bench_admin_token_not_a_secret_0123456789'
+
 const app = createApp()
 let env: Promise<Record<string, unknown>> | undefined
+let controlEnv: Promise<Record<string, unknown>> | undefined
 let linkPath: Promise<string> | undefined
+let storedKey: Promise<string> | undefined
+let coldKeys: string[] | undefined
+let cold = 0
+
+const hex = (bytes: ArrayBuffer) =>
+  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('')
+
+/** The same config with the control plane bound: D1 and an admin token. */
+async function makeControlEnv(bindings: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const sha256 = hex(await crypto.subtle.digest('SHA-256', encoder.encode(ADMIN_TOKEN)))
+  return {
+    ...(await (env ??= makeEnv())),
+    WAYBILL_DB: bindings.WAYBILL_DB,
+    WAYBILL_ADMIN_TOKENS: JSON.stringify([{ id: 'bench', sha256 }]),
+  }
+}
+
+/** A request to the app as the admin. */
+async function adminRequest(
+  path: string,
+  body: unknown,
+  bindings: Record<string, unknown>,
+  ctx: ExecutionContext,
+) {
+  return app.fetch(
+    new Request(`${BASE}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    await (controlEnv ??= makeControlEnv(bindings)),
+    ctx,
+  )
+}
+
+/** A key made through the admin API, with a grant to read the bucket: the D1 cases' caller. */
+async function makeStoredKey(bindings: Record<string, unknown>, ctx: ExecutionContext) {
+  const response = await adminRequest(
+    '/keys',
+    { label: 'bench', grants: [{ origin: 'photos', actions: ['read'] }] },
+    bindings,
+    ctx,
+  )
+  if (response.status !== 201) throw new Error(`POST /admin/v1/keys: ${response.status}`)
+  return (await response.json<{ key: string }>()).key
+}
 
 /** One config for every case; request logging on errors only, as a busy deployment would run. */
 async function makeEnv(): Promise<Record<string, unknown>> {
@@ -51,9 +105,12 @@ async function issueLink(ctx: ExecutionContext): Promise<string> {
   return new URL(links[0]!.url).pathname
 }
 
-type Case = [next: () => Request, expected: number]
+type Case = [next: () => Request, expected: number, control?: boolean]
 
-const CASES: Record<string, (ctx: ExecutionContext) => Case | Promise<Case>> = {
+const CASES: Record<
+  string,
+  (ctx: ExecutionContext, bindings: Record<string, unknown>) => Case | Promise<Case>
+> = {
   'app-healthz'() {
     return [() => new Request(`${BASE}/healthz`), 200]
   },
@@ -65,17 +122,61 @@ const CASES: Record<string, (ctx: ExecutionContext) => Case | Promise<Case>> = {
     const url = `${BASE}${await (linkPath ??= issueLink(ctx))}`
     return [() => new Request(url), 302]
   },
+  async 'app-redirect-d1'(ctx, bindings) {
+    const key = await (storedKey ??= makeStoredKey(bindings, ctx))
+    const init = { headers: { authorization: `Bearer ${key}` } }
+    return [() => new Request(`${BASE}/v1/redirect/photos/${KEY}`, init), 302, true]
+  },
+  /** Each call a key no cache has seen: its lookup and grants are one D1 query. */
+  'app-redirect-d1-cold'(_ctx, bindings) {
+    coldKeys ??= JSON.parse(bindings.BENCH_COLD_KEYS as string) as string[]
+    const keys = coldKeys
+    return [
+      () => {
+        const key = keys[cold++]
+        if (key === undefined) throw new Error('out of cold keys: store more in BENCH_COLD_KEYS')
+        return new Request(`${BASE}/v1/redirect/photos/${KEY}`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      },
+      302,
+      true,
+    ]
+  },
+  /** An admin write: a key with one grant (three rows and the epoch, one transaction). */
+  'admin-create-key'() {
+    let i = 0
+    return [
+      () =>
+        new Request(`${BASE}/admin/v1/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            label: `bench ${i++}`,
+            grants: [{ origin: 'photos', prefix: `tenants/${i}/`, actions: ['read'] }],
+          }),
+        }),
+      201,
+      true,
+    ]
+  },
 }
 
 export default {
-  async fetch(request: Request, _env: unknown, ctx: ExecutionContext): Promise<Response> {
+  async fetch(
+    request: Request,
+    bindings: Record<string, unknown>,
+    ctx: ExecutionContext,
+  ): Promise<Response> {
     const url = new URL(request.url)
     const name = url.pathname.slice(1)
     if (name === 'empty') return new Response('{}')
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
-    const [next, expected] = await make(ctx)
-    const appEnv = await (env ??= makeEnv())
+    const [next, expected, control] = await make(ctx, bindings)
+    const appEnv = control
+      ? await (controlEnv ??= makeControlEnv(bindings))
+      : await (env ??= makeEnv())
     const calls =
       Number(url.searchParams.get('n') ?? '1') * Number(url.searchParams.get('reps') ?? '1')
     // Bodies are left unread, as the runtime would stream them; every status is checked.

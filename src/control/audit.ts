@@ -40,6 +40,8 @@ export interface AuditEvent {
 interface RequestFacts {
   readonly now: Date
   readonly requestId: string
+  /** The path as requested, and the route's pattern (only the sinks need that one). */
+  readonly path: string
   readonly route: string
   readonly status: number
   readonly principal?: { readonly kind: string; readonly id: string } | undefined
@@ -52,7 +54,8 @@ interface RequestFacts {
   readonly bytesCompleted?: number | undefined
 }
 
-// Routes that answer for uploads already signed: they mint nothing.
+// The paths that answer for uploads already signed: they mint nothing. (Static routes: the path
+// is the pattern.)
 const FOLLOW_UPS: ReadonlySet<string> = new Set([
   '/v1/uploads/complete',
   '/v1/uploads/multipart/complete',
@@ -77,23 +80,34 @@ function outcomeOf(facts: RequestFacts): AuditOutcome {
   return facts.linkIssuer !== undefined ? 'followed' : 'minted'
 }
 
+/** What a request counts for: the outcome, under whom, and how many artifacts. */
+function tally(facts: RequestFacts) {
+  const outcome = outcomeOf(facts)
+  const principal =
+    facts.linkIssuer !== undefined
+      ? `link:${facts.linkIssuer}`
+      : facts.principal === undefined
+        ? undefined
+        : `${facts.principal.kind}:${facts.principal.id}`
+  const minted = outcome === 'minted' && !FOLLOW_UPS.has(facts.path)
+  return {
+    outcome,
+    principal,
+    keyId: facts.principal?.kind === 'api-key' ? facts.principal.id : undefined,
+    count: minted || outcome === 'followed' ? (facts.items ?? 1) : 0,
+  }
+}
+
 /**
  * The event for a request on the signing API (/v1/*) or a followed link (/l/*).
  *
  * @example
- * const event = auditEvent({ now, requestId, route: '/v1/sign', status: 200,
+ * const event = auditEvent({ now, requestId, path: '/v1/sign', route: '/v1/sign', status: 200,
  *   principal: { kind: 'api-key', id: 'web' }, origin: 'photos', action: 'read', items: 3 })
  * event.count // 3
  */
 export function auditEvent(facts: RequestFacts): AuditEvent {
-  const outcome = outcomeOf(facts)
-  const followed = facts.linkIssuer !== undefined
-  const principal = followed
-    ? `link:${facts.linkIssuer}`
-    : facts.principal === undefined
-      ? undefined
-      : `${facts.principal.kind}:${facts.principal.id}`
-  const minted = outcome === 'minted' && !FOLLOW_UPS.has(facts.route)
+  const { outcome, principal, keyId, count } = tally(facts)
   return Object.freeze({
     type: 'waybill.audit',
     time: facts.now.toISOString(),
@@ -101,18 +115,18 @@ export function auditEvent(facts: RequestFacts): AuditEvent {
     route: facts.route,
     status: facts.status,
     outcome,
-    action: followed ? 'follow' : (facts.action ?? 'none'),
+    action: facts.linkIssuer !== undefined ? 'follow' : (facts.action ?? 'none'),
     principal,
-    keyId: facts.principal?.kind === 'api-key' ? facts.principal.id : undefined,
+    keyId,
     origin: facts.origin,
-    count: minted || outcome === 'followed' ? (facts.items ?? 1) : 0,
+    count,
     bytes: outcome === 'minted' ? (facts.bytesReserved ?? 0) + (facts.bytesCompleted ?? 0) : 0,
   })
 }
 
 /**
- * Sends an event to the configured sinks and counts it into the control plane's usage: an
- * Analytics Engine data point (written at once; the runtime sends it after the answer) and a
+ * Sends a request's event to the configured sinks, and counts it into the control plane's usage:
+ * an Analytics Engine data point (written at once; the runtime sends it after the answer) and a
  * Queue message (after the answer). A sink's failure is logged, never the request's.
  */
 function recordAudit(
@@ -122,32 +136,36 @@ function recordAudit(
   defer: Defer,
 ): void {
   const { audit } = config
-  if (audit.dataset === undefined && audit.queue === undefined && config.control === undefined) {
+  if (audit.dataset !== undefined || audit.queue !== undefined) {
+    sendToSinks(audit, auditEvent(facts), defer)
+  }
+  if (config.control === undefined) return
+  // The usage counters need a few numbers of the event, not the event (this runs per request).
+  const nowMs = facts.now.getTime()
+  const who =
+    facts.linkIssuer !== undefined ? { kind: 'link', id: facts.linkIssuer } : facts.principal
+  // A request nobody is known for (a 401) counts nothing, but writes what others gathered.
+  if (who === undefined || facts.origin === undefined) {
+    control.flush(config, nowMs, defer)
     return
   }
-  const event = auditEvent(facts)
-  sendToSinks(audit, event, defer)
-  if (config.control === undefined) return
-  // A request nobody is known for (a 401) counts nothing, but writes what others gathered.
-  if (event.principal === undefined || event.origin === undefined) {
-    control.flush(config, facts.now.getTime(), defer)
-  } else {
-    control.record(
-      config,
-      {
-        nowMs: facts.now.getTime(),
-        principal: event.principal,
-        origin: event.origin,
-        minted: event.outcome === 'minted' ? event.count : 0,
-        refused: event.outcome === 'refused' ? 1 : 0,
-        bytesReserved: event.outcome === 'minted' ? (facts.bytesReserved ?? 0) : 0,
-        bytesCompleted: event.outcome === 'minted' ? (facts.bytesCompleted ?? 0) : 0,
-        linksFollowed: event.outcome === 'followed' ? 1 : 0,
-        keyId: event.keyId,
-      },
-      defer,
-    )
-  }
+  const outcome = outcomeOf(facts)
+  const minted = outcome === 'minted'
+  control.record(
+    config,
+    nowMs,
+    who,
+    facts.origin,
+    {
+      minted: minted && !FOLLOW_UPS.has(facts.path) ? (facts.items ?? 1) : 0,
+      refused: outcome === 'refused' ? 1 : 0,
+      bytesReserved: minted ? (facts.bytesReserved ?? 0) : 0,
+      bytesCompleted: minted ? (facts.bytesCompleted ?? 0) : 0,
+      linksFollowed: outcome === 'followed' ? 1 : 0,
+    },
+    facts.principal?.kind === 'api-key' ? facts.principal.id : undefined,
+    defer,
+  )
 }
 
 function sendToSinks(audit: AuditConfig, event: AuditEvent, defer: Defer): void {
@@ -200,13 +218,23 @@ function sinkFailed(sink: string, error: unknown): void {
 export function audit(options: { control: ControlPlane; clock: Clock }) {
   const { control, clock } = options
   return createMiddleware<AppEnv>(async function audit(c, next) {
-    const path = c.req.path
-    if (!path.startsWith('/v1/') && !path.startsWith('/l/')) return next()
-    const now = clock()
     await next()
+    const path = c.req.path
+    if (!path.startsWith('/v1/') && !path.startsWith('/l/')) return
     // Unset when the configuration is invalid: then nothing was signed, and there is no sink.
     const config = c.get('config') as Config | undefined
     if (config === undefined) return
+    const { audit: sinks } = config
+    if (sinks.dataset === undefined && sinks.queue === undefined && config.control === undefined) {
+      return
+    }
+    let now: Date
+    try {
+      now = clock()
+    } catch {
+      // A clock that fails has failed the request already (its 500 is logged): nothing to add.
+      return
+    }
     const log = c.get('log')
     recordAudit(
       config,
@@ -214,7 +242,8 @@ export function audit(options: { control: ControlPlane; clock: Clock }) {
       {
         now,
         requestId: c.get('requestId'),
-        route: c.req.routePath,
+        path,
+        route: sinks.dataset === undefined && sinks.queue === undefined ? '' : c.req.routePath,
         status: c.res.status,
         // Either may be unset: a refusal before authentication, a request that is not a link.
         principal: c.get('principal'),

@@ -20,7 +20,7 @@ import * as v from 'valibot'
 import { principalHash } from '../auth/links'
 import type { Config, ControlConfig, Grant, Quota } from '../config'
 import { completeGrant, grantSchema, subjectOf } from '../config/grants'
-import { hexEncode } from '../core/bytes'
+import { constantTimeEqual, hexEncode } from '../core/bytes'
 import { WaybillError } from '../errors'
 import {
   CONTROL_KEY_CACHE_ENTRIES,
@@ -76,20 +76,18 @@ export interface LinkFacts {
   readonly issuer: string
 }
 
-/** One request's usage, as the audit trail counts it. */
-export interface UsageFacts {
-  readonly nowMs: number
-  /** `api-key:web`, `jwt:alice`, or `link:<issuer hash>` for a followed link. */
-  readonly principal: string
-  readonly origin: string
+/** What one request adds to its caller's usage of an origin, on a day. */
+export interface UsageCounts {
   readonly minted: number
   readonly refused: number
   readonly bytesReserved: number
   readonly bytesCompleted: number
   readonly linksFollowed: number
-  /** The API key that was used, for its last-used time. */
-  readonly keyId?: string | undefined
 }
+
+const DAY_MS = 86_400_000
+
+type Mutable = { -readonly [K in keyof UsageCounts]: number }
 
 // Keys made through the admin API (src/services/admin/keys.ts): anything else is not looked up.
 const STORED_KEY = /^[a-z][a-z0-9]{0,15}_[A-Za-z0-9_-]{43}$/
@@ -101,17 +99,30 @@ class State {
   /** Bumped whenever the caches are dropped: a lookup that spans one is not cached. */
   generation = 0
   refreshing = false
-  readonly keys = new Lru<string, KeyRecord>(CONTROL_KEY_CACHE_ENTRIES)
+  /** Keys by their SHA-256 (see `digestKey`), the digest kept to tell them apart for sure. */
+  readonly keys = new Lru<number, { digest: Uint8Array; record: KeyRecord }>(
+    CONTROL_KEY_CACHE_ENTRIES,
+  )
   /** Hashes no stored key has, kept apart so that a flood of them cannot evict the keys. */
-  readonly unknown = new Lru<string, true>(CONTROL_KEY_CACHE_ENTRIES)
-  /** A caller's subjects → the config `authorize` gets: the env's grants plus theirs. */
+  readonly unknown = new Lru<number, Uint8Array>(CONTROL_KEY_CACHE_ENTRIES)
+  /**
+   * A caller's subjects → the config `authorize` gets: the env's grants plus theirs. API keys by
+   * their id, token callers by their subjects.
+   */
+  readonly keyRules = new Lru<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
   readonly rules = new Lru<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
   /** Link id → revoked by id. */
   readonly links = new Lru<string, boolean>(CONTROL_LINK_CACHE_ENTRIES)
   linkRules: readonly LinkRule[] | undefined
   readonly grant: ReturnType<typeof grantSchema>
-  // Usage not yet written, and when each key's last use was last queued.
-  readonly usage = new Map<string, UsageDelta>()
+  /**
+   * Usage not yet written, for one day (`usageDay`, days since the epoch): by the caller's kind,
+   * then its id, then the origin. Keyed by strings the request has already, so counting a request
+   * makes none.
+   */
+  readonly usage = new Map<string, Map<string, Map<string, Mutable>>>()
+  usageDay = -1
+  /** When each key's last use was last queued, and the queue. */
   readonly lastUsed = new Map<string, number>()
   readonly usedAt = new Lru<string, number>(CONTROL_KEY_CACHE_ENTRIES)
   flushedAt = -Infinity
@@ -126,6 +137,7 @@ class State {
   drop(): void {
     this.keys.clear()
     this.unknown.clear()
+    this.keyRules.clear()
     this.rules.clear()
     this.links.clear()
     this.linkRules = undefined
@@ -150,16 +162,28 @@ function unavailable(error: unknown): WaybillError {
   )
 }
 
-/** The subjects a caller's grants and quotas may name (`*` included), and their cache key. */
-function subjectsOf(principal: Principal): { key: string; subjects: string[] } {
-  if (principal.kind === 'api-key') {
-    return { key: `apiKey:${principal.id}`, subjects: [`apiKey:${principal.id}`, '*'] }
-  }
+/** The subjects a caller's grants and quotas may name (`*` included). */
+function subjectsOf(principal: Principal): string[] {
+  if (principal.kind === 'api-key') return [`apiKey:${principal.id}`, '*']
   const subjects = [`sub:${principal.id}`]
   if (principal.email !== undefined) subjects.push(`email:${principal.email}`)
   for (const role of [...principal.roles].sort()) subjects.push(`role:${role}`)
   subjects.push('*')
-  return { key: `${principal.kind}\n${subjects.join('\n')}`, subjects }
+  return subjects
+}
+
+/** The cache key of a token caller's grants: what its subjects depend on. */
+function rulesKey(principal: Principal): string {
+  return `${principal.kind}\n${subjectsOf(principal).join('\n')}`
+}
+
+/**
+ * A cache key for a key's SHA-256: its first 53 bits, as a number (a number keys a Map faster
+ * than any string made from the digest). Entries keep the whole digest, compared on every hit.
+ */
+function digestKey(digest: Uint8Array): number {
+  const high = ((digest[0]! << 24) | (digest[1]! << 16) | (digest[2]! << 8) | digest[3]!) >>> 0
+  return high * 2 ** 21 + ((digest[4]! << 13) | (digest[5]! << 5) | (digest[6]! >>> 3))
 }
 
 /**
@@ -191,24 +215,28 @@ export class ControlPlane {
     now: Date,
     defer: Defer,
   ): Promise<KeyRecord | undefined> {
-    if (!STORED_KEY.test(presented)) return undefined
     const state = this.stateOf(config)
     const nowMs = now.getTime()
-    const hash = hexEncode(digest)
+    const id = digestKey(digest)
     let record: KeyRecord | undefined
     if (this.current(state, nowMs, defer)) {
-      if (state.unknown.get(hash) !== undefined) return undefined
-      record = state.keys.get(hash)
+      const hit = state.keys.get(id)
+      if (hit !== undefined && constantTimeEqual(hit.digest, digest)) record = hit.record
+      else {
+        const unknown = state.unknown.get(id)
+        if (unknown !== undefined && constantTimeEqual(unknown, digest)) return undefined
+      }
     }
     if (record === undefined) {
+      if (!STORED_KEY.test(presented)) return undefined
       const db = state.control.db
       const { row, cacheable } = await this.load<KeyLookupRow>(
         state,
         nowMs,
-        keyStatement(db, hash, MAX_GRANTS_PER_SUBJECT),
+        keyStatement(db, hexEncode(digest), MAX_GRANTS_PER_SUBJECT),
       )
       if (row === null) {
-        if (cacheable) state.unknown.set(hash, true)
+        if (cacheable) state.unknown.set(id, digest)
         return undefined
       }
       record = Object.freeze({
@@ -218,9 +246,9 @@ export class ControlPlane {
         secretExpiresAt: row.secret_expires_at,
       })
       if (cacheable) {
-        state.keys.set(hash, record)
+        state.keys.set(id, { digest, record })
         // The key's own grants and quotas came with it: its next request needs no query at all.
-        state.rules.set(`apiKey:${row.id}`, this.combine(state, row))
+        state.keyRules.set(row.id, this.combine(state, row))
       }
     }
     const usable =
@@ -234,18 +262,21 @@ export class ControlPlane {
   async configFor(config: Config, principal: Principal, now: Date, defer: Defer): Promise<Config> {
     const state = this.stateOf(config)
     const nowMs = now.getTime()
-    const { key, subjects } = subjectsOf(principal)
+    // An API key's grants by its id; a token's by all it could be named by.
+    const byKey = principal.kind === 'api-key'
+    const cache = byKey ? state.keyRules : state.rules
+    const key = byKey ? principal.id : rulesKey(principal)
     if (this.current(state, nowMs, defer)) {
-      const hit = state.rules.get(key)
+      const hit = cache.get(key)
       if (hit !== undefined) return hit
     }
     const { row, cacheable } = await this.load<RulesRow>(
       state,
       nowMs,
-      rulesStatement(state.control.db, subjects, MAX_GRANTS_PER_SUBJECT),
+      rulesStatement(state.control.db, subjectsOf(principal), MAX_GRANTS_PER_SUBJECT),
     )
     const combined = row === null ? state.base : this.combine(state, row)
-    if (cacheable) state.rules.set(key, combined)
+    if (cacheable) cache.set(key, combined)
     return combined
   }
 
@@ -305,49 +336,68 @@ export class ControlPlane {
   }
 
   /**
-   * Counts a request's usage and its key's last use, written to D1 after the answer at most every
+   * Counts a request's usage (its caller: `kind` and `id`, `link` and the issuer's hash for a
+   * followed link) and its key's last use, written to D1 after the answer at most every
    * USAGE_FLUSH_MS (a key's last use at most once a minute): never on the signing path.
    */
-  record(config: Config, facts: UsageFacts, defer: Defer): void {
+  record(
+    config: Config,
+    nowMs: number,
+    who: { readonly kind: string; readonly id: string },
+    origin: string,
+    counts: UsageCounts,
+    keyId: string | undefined,
+    defer: Defer,
+  ): void {
     const state = this.stateOf(config)
-    const day = new Date(facts.nowMs).toISOString().slice(0, 10)
-    const id = `${day}\n${facts.principal}\n${facts.origin}`
-    const delta = state.usage.get(id)
-    if (delta === undefined) {
-      state.usage.set(id, {
-        day,
-        principal: facts.principal,
-        origin: facts.origin,
-        minted: facts.minted,
-        refused: facts.refused,
-        bytesReserved: facts.bytesReserved,
-        bytesCompleted: facts.bytesCompleted,
-        linksFollowed: facts.linksFollowed,
-      })
-    } else {
-      delta.minted += facts.minted
-      delta.refused += facts.refused
-      delta.bytesReserved += facts.bytesReserved
-      delta.bytesCompleted += facts.bytesCompleted
-      delta.linksFollowed += facts.linksFollowed
+    const day = Math.floor(nowMs / DAY_MS)
+    // Past midnight: what yesterday gathered goes first, under its own day.
+    if (day !== state.usageDay) {
+      this.flush(config, nowMs, defer, true)
+      state.usageDay = day
     }
-    if (facts.keyId !== undefined) {
-      const last = state.usedAt.get(facts.keyId)
-      if (last === undefined || facts.nowMs - last >= LAST_USED_RESOLUTION_MS) {
-        state.usedAt.set(facts.keyId, facts.nowMs)
-        state.lastUsed.set(facts.keyId, facts.nowMs)
+    let byId = state.usage.get(who.kind)
+    if (byId === undefined)
+      state.usage.set(who.kind, (byId = new Map<string, Map<string, Mutable>>()))
+    let byOrigin = byId.get(who.id)
+    if (byOrigin === undefined) byId.set(who.id, (byOrigin = new Map<string, Mutable>()))
+    const sum = byOrigin.get(origin)
+    if (sum === undefined) byOrigin.set(origin, { ...counts })
+    else {
+      sum.minted += counts.minted
+      sum.refused += counts.refused
+      sum.bytesReserved += counts.bytesReserved
+      sum.bytesCompleted += counts.bytesCompleted
+      sum.linksFollowed += counts.linksFollowed
+    }
+    if (keyId !== undefined) {
+      const last = state.usedAt.get(keyId)
+      if (last === undefined || nowMs - last >= LAST_USED_RESOLUTION_MS) {
+        state.usedAt.set(keyId, nowMs)
+        state.lastUsed.set(keyId, nowMs)
       }
     }
-    this.flush(config, facts.nowMs, defer)
+    if (nowMs - state.flushedAt >= USAGE_FLUSH_MS) this.flush(config, nowMs, defer)
   }
 
-  /** Writes what usage has gathered, once USAGE_FLUSH_MS have passed since the last write. */
-  flush(config: Config, nowMs: number, defer: Defer): void {
+  /**
+   * Writes what usage has gathered, once USAGE_FLUSH_MS have passed since the last write (or now,
+   * when `force`d).
+   */
+  flush(config: Config, nowMs: number, defer: Defer, force = false): void {
     const state = this.stateOf(config)
-    if (nowMs - state.flushedAt < USAGE_FLUSH_MS) return
+    if (!force && nowMs - state.flushedAt < USAGE_FLUSH_MS) return
     if (state.usage.size === 0 && state.lastUsed.size === 0) return
     state.flushedAt = nowMs
-    const usage = [...state.usage.values()]
+    const day = new Date(state.usageDay * DAY_MS).toISOString().slice(0, 10)
+    const usage: UsageDelta[] = []
+    for (const [kind, byId] of state.usage) {
+      for (const [id, byOrigin] of byId) {
+        for (const [origin, counts] of byOrigin) {
+          usage.push({ day, principal: `${kind}:${id}`, origin, ...counts })
+        }
+      }
+    }
     const lastUsed = new Map(state.lastUsed)
     state.usage.clear()
     state.lastUsed.clear()

@@ -8,7 +8,7 @@ import { auditEvent, type AuditEvent } from '../../src/control/audit'
 import { postJson } from '../requests'
 import { ALL_KEY, NOW, PHOTOS_KEY, testEnv } from '../routes/helpers'
 
-const base = { now: NOW, requestId: 'r-1', route: '/v1/sign', status: 200 }
+const base = { now: NOW, requestId: 'r-1', path: '/v1/sign', route: '/v1/sign', status: 200 }
 const web = { kind: 'api-key', id: 'web' }
 
 describe('auditEvent', () => {
@@ -31,6 +31,7 @@ describe('auditEvent', () => {
     })
     const upload = auditEvent({
       ...base,
+      path: '/v1/uploads',
       route: '/v1/uploads',
       principal: { kind: 'jwt', id: 'alice' },
       origin: 'photos',
@@ -52,6 +53,7 @@ describe('auditEvent', () => {
     expect(auditEvent({ ...base, status: 500 }).outcome).toBe('error')
     const check = auditEvent({
       ...base,
+      path: '/v1/uploads/complete',
       route: '/v1/uploads/complete',
       principal: web,
       items: 1,
@@ -60,6 +62,7 @@ describe('auditEvent', () => {
     expect(check).toMatchObject({ outcome: 'minted', count: 0, bytes: 42 })
     const follow = auditEvent({
       ...base,
+      path: '/l/k1.x.y',
       route: '/l/:token',
       status: 302,
       linkIssuer: 'AbCdEfGhIjK',
