@@ -45,8 +45,10 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
     async (c) => {
       const config = c.get('config')
       const body = c.req.valid('json')
+      // The origin first: a refusal's log line and audit event name it too.
+      logFields(c, { origin: body.origin })
       const batch = signBatch(config, c.get('principal'), body, clock())
-      logFields(c, { origin: body.origin, action: batch.permit.action, items: batch.size })
+      logFields(c, { action: batch.permit.action, items: batch.size })
       if (wantsNdjson(c)) return ndjson(batch.lines(), batch.streamHeaders)
       const { text, headers } = await batch.answer()
       return json(c, text, headers)

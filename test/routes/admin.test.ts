@@ -172,6 +172,67 @@ describe('API keys', () => {
   })
 })
 
+describe('usage', () => {
+  it('counts by day and origin what a key minted, reserved and had refused, and its links followed', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read', 'write'] }],
+    })
+    const ctx = createExecutionContext()
+    const call = (path: string, body?: unknown) =>
+      send(app, env, body === undefined ? 'GET' : 'POST', path, { bearer: created.key, body, ctx })
+    expect(
+      (await call('/v1/sign', { origin: 'photos', keys: [`${folder}/a`, `${folder}/b`] })).status,
+    ).toBe(200)
+    expect(
+      (
+        await call('/v1/uploads', {
+          origin: 'photos',
+          key: `${folder}/up.txt`,
+          contentType: 'text/plain',
+          contentLength: 1234,
+        })
+      ).status,
+    ).toBe(200)
+    expect((await call('/v1/sign', { origin: 'docs', keys: ['x'] })).status).toBe(403)
+    const links = await call('/v1/links', { origin: 'photos', keys: [`${folder}/a`] })
+    const { links: issued } = await links.json<{ links: { url: string }[] }>()
+    const path = new URL(issued[0]!.url).pathname
+    for (let i = 0; i < 3; i++) {
+      expect((await app.request(path, {}, env, ctx)).status).toBe(302)
+    }
+    // Written with the next request past USAGE_FLUSH_MS.
+    clock.advance(USAGE_FLUSH_MS)
+    await call('/v1/sign', { origin: 'photos', keys: [`${folder}/c`] })
+    await waitOnExecutionContext(ctx)
+    const usage = await admin(app, env, 'GET', `/usage?key=${created.id}`)
+    expect(usage.status).toBe(200)
+    const { days } = await usage.json<{ days: Record<string, unknown>[] }>()
+    expect(days).toEqual([
+      {
+        day: '2026-11-23',
+        origin: 'docs',
+        minted: 0,
+        refused: 1,
+        bytesReserved: 0,
+        bytesCompleted: 0,
+        linksFollowed: 0,
+      },
+      {
+        day: '2026-11-23',
+        origin: 'photos',
+        // 2 URLs, 1 upload, 1 link, 1 more URL.
+        minted: 5,
+        refused: 0,
+        bytesReserved: 1234,
+        bytesCompleted: 0,
+        linksFollowed: 3,
+      },
+    ])
+  })
+})
+
 describe('grants', () => {
   it('adds a grant bound to a key, and removes it', async () => {
     const { app } = appWithClock(NOW)
