@@ -295,6 +295,46 @@ describe('grants', () => {
   })
 })
 
+describe('quotas', () => {
+  it('are set and listed; under one, a bare PUT URL (any size) is refused for POST /v1/uploads', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['write'], overwrite: true }],
+    })
+    const put = () =>
+      send(app, env, 'POST', '/v1/sign', {
+        bearer: created.key,
+        body: { origin: 'photos', method: 'PUT', keys: [`${folder}/a.bin`] },
+      })
+    expect((await put()).status).toBe(200)
+    const quota = await admin(app, env, 'POST', '/quotas', {
+      to: `apiKey:${created.id}`,
+      origin: 'photos',
+      maxBytes: 1000,
+      windowS: 86_400,
+    })
+    expect(quota.status).toBe(201)
+    const { id } = await quota.json<{ id: string }>()
+    const refused = await put()
+    expect(refused.status).toBe(403)
+    const problem = await problemOf(refused)
+    expect(problem.detail).toContain(id)
+    expect(problem.errors?.map((e) => e.path)).toEqual(['method'])
+    const again = await admin(app, env, 'POST', '/quotas', {
+      to: `apiKey:${created.id}`,
+      origin: 'photos',
+      maxObjects: 1,
+      windowS: 60,
+    })
+    expect((await problemOf(again)).errors?.map((e) => e.path)).toEqual(['to'])
+    const listed = await (await admin(app, env, 'GET', '/quotas?limit=1000')).text()
+    expect(listed).toContain(id)
+    expect((await admin(app, env, 'DELETE', `/quotas/${id}`)).status).toBe(204)
+    expect((await put()).status).toBe(200)
+  })
+})
+
 describe('revocations', () => {
   it('revokes a key: refused at once in this isolate, and listed', async () => {
     const { app } = appWithClock(NOW)
