@@ -11,12 +11,9 @@ import type { Clock } from '../http/clock'
 import type { AppEnv } from '../http/types'
 import { MAX_TOKEN_BYTES } from '../limits'
 import { findApiKey } from './api-key'
+import { ACCESS_COOKIE, ACCESS_HEADER, BEARER } from './authenticate'
 import type { RemoteJwksCache } from './jwks'
 import { invalidToken, verifyAccess } from './tokens'
-
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
-const ACCESS_HEADER = 'cf-access-jwt-assertion'
-const ACCESS_COOKIE = 'CF_Authorization'
 
 function unauthorized(detail: string): WaybillError {
   return new WaybillError('unauthorized', detail, {

@@ -18,10 +18,11 @@ import type { RemoteJwksCache } from './jwks'
 import { principalName, type Principal } from '../principal'
 import { invalidToken, verifyAccess, verifyJwt } from './tokens'
 
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+/** `Authorization: Bearer <credential>`, and where Cloudflare Access puts its token. */
+export const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+export const ACCESS_HEADER = 'cf-access-jwt-assertion'
+export const ACCESS_COOKIE = 'CF_Authorization'
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
-const ACCESS_HEADER = 'cf-access-jwt-assertion'
-const ACCESS_COOKIE = 'CF_Authorization'
 
 function unauthorized(detail: string): WaybillError {
   return new WaybillError('unauthorized', detail, {

@@ -145,8 +145,14 @@ class State {
   }
 }
 
-/** The answer when D1 cannot be reached; the cause goes to the log (never a bound value). */
-function unavailable(error: unknown): WaybillError {
+/**
+ * The answer when D1 cannot be reached; the cause goes to the log (its name and message: a D1
+ * error quotes SQL at most, never a bound value).
+ */
+export function unavailable(
+  error: unknown,
+  detail = 'The control plane (D1) cannot be reached, so nothing can be authorized now; retry shortly.',
+): WaybillError {
   console.error(
     JSON.stringify({
       level: 'error',
@@ -155,11 +161,9 @@ function unavailable(error: unknown): WaybillError {
       detail: (error instanceof Error ? error.message : String(error)).slice(0, 200),
     }),
   )
-  return new WaybillError(
-    'control_unavailable',
-    'The control plane (D1) cannot be reached, so nothing can be authorized now; retry shortly.',
-    { headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) } },
-  )
+  return new WaybillError('control_unavailable', detail, {
+    headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) },
+  })
 }
 
 /** The subjects a caller's grants and quotas may name (`*` included). */

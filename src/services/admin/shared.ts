@@ -4,9 +4,9 @@ import * as v from 'valibot'
 import type { Config, ControlConfig } from '../../config'
 import { grantSchema, type GrantDefinition } from '../../config/grants'
 import { DEFAULT_ADMIN_PAGE } from '../../limits'
-import { WaybillError, type FieldError } from '../../errors'
+import { invalid, type FieldError } from '../../errors'
 import { fieldErrors } from '../../schemas/valibot'
-import { CONTROL_RETRY_AFTER_S } from '../../limits'
+import { unavailable } from '../../control/plane'
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz'
 
@@ -45,22 +45,11 @@ export async function stored<T>(read: () => Promise<T>, conflict?: FieldError): 
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     if (conflict !== undefined && /UNIQUE constraint failed/.test(message)) {
-      throw new WaybillError('invalid_request', `${conflict.path}: ${conflict.message}`, {
-        errors: [conflict],
-      })
+      throw invalid([conflict])
     }
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        message: 'control plane write failed',
-        error: error instanceof Error ? error.name : typeof error,
-        detail: message.slice(0, 200),
-      }),
-    )
-    throw new WaybillError(
-      'control_unavailable',
+    throw unavailable(
+      error,
       'The control plane (D1) cannot be reached; nothing was changed. Retry shortly.',
-      { headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) } },
     )
   }
 }
