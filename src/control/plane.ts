@@ -504,7 +504,19 @@ export class ControlPlane {
    */
   private grants(state: State, json: string): Grant[] {
     const grants: Grant[] = []
-    for (const [id, body] of JSON.parse(json) as [string, unknown][]) {
+    const rows = JSON.parse(json) as [string, unknown][]
+    if (rows.length >= MAX_GRANTS_PER_SUBJECT) {
+      // The statement reads at most this many (the admin API stores at most this many per
+      // subject, but a caller has several subjects): the rest allow nothing. Say so.
+      console.error(
+        JSON.stringify({
+          level: 'error',
+          message: 'stored grants cut short',
+          read: rows.length,
+        }),
+      )
+    }
+    for (const [id, body] of rows) {
       const parsed = v.safeParse(state.grant, body)
       if (parsed.success) grants.push(completeGrant(parsed.output, state.base.maxBatch))
       else {
