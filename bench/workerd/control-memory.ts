@@ -72,7 +72,7 @@ function fakeD1(): D1Database {
 export async function cacheMemory(
   counts: { keys: number; callers: number; links: number },
   gc: () => void,
-): Promise<{ bytes: number; perKey: number }> {
+): Promise<{ bytes: number }> {
   const result = parseConfig({
     WAYBILL_ORIGINS: JSON.stringify({
       photos: { type: 's3', bucket: 'photos', region: 'eu-west-1', credentials: 'BENCH' },
@@ -126,5 +126,5 @@ export async function cacheMemory(
   const bytes = process.memoryUsage().heapUsed - before
   // Kept alive to the measure: the inputs are not what is measured.
   if (keys.length + callers.length + links.length < 0) console.log(plane)
-  return { bytes, perKey: bytes / Math.max(1, counts.keys) }
+  return { bytes }
 }
