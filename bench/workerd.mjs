@@ -285,11 +285,12 @@ export async function timeSideBySide(benches, cases) {
     empties.push(median(emptySamples))
   }
   const plans = benches.map(() =>
-    cases.map(([name, n, repeats]) => ({
+    cases.map(([name, n, repeats, reps]) => ({
       name,
       n,
       repeats,
-      reps: Math.max(1, Math.ceil(2000 / n)),
+      // Small batches run repeatedly inside one request, unless the case says how often.
+      reps: reps ?? Math.max(1, Math.ceil(2000 / n)),
       samples: [],
     })),
   )

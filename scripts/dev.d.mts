@@ -30,3 +30,4 @@ export declare function workerVars(options: {
   warnings: string[]
 }
 export declare function envFileText(vars: Record<string, string>): string
+export declare function bucketOrigins(port: number, appOrigins: string[]): string[]

@@ -120,6 +120,18 @@ function webOrigin(text) {
   return url.origin
 }
 
+/**
+ * The origins the bucket's CORS rules allow: the demo page, under both names a browser may use for
+ * it, and each app's.
+ *
+ * @example
+ * bucketOrigins(8787, ['http://localhost:5180'])
+ * // ['http://127.0.0.1:8787', 'http://localhost:8787', 'http://localhost:5180']
+ */
+export function bucketOrigins(port, appOrigins) {
+  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...appOrigins]
+}
+
 /** JSON text, or undefined when it is not. */
 function jsonOf(text) {
   try {
@@ -468,15 +480,14 @@ async function main() {
   children.push(s3.stop)
   if (kept === undefined) await seed(s3.endpoint)
   const base = `http://127.0.0.1:${port}`
-  // The demo page's origin, under both names a browser may use for it, and each app's.
-  const bucketOrigins = [base, `http://localhost:${port}`, ...appOrigins]
+  const allowedOrigins = bucketOrigins(port, appOrigins)
   await applyBucketCors({
     endpoint: s3.endpoint,
     bucket: BUCKET,
     region: 'us-east-1',
     accessKeyId: DEMO_ACCESS_KEY_ID,
     secretAccessKey: DEMO_SECRET_ACCESS_KEY,
-    allowedOrigins: bucketOrigins,
+    allowedOrigins,
   })
 
   // wrangler.jsonc's vars as wrangler reads them; .dev.vars as wrangler would (it does not read
@@ -543,7 +554,7 @@ async function main() {
       'demo S3 credentials',
       `access key ${DEMO_ACCESS_KEY_ID}, secret ${DEMO_SECRET_ACCESS_KEY} (local fixture)`,
     ],
-    ['bucket CORS', bucketOrigins.join(', ')],
+    ['bucket CORS', allowedOrigins.join(', ')],
     [
       'WAYBILL_CORS',
       worker.corsOrigins === '*'

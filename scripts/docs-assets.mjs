@@ -1,7 +1,11 @@
-// The Worker's vendored static assets, made into public/vendor/ (git ignores it) by `npm start`,
-// the browser tests and `npm run deploy`, all through `buildVendorAssets()`:
-// - the API reference page (GET /docs) runs Scalar's browser bundle, served by the Worker rather
-//   than from a CDN: copied here from node_modules;
+// The Worker's generated static assets, made into public/ (git ignores them) by `npm start`, the
+// browser tests and `npm run deploy`, all through `buildVendorAssets()`. The runtime serves them
+// before the Worker runs, so none of them is in the Worker's bundle:
+// - the API document (GET /openapi.json): docs/openapi.json, which `npm run openapi` generates
+//   from the routes;
+// - the API reference page (GET /docs, public/docs.html): rendered here by Scalar's Hono
+//   integration, running Scalar's browser bundle from the Worker's own assets rather than a CDN
+//   (copied here from node_modules);
 // - the demo page imports the browser client (client/, the waybill-client workspace), bundled
 //   here by esbuild into one minified ES module, with its types in one declaration file beside it
 //   for pages without a bundler (dts-bundle-generator).
@@ -13,14 +17,65 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { Scalar } from '@scalar/hono-api-reference'
 import { generateDtsBundle } from 'dts-bundle-generator'
 import { build } from 'esbuild'
+import { Hono } from 'hono'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 /** Where /docs loads the bundle from: `/vendor/scalar-api-reference.js`. */
 export const DOCS_BUNDLE = 'vendor/scalar-api-reference.js'
 /** Where the demo page imports the client from: `/vendor/waybill-client.js`. */
 export const CLIENT_BUNDLE = 'vendor/waybill-client.js'
+
+/** Where the runtime serves the API document from, and the reference page (`/docs`). */
+export const API_DOCUMENT = 'openapi.json'
+export const DOCS_PAGE = 'docs.html'
+
+/**
+ * The API reference page as Scalar's Hono integration renders it: reading /openapi.json, with no
+ * chrome that points at Scalar's own services ("Ask AI", "Generate MCP", and the developer
+ * toolbar's "Deploy", shown by default on a localhost page).
+ */
+export async function renderDocsPage() {
+  const app = new Hono().get(
+    '/docs',
+    Scalar({
+      url: `/${API_DOCUMENT}`,
+      pageTitle: 'waybill API',
+      cdn: `/${DOCS_BUNDLE}`,
+      withDefaultFonts: false,
+      hideClientButton: true,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
+    }),
+  )
+  return (await app.request('/docs')).text()
+}
+
+/** The page's own script, moved out of it so that its policy can say `script-src 'self'`. */
+export const DOCS_SCRIPT = 'vendor/docs-init.js'
+
+/**
+ * Copies the API document into public/ and renders the reference page beside it, its inline
+ * script moved to DOCS_SCRIPT (public/_headers gives /docs its own Content-Security-Policy).
+ */
+export async function writeApiAssets() {
+  const document = join(ROOT, 'public', API_DOCUMENT)
+  const page = join(ROOT, 'public', DOCS_PAGE)
+  const script = join(ROOT, 'public', DOCS_SCRIPT)
+  copyFileSync(join(ROOT, 'docs', 'openapi.json'), document)
+  const inline = /<script type="text\/javascript">([\s\S]*?)<\/script>/
+  const html = await renderDocsPage()
+  const init = inline.exec(html)
+  if (init === null)
+    throw new Error("Scalar's page has no inline script to move: see renderDocsPage")
+  mkdirSync(dirname(script), { recursive: true })
+  writeFileSync(script, init[1].trim() + '\n')
+  writeFileSync(page, html.replace(inline, `<script src="/${DOCS_SCRIPT}"></script>`))
+  return { document, page, script }
+}
 
 /** Copies Scalar's standalone bundle into public/ (idempotent, fast). */
 export function copyDocsAssets() {
@@ -63,11 +118,12 @@ export async function buildClientBundle() {
   return { path: target, bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length }
 }
 
-/** Everything public/vendor/ holds: Scalar's bundle and the client's. */
+/** Every generated asset: the API document and reference page, Scalar's bundle, the client's. */
 export async function buildVendorAssets() {
+  const api = await writeApiAssets()
   const docs = copyDocsAssets()
   const client = await buildClientBundle()
-  return { docs, client }
+  return { api, docs, client }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,9 +1,7 @@
-import { Hono } from 'hono'
-import { Scalar } from '@scalar/hono-api-reference'
+import { Hono, type Handler } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import * as v from 'valibot'
-import openApiDocument from '../docs/openapi.json'
 import { adminAuthenticated } from './auth/admin'
 import { authenticate } from './auth/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
@@ -13,6 +11,7 @@ import { CoreError } from './core/errors'
 import { fromCoreError, WaybillError } from './errors'
 import { systemClock, type Clock } from './http/clock'
 import { requireConfig } from './http/config'
+import { noStore } from './http/answer'
 import { cors } from './http/cors'
 import { jsonContent, publicProblems } from './http/openapi'
 import { internalErrorResponse, problemResponse } from './http/problem'
@@ -31,6 +30,25 @@ export interface AppOptions {
   clock?: Clock
   /** How JWKS are fetched; the global fetch unless a test serves its own. */
   fetch?: Fetch
+}
+
+/**
+ * A file of the Worker's static assets (public/, made by scripts/docs-assets.mjs). The runtime
+ * serves them before the Worker runs; the route answers GET when it is reached anyway (a
+ * deployment without the assets, or a test), and gives the path its 405s and its document entry.
+ */
+function asset(path: string): Handler<AppEnv> {
+  return (c) => {
+    // No env at all: app.request without one, as a test may call it.
+    const assets = (c.env as Partial<AppEnv['Bindings']> | undefined)?.ASSETS
+    if (assets === undefined) {
+      throw new WaybillError('not_found', `This deployment serves no ${path} (no static assets).`)
+    }
+    // Its own Response, so that middleware may still set headers (a fetched one's are immutable).
+    return assets
+      .fetch(new URL(path, c.req.url))
+      .then((answer) => new Response(answer.body, answer))
+  }
 }
 
 /** The versioned API, chained so that its type describes every route (see `WaybillApi`). */
@@ -70,6 +88,8 @@ export function createApp(options: AppOptions = {}) {
   app.use(requestLog())
   app.use(audit({ control, clock }))
   app.use(cors())
+  // The response policy (src/http/answer.ts): no-store unless a route earns a cache rule.
+  app.use(noStore())
   // Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves.
   app.use(
     methodNotAllowed({
@@ -98,7 +118,7 @@ export function createApp(options: AppOptions = {}) {
       },
     }),
     requireConfig(),
-    (c) => c.json({ ok: true as const }, 200, { 'cache-control': 'no-store' }),
+    (c) => c.json({ ok: true as const }, 200),
   )
   app.get(
     '/openapi.json',
@@ -108,11 +128,11 @@ export function createApp(options: AppOptions = {}) {
       security: [],
       responses: {
         200: { description: 'The OpenAPI 3.1 document' },
-        ...publicProblems('method_not_allowed'),
+        ...publicProblems('not_found', 'method_not_allowed'),
       },
     }),
     // Generated from the routes at build time (src/openapi.ts, npm run openapi), not in the Worker.
-    (c) => c.json(openApiDocument),
+    asset('/openapi.json'),
   )
 
   app.get(
@@ -123,22 +143,11 @@ export function createApp(options: AppOptions = {}) {
       security: [],
       responses: {
         200: { description: 'An HTML page (Scalar) reading /openapi.json' },
-        ...publicProblems('method_not_allowed'),
+        ...publicProblems('not_found', 'method_not_allowed'),
       },
     }),
-    // Scalar's browser bundle is a static asset of this Worker (scripts/docs-assets.mjs), not a CDN's.
-    Scalar({
-      url: '/openapi.json',
-      pageTitle: 'waybill API',
-      cdn: '/vendor/scalar-api-reference.js',
-      withDefaultFonts: false,
-      hideClientButton: true,
-      // No chrome that points at Scalar's own services: "Ask AI", "Generate MCP", and the
-      // developer toolbar's "Deploy" (shown by default on a localhost page).
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      showDeveloperTools: 'never',
-    }),
+    // Rendered at build time with Scalar's browser bundle beside it (scripts/docs-assets.mjs).
+    asset('/docs'),
   )
 
   const deps: RouteDeps = {

@@ -105,7 +105,20 @@ async function issueLink(ctx: ExecutionContext): Promise<string> {
   return new URL(links[0]!.url).pathname
 }
 
-type Case = [next: () => Request, expected: number, control?: boolean]
+/**
+ * A request maker, the status it must answer, and how: `read`, its body is read (a streamed
+ * answer's work happens as it is read); `control`, the app is given the control plane's D1.
+ */
+type Case = [next: () => Request, expected: number, how?: { read?: boolean; control?: boolean }]
+
+/** A `POST /v1/sign` body of 10,000 keys, built once. */
+const SIGN_BODY = JSON.stringify({
+  origin: 'photos',
+  keys: Array.from(
+    { length: 10_000 },
+    (_, i) => `gallery/2026/img-${String(i).padStart(6, '0')}.jpg`,
+  ),
+})
 
 const CASES: Record<
   string,
@@ -118,6 +131,16 @@ const CASES: Record<
     const init = { headers: { authorization: `Bearer ${API_KEY}` } }
     return [() => new Request(`${BASE}/v1/redirect/photos/${KEY}`, init), 302]
   },
+  // A whole batch request: authentication, body reading and validation, authorize per key, the
+  // signing, and the answer's JSON. bench/run.mjs reports it per key.
+  'app-sign-10k'() {
+    const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }
+    return [
+      () => new Request(`${BASE}/v1/sign`, { method: 'POST', headers, body: SIGN_BODY }),
+      200,
+      { read: true },
+    ]
+  },
   async 'app-link'(ctx) {
     const url = `${BASE}${await (linkPath ??= issueLink(ctx))}`
     return [() => new Request(url), 302]
@@ -125,7 +148,7 @@ const CASES: Record<
   async 'app-redirect-d1'(ctx, bindings) {
     const key = await (storedKey ??= makeStoredKey(bindings, ctx))
     const init = { headers: { authorization: `Bearer ${key}` } }
-    return [() => new Request(`${BASE}/v1/redirect/photos/${KEY}`, init), 302, true]
+    return [() => new Request(`${BASE}/v1/redirect/photos/${KEY}`, init), 302, { control: true }]
   },
   /** Each call a key no cache has seen: its lookup and grants are one D1 query. */
   'app-redirect-d1-cold'(_ctx, bindings) {
@@ -140,7 +163,7 @@ const CASES: Record<
         })
       },
       302,
-      true,
+      { control: true },
     ]
   },
   /** An admin write: a key with one grant (three rows and the epoch, one transaction). */
@@ -157,7 +180,7 @@ const CASES: Record<
           }),
         }),
       201,
-      true,
+      { control: true },
     ]
   },
 }
@@ -173,19 +196,21 @@ export default {
     if (name === 'empty') return new Response('{}')
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
-    const [next, expected, control] = await make(ctx, bindings)
+    const [next, expected, { read = false, control = false } = {}] = await make(ctx, bindings)
     const appEnv = control
       ? await (controlEnv ??= makeControlEnv(bindings))
       : await (env ??= makeEnv())
     const calls =
       Number(url.searchParams.get('n') ?? '1') * Number(url.searchParams.get('reps') ?? '1')
-    // Bodies are left unread, as the runtime would stream them; every status is checked.
+    // Bodies are left unread, as the runtime would stream them, unless the case reads them; every
+    // status is checked.
     let response: Response | undefined
     for (let i = 0; i < calls; i++) {
       response = await app.fetch(next(), appEnv, ctx)
       if (response.status !== expected) {
         return new Response(`${name}: ${response.status} ${await response.text()}`, { status: 500 })
       }
+      if (read) await response.arrayBuffer()
     }
     return Response.json({ n: calls, first: response?.headers.get('location') ?? null })
   },

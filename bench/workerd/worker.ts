@@ -20,6 +20,7 @@ import {
   withParams,
   type CloudFrontKey,
 } from '../../src/core/cloudfront/sign'
+import { canonicalMediaType } from '../../src/core/media-type'
 import { resolveS3Endpoint } from '../../src/core/s3/endpoint'
 import { prepareS3Presign } from '../../src/core/s3/presign'
 import { cachedS3Presign } from '../../src/core/s3/presign-cache'
@@ -50,6 +51,14 @@ const CF_EXPIRES = 1_900_000_000
 const KEY_PAIR_ID = 'KBENCH000001'
 const encoder = new TextEncoder()
 
+const MEDIA_TYPES = [
+  'image/png',
+  'application/pdf',
+  'text/plain; charset=utf-8',
+  'Text/Plain ; Charset="UTF-8"',
+  'video/mp4',
+  'application/octet-stream',
+]
 const keyAt = (i: number) => `gallery/2026/img-${String(i).padStart(6, '0')}.jpg`
 const keys = (n: number) => Array.from({ length: n }, (_, i) => keyAt(i))
 
@@ -225,6 +234,13 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
       assembleCanonicalRequest(key)
       out.push(mac.signMessageDigestHex())
     }
+    return out
+  },
+  // What a request's media type costs before it is judged: parsed strictly into its canonical form
+  // (src/core/media-type.ts), per type, over a mix of plain types and types with parameters.
+  'media-type-canonical'(n) {
+    const out: string[] = []
+    for (let i = 0; i < n; i++) out.push(canonicalMediaType(MEDIA_TYPES[i % MEDIA_TYPES.length]!)!)
     return out
   },
   // The JavaScript half of 'waybill-hashing-only': the canonical request is written into the

@@ -80,12 +80,8 @@ export function uploadCalls(http: Http): UploadCalls {
     signParts: post<SignPartsAnswer>('/v1/uploads/multipart/parts'),
     listParts: post<ListPartsAnswer>('/v1/uploads/multipart/list'),
     completeMultipart: post<CompleteMultipartAnswer>('/v1/uploads/multipart/complete'),
-    abortMultipart: async (body, options) => {
-      await http.json<undefined>(
-        { method: 'POST', path: '/v1/uploads/multipart/abort', body },
-        options,
-      )
-    },
+    // Answered 204: no body.
+    abortMultipart: post<undefined>('/v1/uploads/multipart/abort'),
     checkUpload: post<CheckUploadAnswer>('/v1/uploads/complete'),
   }
 }

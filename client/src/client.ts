@@ -1,10 +1,8 @@
 // createClient: one object holding the caller's credential, with a method per job.
 
 import { uploadCalls, type UploadCalls } from './calls.ts'
-import { WaybillError } from './errors.ts'
 import { createHttp, type CallOptions, type ClientOptions } from './http.ts'
-import { ndjsonLines } from './ndjson.ts'
-import { keyPath } from './paths.ts'
+import { register } from './context.ts'
 import { defaultStorage, type ResumeRecord, type ResumeStorage } from './resume.ts'
 import type {
   LinksAnswer,
@@ -12,14 +10,17 @@ import type {
   ListedObject,
   ListPage,
   SignAnswer,
-  SignedUrl,
   SignRequest,
 } from './types.ts'
+import { renewAt } from './signed.ts'
+import type { UploadTask } from './task.ts'
 import {
   discardResumable,
   findResumable,
-  upload,
+  startUpload,
+  startUploads,
   uploadMany,
+  type UploadBatch,
   type UploadContext,
   type UploadEntry,
   type UploadManyOptions,
@@ -54,18 +55,6 @@ export interface ListOptions extends CallOptions {
   cache?: RequestCache | undefined
 }
 
-/** Options of `redirectUrl`. */
-export interface RedirectOptions {
-  /** Serve it as a download: `true` names it after the key's last segment. */
-  download?: true | string | undefined
-  /** Serve it inline, under this file name (`true`: the key's last segment). */
-  inline?: true | string | undefined
-  /** The Content-Type the store serves it with, where the grant allows. */
-  contentType?: string | undefined
-  /** Seconds the signed URL lives (capped by the grant). */
-  expiresIn?: number | undefined
-}
-
 /** A client for one waybill; see `createClient`. */
 export interface WaybillClient extends UploadCalls {
   /**
@@ -75,17 +64,6 @@ export interface WaybillClient extends UploadCalls {
    * const { urls } = await client.sign({ origin: 'photos', keys: ['a.jpg', 'b/c d.png'] })
    */
   sign(request: SignRequest, options?: CallOptions): Promise<SignAnswer>
-  /**
-   * `POST /v1/sign` as NDJSON: each `{ key, url }` as soon as it is signed, for batches too large
-   * to wait for (the expiry is the answer's `Waybill-Expires-At` header).
-   *
-   * @example
-   * for await (const { key, url } of client.signStream({ origin: 'photos', keys })) show(key, url)
-   */
-  signStream(
-    request: SignRequest,
-    options?: CallOptions,
-  ): AsyncGenerator<SignedUrl, void, undefined>
   /**
    * `GET /v1/list/{origin}`: every object under the prefixes, each with a signed `url` where the
    * caller may read it, across as many pages as it takes (leave the loop to stop).
@@ -106,23 +84,6 @@ export interface WaybillClient extends UploadCalls {
    */
   listPages(origin: string, options?: ListOptions): AsyncGenerator<ListPage, void, undefined>
   /**
-   * `GET /v1/list/{origin}` as NDJSON: objects as they are signed, across pages.
-   *
-   * @example
-   * for await (const object of client.listStream('photos', { limit: 10000 })) index(object)
-   */
-  listStream(origin: string, options?: ListOptions): AsyncGenerator<ListedObject, void, undefined>
-  /**
-   * The URL of `GET /v1/redirect/{origin}/{key…}`, which answers a 302 to a fresh signed URL: for
-   * an `<img src>` or a link where the credential is a cookie (Cloudflare Access, or the JWT
-   * cookie). It carries no credential itself; for a link anyone may follow, use `links()`.
-   *
-   * @example
-   * img.src = client.redirectUrl('photos', 'gallery/cat picture.jpg')
-   * a.href = client.redirectUrl('photos', 'reports/2026.pdf', { download: 'Report 2026.pdf' })
-   */
-  redirectUrl(origin: string, key: string, options?: RedirectOptions): string
-  /**
    * `POST /v1/links`: signed links anyone holding them may follow until they expire (each visit
    * redirects to a freshly signed URL).
    *
@@ -139,7 +100,8 @@ export interface WaybillClient extends UploadCalls {
    * backoff; URLs about to expire are signed again. A multipart upload is remembered until it
    * completes: uploading the same file again (after a reload) sends only the missing parts.
    * `signal` cancels it (a multipart upload is then aborted and forgotten). Errors are
-   * WaybillError, whose `message` is waybill's explanation.
+   * WaybillError, whose `message` is waybill's explanation. `startUpload()` is the same upload
+   * with pause and resume.
    *
    * @example
    * const stored = await client.upload(input.files[0], {
@@ -151,17 +113,47 @@ export interface WaybillClient extends UploadCalls {
    */
   upload(file: Blob, options: UploadOptions): Promise<UploadResult>
   /**
-   * Uploads many files: the PUT URLs (or POST forms) for all of them in one call, authorized all
-   * or nothing; files from `multipartThreshold` up go as multipart uploads. The first failure
-   * stops the rest. Resolves to the stored objects, in order.
+   * `upload()` as a task that can be paused (a multipart upload stays open, its stored parts
+   * kept), resumed (only the missing parts are sent) and cancelled (a multipart upload is
+   * aborted); `task.done` is what `upload()` answers.
    *
    * @example
-   * const stored = await client.uploadMany(
-   *   [...input.files].map((file) => ({ file })), // keys chosen by the grant's uploadKey
-   *   { origin: 'photos', onProgress: ({ loaded, total }) => (bar.value = loaded / total) },
-   * )
+   * const task = client.startUpload(file, { origin: 'photos', key: `videos/${file.name}` })
+   * task.subscribe(({ state, progress }) => show(state, progress.loaded / progress.total))
+   * pauseButton.onclick = () => task.pause()
+   * resumeButton.onclick = () => task.resume()
+   * const stored = await task.done
    */
+  startUpload(file: Blob, options: UploadOptions): UploadTask
+  /**
+   * Uploads many files: the PUT URLs (or POST forms) for all of them in one call, authorized all
+   * or nothing; files from `multipartThreshold` up go as multipart uploads, `concurrency` files
+   * at once. `onFileProgress` tells each file's progress. The first failure stops the rest and
+   * rejects; with `continueOnError`, every file is tried (the ones a refusal names fail, the others
+   * are asked for again) and it resolves to each file's outcome, as `Promise.allSettled` does.
+   *
+   * @example
+   * const outcomes = await client.uploadMany(
+   *   [...input.files].map((file) => ({ file })), // keys chosen by the grant's uploadKey
+   *   { origin: 'photos', continueOnError: true, onFileProgress: (i, p) => bars[i].update(p) },
+   * )
+   * outcomes.forEach((o, i) => (rows[i].textContent = o.status === 'fulfilled' ? o.value.key : o.reason.message))
+   */
+  uploadMany(
+    entries: readonly UploadEntry[],
+    options: UploadManyOptions & { continueOnError: true },
+  ): Promise<PromiseSettledResult<UploadResult>[]>
   uploadMany(entries: readonly UploadEntry[], options: UploadManyOptions): Promise<UploadResult[]>
+  /**
+   * `uploadMany()` as a task per file, each with its own progress, state, pause, resume and
+   * cancel, and the batch's `done`: each file's outcome, in order.
+   *
+   * @example
+   * const batch = client.startUploads(entries, { origin: 'photos', continueOnError: true })
+   * batch.tasks.forEach((task, i) => task.subscribe((status) => rows[i].render(status)))
+   * const outcomes = await batch.done
+   */
+  startUploads(entries: readonly UploadEntry[], options: UploadManyOptions): UploadBatch
   /**
    * The remembered multipart upload of this file, if an earlier `upload()` of it was interrupted:
    * uploading it again resumes it. Takes the `upload()` options that name the destination.
@@ -185,12 +177,18 @@ export interface WaybillClient extends UploadCalls {
     options: Pick<UploadOptions, 'origin' | 'key' | 'filename' | 'contentType' | 'storage'> &
       CallOptions,
   ): Promise<boolean>
+  /**
+   * When URLs waybill says expire at `expiresAt` (its clock) should be signed again, on this
+   * machine's clock (ms since the epoch): a minute before they expire.
+   *
+   * @example
+   * setTimeout(refreshGallery, client.renewAt(page.expiresAt) - Date.now())
+   */
+  renewAt(expiresAt: string): number
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null
-
-function listQuery(options: ListOptions) {
+/** The query of `GET /v1/list/{origin}` for `options`. */
+export function listQuery(options: ListOptions) {
   const { prefix } = options
   return {
     prefix: typeof prefix === 'string' ? [prefix] : prefix,
@@ -219,10 +217,13 @@ function listQuery(options: ListOptions) {
 export function createClient(options: WaybillClientOptions): WaybillClient {
   const http = createHttp(options)
   const calls = uploadCalls(http)
+  const sign = (request: SignRequest, callOptions?: CallOptions) =>
+    http.json<SignAnswer>({ method: 'POST', path: '/v1/sign', body: request }, callOptions)
   const ctx: UploadContext = {
     http,
     calls,
     storage: 'storage' in options ? options.storage : defaultStorage(),
+    sign,
   }
 
   async function* listPages(origin: string, listOptions: ListOptions = {}) {
@@ -242,63 +243,23 @@ export function createClient(options: WaybillClientOptions): WaybillClient {
     } while (cursor !== undefined)
   }
 
-  return {
+  const client: WaybillClient = {
     ...calls,
-    sign: (request, callOptions) =>
-      http.json<SignAnswer>({ method: 'POST', path: '/v1/sign', body: request }, callOptions),
-    async *signStream(request, callOptions) {
-      const response = await http.open(
-        { method: 'POST', path: '/v1/sign', body: request, accept: 'application/x-ndjson' },
-        callOptions,
-      )
-      for await (const line of ndjsonLines(response, callOptions?.signal)) {
-        if (isRecord(line) && typeof line.key === 'string') yield line as SignedUrl
-      }
-    },
+    sign,
     async *list(origin, listOptions) {
       for await (const page of listPages(origin, listOptions)) yield* page.items
     },
     listPages,
-    async *listStream(origin, listOptions = {}) {
-      let cursor = listOptions.cursor
-      do {
-        const response = await http.open(
-          {
-            method: 'GET',
-            path: `/v1/list/${encodeURIComponent(origin)}`,
-            query: listQuery({ ...listOptions, cursor }),
-            accept: 'application/x-ndjson',
-            cache: listOptions.cache ?? 'no-cache',
-          },
-          listOptions,
-        )
-        let ended = false
-        for await (const line of ndjsonLines(response, listOptions.signal)) {
-          if (!isRecord(line)) continue
-          if (typeof line.key === 'string') yield line as ListedObject
-          else if ('cursor' in line) {
-            // The last line: `{ prefixes, cursor }`.
-            ended = true
-            cursor = typeof line.cursor === 'string' ? line.cursor : undefined
-          }
-        }
-        if (!ended) {
-          throw new WaybillError('bad_answer', 'waybill ended the listing without its last line.')
-        }
-      } while (cursor !== undefined)
-    },
-    redirectUrl: (origin, key, redirectOptions = {}) =>
-      http.url(`/v1/redirect/${encodeURIComponent(origin)}/${keyPath(key)}`, {
-        download: redirectOptions.download,
-        inline: redirectOptions.inline,
-        contentType: redirectOptions.contentType,
-        expiresIn: redirectOptions.expiresIn,
-      }),
     links: (request, callOptions) =>
       http.json<LinksAnswer>({ method: 'POST', path: '/v1/links', body: request }, callOptions),
-    upload: (file, uploadOptions) => upload(ctx, file, uploadOptions),
-    uploadMany: (entries, manyOptions) => uploadMany(ctx, entries, manyOptions),
+    upload: (file, uploadOptions) => startUpload(ctx, file, uploadOptions).done,
+    startUpload: (file, uploadOptions) => startUpload(ctx, file, uploadOptions),
+    uploadMany: ((entries: readonly UploadEntry[], manyOptions: UploadManyOptions) =>
+      uploadMany(ctx, entries, manyOptions)) as WaybillClient['uploadMany'],
+    startUploads: (entries, manyOptions) => startUploads(ctx, entries, manyOptions),
     resumableUpload: (file, target) => findResumable(ctx, file, target),
     discardUpload: (file, target) => discardResumable(ctx, file, target),
+    renewAt: (expiresAt) => renewAt(http, expiresAt),
   }
+  return register(client, ctx)
 }

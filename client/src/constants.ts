@@ -21,9 +21,6 @@ export const MIN_URL_LIFE_MS = 60_000
 export const FRESH_URL_MS = 5_000
 /** Part URLs asked for in one `POST /v1/uploads/multipart/parts`. */
 export const PART_URL_BATCH = 100
-/** S3's smallest part (all but the last), and the most parts one upload may have. */
-const MIN_PART_BYTES = 5 * MIB
-const MAX_PARTS = 10_000
 /** A waybill API call that has not answered within this is abandoned (and retried). */
 export const API_TIMEOUT_MS = 30_000
 /** A transfer to the bucket that has not moved a byte for this long is abandoned (and retried). */
@@ -43,8 +40,3 @@ export const MAX_HASHED_PUT_BYTES = 64 * MIB
  * signed in batches of those hashed.
  */
 export const PREHASH_BYTES = 64 * MIB
-
-/** waybill's part size for a file of `size` bytes: 5 MiB, grown in whole MiB until 10,000 parts fit. */
-export function partSizeFor(size: number): number {
-  return Math.max(MIN_PART_BYTES, Math.ceil(size / MAX_PARTS / MIB) * MIB)
-}

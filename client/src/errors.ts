@@ -1,29 +1,21 @@
-/** The problem codes waybill answers with: `urn:waybill:problem:<code>`. */
-export type ProblemCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'gone'
-  | 'method_not_allowed'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'too_many_requests'
-  | 'config_invalid'
-  | 'auth_unavailable'
-  | 'upstream_error'
-  | 'not_configured'
-  | 'upload_mismatch'
-  | 'internal'
+import type { ProblemCode } from './generated.ts'
+
+export type { ProblemCode }
 
 /**
  * What went wrong outside waybill's own answers: `network_error` (no answer: offline, DNS, a
- * timeout, or CORS rules that do not allow the page), `store_error` (the bucket refused a
- * transfer), `http_error` (an answer that is not a problem waybill describes), `bad_answer` (an
- * answer the client cannot use), `invalid_argument` (the call itself is wrong).
+ * timeout, or CORS rules that do not allow the page), `cors_refused` (waybill answers, but its
+ * CORS rules do not allow this page: not retried), `store_error` (the bucket refused a transfer),
+ * `http_error` (an answer that is not a problem waybill describes), `bad_answer` (an answer the
+ * client cannot use), `invalid_argument` (the call itself is wrong).
  */
 export type ClientErrorCode =
-  'network_error' | 'store_error' | 'http_error' | 'bad_answer' | 'invalid_argument'
+  | 'network_error'
+  | 'cors_refused'
+  | 'store_error'
+  | 'http_error'
+  | 'bad_answer'
+  | 'invalid_argument'
 
 export type ErrorCode = ProblemCode | ClientErrorCode
 
@@ -34,23 +26,6 @@ export interface FieldError {
 }
 
 const PROBLEM_TYPE = 'urn:waybill:problem:'
-const PROBLEM_CODES: ReadonlySet<string> = new Set<ProblemCode>([
-  'invalid_request',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'gone',
-  'method_not_allowed',
-  'payload_too_large',
-  'unsupported_media_type',
-  'too_many_requests',
-  'config_invalid',
-  'auth_unavailable',
-  'upstream_error',
-  'not_configured',
-  'upload_mismatch',
-  'internal',
-])
 
 interface ErrorDetails {
   status?: number | undefined
@@ -113,34 +88,35 @@ export class WaybillError extends Error {
   }
 }
 
-const isProblemCode = (value: string): value is ProblemCode => PROBLEM_CODES.has(value)
+// The code is waybill's own (a waybill newer than this client may name one it does not list).
+const isProblemCode = (value: string): value is ProblemCode => /^[a-z_]+$/.test(value)
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function fieldErrors(value: unknown): FieldError[] {
-  if (!Array.isArray(value)) return []
-  return value.flatMap((entry) =>
-    isRecord(entry) && typeof entry.path === 'string' && typeof entry.message === 'string'
-      ? [{ path: entry.path, message: entry.message }]
-      : [],
-  )
+  return Array.isArray(value)
+    ? (value as (Partial<FieldError> | null)[]).filter(
+        (entry): entry is FieldError =>
+          typeof entry?.path === 'string' && typeof entry.message === 'string',
+      )
+    : []
 }
 
-/** `Retry-After` as milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-function retryAfterOf(header: string | null, now: number): number | undefined {
-  if (header === null) return undefined
-  const seconds = Number(header)
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(header)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+/**
+ * `Retry-After` as milliseconds. waybill sends delay-seconds (RFC 9110 §10.2.3 also allows an
+ * HTTP date, which it never sends: such a header is ignored).
+ */
+function retryAfterOf(header: string | null): number | undefined {
+  const seconds = Number(header ?? NaN)
+  return seconds >= 0 ? seconds * 1000 : undefined
 }
 
 /** The error for a waybill answer that is not a success: its RFC 9457 problem when it has one. */
 export async function errorFromResponse(response: Response): Promise<WaybillError> {
   const requestId = response.headers.get('waybill-request-id') ?? undefined
-  const retryAfterMs = retryAfterOf(response.headers.get('retry-after'), Date.now())
+  const retryAfterMs = retryAfterOf(response.headers.get('retry-after'))
   const text = await response.text().catch(() => '')
   let problem: unknown
   try {

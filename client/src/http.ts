@@ -85,16 +85,16 @@ function queryString(query: Readonly<Record<string, QueryValue>>): string {
 
 function baseOf(baseUrl: string | URL): string {
   const pageUrl = (globalThis as { location?: { href: string } }).location?.href
-  let url: URL
+  let url: URL | undefined
   try {
     url = new URL(baseUrl, pageUrl)
   } catch {
-    throw new WaybillError('invalid_argument', `baseUrl "${String(baseUrl)}" is not a URL.`)
+    // Told below.
   }
-  if (url.username || url.password || url.search || url.hash) {
+  if (url === undefined || url.username || url.password || url.search || url.hash) {
     throw new WaybillError(
       'invalid_argument',
-      'baseUrl must be an origin with an optional path: no credentials, query or fragment.',
+      `baseUrl "${String(baseUrl)}" must be a URL: an origin with an optional path, no credentials, query or fragment.`,
     )
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
@@ -109,6 +109,17 @@ export function createHttp(options: ClientOptions): Http {
   // The server's clock less this one's, from the Date header of its answers (when readable: a
   // cross-origin waybill does not expose it). URL expiries are on the server's clock.
   let skewMs = 0
+  const page = (globalThis as { location?: { origin: string } }).location?.origin
+  // Until waybill has answered once, a page on another origin that gets no answer asks again
+  // without CORS (an opaque `no-cors` GET of /healthz): when that one arrives, waybill is up and
+  // its CORS rules refuse this page, which no retry mends.
+  let answered = page === undefined || page === new URL(base).origin
+  const corsRefused = () =>
+    !answered &&
+    doFetch(url('/healthz'), { mode: 'no-cors', credentials: 'omit' }).then(
+      () => true,
+      () => false,
+    )
 
   const url = (path: string, query?: Readonly<Record<string, QueryValue>>) =>
     base + path + (query === undefined ? '' : queryString(query))
@@ -118,11 +129,9 @@ export function createHttp(options: ClientOptions): Http {
     const headers: Record<string, string> = { accept: request.accept ?? 'application/json' }
     if (credential) headers.authorization = `Bearer ${credential}`
     if (request.body !== undefined) headers['content-type'] = 'application/json'
+    // Told as a network_error below.
     const timeout = new AbortController()
-    const timer = setTimeout(
-      () => timeout.abort(new DOMException('waybill did not answer in time.', 'TimeoutError')),
-      API_TIMEOUT_MS,
-    )
+    const timer = setTimeout(() => timeout.abort(), API_TIMEOUT_MS)
     const linked = anySignal([signal, timeout.signal])
     const what = `${request.method} ${request.path}`
     // A streamed body is read after this returns: the caller's signal must still reach it.
@@ -140,6 +149,13 @@ export function createHttp(options: ClientOptions): Http {
         })
       } catch (error) {
         throwIfAborted(signal)
+        if (!timeout.signal.aborted && (await corsRefused())) {
+          throw new WaybillError(
+            'cors_refused',
+            `waybill at ${base} answers, but its CORS rules do not allow this page (${page}): add ${page} to its WAYBILL_CORS origins.`,
+            { cause: error },
+          )
+        }
         throw new WaybillError(
           'network_error',
           timeout.signal.aborted
@@ -148,6 +164,7 @@ export function createHttp(options: ClientOptions): Http {
           { cause: error },
         )
       }
+      answered = true
       const date = response.headers.get('date')
       if (date !== null && !Number.isNaN(Date.parse(date))) skewMs = Date.parse(date) - Date.now()
       if (!response.ok) throw await errorFromResponse(response)

@@ -1,7 +1,7 @@
 // waybill-client: a browser client for waybill. Re-exports only.
 
 export { createClient } from './client.ts'
-export type { ListOptions, RedirectOptions, WaybillClient, WaybillClientOptions } from './client.ts'
+export type { ListOptions, WaybillClient, WaybillClientOptions } from './client.ts'
 export type { UploadCalls } from './calls.ts'
 export { WaybillError } from './errors.ts'
 export type { ClientErrorCode, ErrorCode, FieldError, ProblemCode } from './errors.ts'
@@ -31,7 +31,9 @@ export type {
   SignRequest,
   UploadGrant,
 } from './types.ts'
+export type { UploadState, UploadStatus, UploadTask } from './task.ts'
 export type {
+  UploadBatch,
   UploadEntry,
   UploadManyOptions,
   UploadMode,

@@ -323,8 +323,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -347,8 +347,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -382,6 +382,30 @@ export interface operations {
         }
         content?: never
       }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Method not allowed */
       405: {
         headers: {
@@ -389,8 +413,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -424,6 +448,30 @@ export interface operations {
         }
         content?: never
       }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Method not allowed */
       405: {
         headers: {
@@ -431,8 +479,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -563,8 +611,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -587,8 +635,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -611,8 +659,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -635,8 +683,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -659,8 +707,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -683,8 +731,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -700,15 +748,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -785,8 +836,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -809,8 +860,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -833,8 +884,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -857,8 +908,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -881,8 +932,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -905,8 +956,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -922,15 +973,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -987,8 +1041,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1011,8 +1065,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1035,8 +1089,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1059,8 +1113,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1076,15 +1130,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1165,8 +1222,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1189,8 +1246,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1213,8 +1270,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1237,8 +1294,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1261,8 +1318,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1278,15 +1335,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1552,8 +1612,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1576,8 +1636,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1600,8 +1660,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1624,8 +1684,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1648,8 +1708,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1672,8 +1732,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:quota_exceeded' | 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1696,8 +1756,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1713,15 +1773,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1800,8 +1863,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1824,8 +1887,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1848,8 +1911,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1872,8 +1935,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1896,8 +1959,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1920,8 +1983,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1937,15 +2000,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2017,8 +2083,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2041,8 +2107,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2065,8 +2131,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2089,8 +2155,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2113,8 +2179,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:precondition_failed'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2137,8 +2203,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2161,8 +2227,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2185,8 +2251,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2209,8 +2275,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2226,15 +2292,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2308,8 +2377,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2332,8 +2401,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2356,8 +2425,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2380,8 +2449,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2404,8 +2473,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2428,8 +2497,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2452,8 +2521,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2476,8 +2545,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2493,15 +2562,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2574,8 +2646,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2598,8 +2670,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2622,8 +2694,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2646,8 +2718,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2670,8 +2742,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:gone'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2694,8 +2766,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2718,8 +2790,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2742,8 +2814,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upload_mismatch'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2766,8 +2838,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2790,8 +2862,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2807,15 +2879,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2873,8 +2948,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2897,8 +2972,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2921,8 +2996,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2945,8 +3020,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2969,8 +3044,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2993,8 +3068,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3017,8 +3092,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3041,8 +3116,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:upstream_error'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3058,15 +3133,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3160,8 +3238,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3184,8 +3262,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3208,8 +3286,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3232,8 +3310,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3256,8 +3334,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3280,8 +3358,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3297,15 +3375,18 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; The control plane is unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3351,8 +3432,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3375,8 +3456,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3399,8 +3480,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:gone'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3423,8 +3504,8 @@ export interface operations {
         }
         content: {
           'application/problem+json': {
-            /** @example urn:waybill:problem:invalid_request */
-            type: string
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */

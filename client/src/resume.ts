@@ -77,15 +77,11 @@ export function defaultStorage(): ResumeStorage | undefined {
 }
 
 const isRecordOf = (value: unknown, fingerprint: string): value is ResumeRecord => {
-  if (typeof value !== 'object' || value === null) return false
-  const r = value as Record<string, unknown>
+  const r = value as Record<string, unknown> | null
   return (
-    r.fingerprint === fingerprint &&
-    typeof r.origin === 'string' &&
-    typeof r.key === 'string' &&
-    typeof r.uploadId === 'string' &&
+    r?.fingerprint === fingerprint &&
     typeof r.partSize === 'number' &&
-    typeof r.startedAt === 'string'
+    ['origin', 'key', 'uploadId', 'startedAt'].every((field) => typeof r[field] === 'string')
   )
 }
 

@@ -14,11 +14,12 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /**
- * A signal that aborts when any of `signals` does, with its reason. (AbortSignal.any, for
- * browsers from before 2024.)
+ * A signal that aborts when any of `signals` does, with its reason, or when `abort` is called.
+ * (AbortSignal.any, for browsers from before 2024.)
  */
 export function anySignal(signals: ReadonlyArray<AbortSignal | undefined>): {
   signal: AbortSignal
+  abort: (reason: unknown) => void
   dispose: () => void
 } {
   const controller = new AbortController()
@@ -36,7 +37,7 @@ export function anySignal(signals: ReadonlyArray<AbortSignal | undefined>): {
     }
     s.addEventListener('abort', onAbort, { once: true })
   }
-  return { signal: controller.signal, dispose }
+  return { signal: controller.signal, abort: (reason) => controller.abort(reason), dispose }
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */

@@ -3,7 +3,7 @@
 
 import { TRANSFER_STALL_TIMEOUT_MS } from './constants.ts'
 import { WaybillError } from './errors.ts'
-import { abortReason, throwIfAborted } from './retry.ts'
+import { abortReason, throwIfAborted, withRetries, type RetryPolicy } from './retry.ts'
 
 export interface TransferRequest {
   method: 'PUT' | 'POST'
@@ -28,10 +28,10 @@ export interface TransferResult {
 
 // A browser computes Content-Length from the body and refuses to be told it (XMLHttpRequest
 // logs an error for each attempt); the signature still pins it.
-const SET_BY_BROWSER = new Set(['content-length', 'host'])
+const SET_BY_BROWSER = /^(content-length|host)$/i
 
 function sendableHeaders(headers: Readonly<Record<string, string>> | undefined) {
-  return Object.entries(headers ?? {}).filter(([name]) => !SET_BY_BROWSER.has(name.toLowerCase()))
+  return Object.entries(headers ?? {}).filter(([name]) => !SET_BY_BROWSER.test(name))
 }
 
 const pageOrigin = () => (globalThis as { location?: { origin: string } }).location?.origin
@@ -57,7 +57,7 @@ function refused(what: string, status: number, text: string): WaybillError {
 }
 
 /** True when a store refused a transfer because its URL had expired. */
-export function isExpiredRefusal(error: unknown): boolean {
+function isExpiredRefusal(error: unknown): boolean {
   return (
     error instanceof WaybillError &&
     error.code === 'store_error' &&
@@ -67,67 +67,58 @@ export function isExpiredRefusal(error: unknown): boolean {
 }
 
 async function viaXhr(request: TransferRequest): Promise<TransferResult> {
-  const { signal } = request
+  const { signal, what, size, onProgress } = request
   throwIfAborted(signal)
-  // Undefined when the caller's signal aborted it.
-  const result = await new Promise<TransferResult | undefined>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
-    let stalled = false
     let stallTimer: ReturnType<typeof setTimeout> | undefined
+    // Why the transfer ended without an answer, when it did.
+    let failure = (): unknown => unreachable(what)
     // Abandons a transfer that has not moved for a while: a dead connection never errors by itself.
     const alive = () => {
       clearTimeout(stallTimer)
       stallTimer = setTimeout(() => {
-        stalled = true
+        failure = () =>
+          new WaybillError(
+            'network_error',
+            `${what} sent nothing for ${TRANSFER_STALL_TIMEOUT_MS / 1000} s.`,
+          )
         xhr.abort()
       }, TRANSFER_STALL_TIMEOUT_MS)
     }
-    const onAbort = () => xhr.abort()
-    const settle = () => {
+    const onAbort = () => {
+      failure = () => abortReason(signal!)
+      xhr.abort()
+    }
+    const settle = (then: () => void) => () => {
       clearTimeout(stallTimer)
       signal?.removeEventListener('abort', onAbort)
+      then()
     }
     xhr.open(request.method, request.url)
     for (const [name, value] of sendableHeaders(request.headers)) xhr.setRequestHeader(name, value)
-    xhr.upload.addEventListener('progress', (event) => {
+    xhr.upload.onprogress = (event) => {
       alive()
       if (event.lengthComputable && event.total > 0) {
-        request.onProgress?.(Math.min(request.size, (event.loaded / event.total) * request.size))
+        onProgress?.(Math.min(size, (event.loaded / event.total) * size))
       }
-    })
-    xhr.addEventListener('progress', alive)
-    xhr.addEventListener('load', () => {
-      settle()
+    }
+    xhr.onprogress = alive
+    xhr.onload = settle(() => {
       if (xhr.status >= 200 && xhr.status < 300) {
-        request.onProgress?.(request.size)
+        onProgress?.(size)
         resolve({ status: xhr.status, etag: xhr.getResponseHeader('etag') ?? undefined })
       } else {
-        reject(refused(request.what, xhr.status, xhr.responseText))
+        reject(refused(what, xhr.status, xhr.responseText))
       }
     })
-    xhr.addEventListener('error', () => {
-      settle()
-      reject(unreachable(request.what))
-    })
-    xhr.addEventListener('abort', () => {
-      settle()
-      if (signal?.aborted) resolve(undefined)
-      else
-        reject(
-          stalled
-            ? new WaybillError(
-                'network_error',
-                `${request.what} sent nothing for ${TRANSFER_STALL_TIMEOUT_MS / 1000} s.`,
-              )
-            : unreachable(request.what),
-        )
-    })
+    // An abort rejects with the signal's reason, whatever it is (as fetch does).
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    xhr.onerror = xhr.onabort = settle(() => reject(failure()))
     signal?.addEventListener('abort', onAbort, { once: true })
     alive()
     xhr.send(request.body)
   })
-  if (result === undefined) throw abortReason(signal!)
-  return result
 }
 
 async function viaFetch(doFetch: typeof fetch, request: TransferRequest): Promise<TransferResult> {
@@ -157,6 +148,33 @@ async function viaFetch(doFetch: typeof fetch, request: TransferRequest): Promis
  * Sends `request.body` to a signed URL. Rejects with a WaybillError: `network_error` when no
  * answer came (retryable), `store_error` with the store's status and code when it refused.
  */
-export function transfer(doFetch: typeof fetch, request: TransferRequest): Promise<TransferResult> {
+function transfer(doFetch: typeof fetch, request: TransferRequest): Promise<TransferResult> {
   return typeof XMLHttpRequest === 'function' ? viaXhr(request) : viaFetch(doFetch, request)
+}
+
+/**
+ * Sends what `sign(again)` answers, retrying what may pass later (`policy`). `again` is true for a
+ * retry, and after a store refused an expired URL (tried once more within the attempt): the URL
+ * must then be signed anew. `settle(error)` true takes a refusal as done (undefined).
+ */
+export function sendSigned(
+  doFetch: typeof fetch,
+  policy: RetryPolicy,
+  sign: (again: boolean) => Promise<Omit<TransferRequest, 'signal' | 'onProgress'>>,
+  onProgress: (loaded: number) => void,
+  settle: (error: unknown) => boolean = () => false,
+): Promise<TransferResult | undefined> {
+  return withRetries(policy, async (attempt) => {
+    for (let expired = false; ; expired = true) {
+      const request = await sign(attempt > 0 || expired)
+      try {
+        onProgress(0)
+        return await transfer(doFetch, { ...request, signal: policy.signal, onProgress })
+      } catch (error) {
+        onProgress(0)
+        if (settle(error)) return undefined
+        if (expired || !isExpiredRefusal(error)) throw error
+      }
+    }
+  })
 }

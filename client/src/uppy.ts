@@ -1,4 +1,6 @@
-// waybill-client/uppy: Uppy's @uppy/aws-s3 (6.3) uploading through waybill, without Companion.
+// waybill-client/uppy: Uppy's @uppy/aws-s3 (6.3) uploading through waybill, without Companion,
+// on the client's own upload engine (upload.ts, multipart.ts): the same part plan, checksums,
+// URL batches and freshness rule as upload().
 //
 // The plugin's custom-backend contract is one function, `signRequest(request)`, called for each S3
 // request it is about to send, answering the URL to send it to (S3mini in @uppy/aws-s3). Object PUTs
@@ -6,23 +8,28 @@
 // requests (create, list parts, complete, abort) are waybill's own calls, made here with the
 // client's credentials and checks; the plugin still sends a request for each and reads S3's XML
 // answer, so the URL answered for those is a `data:` URL holding that XML. (A page whose CSP limits
-// `connect-src` must allow `data:`.) After a PUT or POST upload, a post-processor runs waybill's
-// completion check; a refusal shows on the file as waybill's message.
+// `connect-src` must allow `data:`; the adapter says so when it does not.) After a PUT or POST
+// upload, a post-processor runs waybill's completion check; a refusal shows on the file as
+// waybill's message. A multipart upload that fails is aborted, so that nothing is left open in the
+// bucket and a retry starts afresh.
 //
 // No runtime dependency on Uppy: the adapter only needs the shapes below.
 
 import type { WaybillClient } from './client.ts'
-import {
-  DEFAULT_MULTIPART_THRESHOLD_BYTES,
-  MAX_HASHED_PUT_BYTES,
-  MIN_URL_LIFE_MS,
-  PART_URL_BATCH,
-  partSizeFor,
-  PREHASH_BYTES,
-} from './constants.ts'
+import { contextOf } from './context.ts'
+import { DEFAULT_MULTIPART_THRESHOLD_BYTES } from './constants.ts'
 import { WaybillError } from './errors.ts'
-import { sha256Base64 } from './hash.ts'
-import type { PostGrant, PutGrant } from './types.ts'
+import {
+  hashAhead,
+  partUrl,
+  refOf,
+  resumeSession,
+  startSession,
+  type Session,
+} from './multipart.ts'
+import { partSizeFor } from './plan.ts'
+import { redirectUrl } from './redirect.ts'
+import { issueOne } from './upload.ts'
 
 /** The parts of an Uppy file the adapter reads. */
 export interface UppyFileLike {
@@ -44,6 +51,11 @@ export interface UppyLike<F extends UppyFileLike = UppyFileLike> {
   getFile(fileID: string): F | undefined
   getFiles(): F[]
   emit(event: 'upload-error', file: NoInfer<F>, error: Error): void
+  on(
+    event: 'upload-error',
+    callback: (file: NoInfer<F> | undefined, error: { message: string }) => void,
+  ): unknown
+  setFileState(fileID: string, state: Partial<NoInfer<F>>): void
 }
 
 /** What @uppy/aws-s3's `signRequest` is called with (its `PresignableRequest`). */
@@ -103,25 +115,8 @@ function fields(values: Record<string, string | number>): string {
 }
 
 /** S3's XML answer to a control request, as a URL the plugin can send that request to. */
-function xmlAnswer(root: string, inner: string): string {
-  const xml = `<?xml version="1.0" encoding="UTF-8"?><${root}>${inner}</${root}>`
-  return `data:application/xml;charset=utf-8,${encodeURIComponent(xml)}`
-}
-
-interface PartUrl {
-  url: string
-  expiresAt: number
-  /** The SHA-256 the URL signs, sent with it. */
-  checksum?: string | undefined
-}
-
-/** What is known of a multipart upload in progress: its size in parts and the URLs to hand. */
-interface Upload {
-  partCount: number | undefined
-  urls: Map<number, PartUrl>
-  /** Each part's URL signs its SHA-256; undefined until known (a restored upload). */
-  checksums: boolean | undefined
-}
+const xmlAnswer = (root: string, inner: string) =>
+  `data:application/xml;charset=utf-8,${encodeURIComponent(`<?xml version="1.0" encoding="UTF-8"?><${root}>${inner}</${root}>`)}`
 
 /**
  * Options for @uppy/aws-s3 that upload through waybill: PUT (or POST form) uploads with waybill's
@@ -138,14 +133,36 @@ export function waybillUppy<F extends UppyFileLike>(
   client: WaybillClient,
   options: WaybillUppyOptions,
 ): UppyS3Options {
+  const ctx = contextOf(client)
   const { origin } = options
   const mode = options.mode ?? 'put'
   const threshold = options.multipartThreshold ?? DEFAULT_MULTIPART_THRESHOLD_BYTES
+  const hashing = options.checksum !== false
   // The plugin asks for a file's key (generateObjectKey) before signing anything for it: the
   // "key" it then signs with is the file's id, and waybill's answer names the real key.
   const files = new Map<string, UppyFileLike>()
   const receipts = new Map<string, { key: string; receipt: string }>()
-  const uploads = new Map<string, Upload>()
+  // Multipart uploads this page started or resumed, by upload id, with what stops their hashing.
+  const sessions = new Map<string, { session: Session; stop: AbortController }>()
+  // A page's CSP may refuse `data:` in connect-src: the plugin then reports only "Network error
+  // during S3 request". Asked once, by fetching a `data:` URL as the plugin would.
+  let dataUrls: Promise<boolean> | undefined
+  const dataAllowed = async () => {
+    dataUrls ??= fetch('data:,').then(
+      () => true,
+      () => false,
+    )
+    if (!(await dataUrls)) {
+      throw new WaybillError(
+        'network_error',
+        "This page's Content-Security-Policy does not allow data: URLs in connect-src, which Uppy's multipart uploads through waybill need: add data: to connect-src.",
+      )
+    }
+  }
+  const answer = async (root: string, inner: string) => {
+    await dataAllowed()
+    return xmlAnswer(root, inner)
+  }
 
   const fileFor = (requestedKey: string): UppyFileLike => {
     const file = files.get(requestedKey) ?? uppy.getFile(requestedKey)
@@ -157,53 +174,48 @@ export function waybillUppy<F extends UppyFileLike>(
     }
     return file
   }
-  const naming = (file: UppyFileLike) =>
-    options.key === undefined ? { filename: file.name ?? 'file' } : { key: options.key(file) }
-  const contentType = (file: UppyFileLike, given?: string) =>
-    given ?? (file.type !== undefined && file.type !== '' ? file.type : 'application/octet-stream')
-
-  const uploadOf = (uploadId: string): Upload => {
-    let upload = uploads.get(uploadId)
-    if (upload === undefined) {
-      uploads.set(
-        uploadId,
-        (upload = { partCount: undefined, urls: new Map(), checksums: undefined }),
-      )
-    }
-    return upload
+  const bytesOf = (file: UppyFileLike): Blob => {
+    if (file.data instanceof Blob) return file.data
+    throw new WaybillError(
+      'invalid_argument',
+      `"${file.name ?? file.id}" has no bytes here (a remote file, or one restored without them): choose it again.`,
+    )
   }
-  const hashing = options.checksum !== false
-  // The bytes of part `n` of an upload's file: the file this page started it for, or the one Golden
-  // Retriever restored with its upload id.
-  const slice = (data: Blob, n: number) => {
-    const size = partSizeFor(data.size)
-    return data.slice((n - 1) * size, Math.min(n * size, data.size))
+  const target = (file: UppyFileLike, given?: string) => ({
+    origin,
+    ...(options.key === undefined ? { filename: file.name ?? 'file' } : { key: options.key(file) }),
+    contentType:
+      given ??
+      (file.type !== undefined && file.type !== '' ? file.type : 'application/octet-stream'),
+  })
+  /** The file an upload is for: the one this page started it for, or the one Golden Retriever
+   * restored with its upload id. */
+  const fileOf = (uploadId: string) =>
+    uppy.getFiles().find((f) => f.s3Multipart?.uploadId === uploadId)
+  const track = (session: Session, from: number) => {
+    const stop = new AbortController()
+    sessions.set(session.uploadId, { session, stop })
+    const rest = Array.from({ length: session.partCount - from + 1 }, (_, i) => from + i)
+    hashAhead(session, rest, stop.signal)
   }
-  /** The bytes of the file an upload is for: the file this page started it for, or the one
-   * Golden Retriever restored with its upload id. */
-  const dataOf = (uploadId: string): Blob | undefined => {
-    const data = uppy.getFiles().find((f) => f.s3Multipart?.uploadId === uploadId)?.data
-    return data instanceof Blob ? data : undefined
+  const forget = (uploadId: string) => {
+    sessions.get(uploadId)?.stop.abort()
+    sessions.delete(uploadId)
   }
-  const partOf = (uploadId: string, n: number): Blob | undefined => {
-    const data = dataOf(uploadId)
-    return data === undefined ? undefined : slice(data, n)
+  const sessionOf = (uploadId: string) => {
+    const known = sessions.get(uploadId)
+    if (known === undefined)
+      throw new WaybillError('bad_answer', `No upload ${uploadId} is under way here.`)
+    return known.session
   }
-  /** Parts hashed (and so signed) together: PREHASH_BYTES of them. */
-  const hashedAtOnce = (size: number) => Math.max(1, Math.floor(PREHASH_BYTES / partSizeFor(size)))
 
   async function object(request: { key: string; contentType?: string | undefined }) {
     const file = fileFor(request.key)
-    const data = file.data instanceof Blob ? file.data : undefined
-    const hashed = hashing && data !== undefined && data.size <= MAX_HASHED_PUT_BYTES
-    const grant = (await client.createUpload({
-      origin,
+    const grant = await issueOne(ctx, bytesOf(file), {
+      ...target(file, request.contentType),
       mode,
-      ...naming(file),
-      contentType: contentType(file, request.contentType),
-      contentLength: file.size ?? 0,
-      ...(hashed ? { checksumSha256: await sha256Base64(data) } : {}),
-    })) as PutGrant | PostGrant
+      checksum: hashing,
+    })
     const key = grant.key ?? ''
     if (options.check !== false) receipts.set(file.id, { key, receipt: grant.receipt })
     if (grant.mode === 'post') return { url: grant.url, key, fields: grant.fields }
@@ -216,133 +228,68 @@ export function waybillUppy<F extends UppyFileLike>(
 
   async function create(requestedKey: string) {
     const file = fileFor(requestedKey)
-    const size = file.size ?? 0
-    const partSize = partSizeFor(size)
-    // The first parts' checksums start the upload with checksums (their URLs come with it); the
-    // others are hashed as Uppy asks for them.
-    const data = hashing && file.data instanceof Blob ? file.data : undefined
-    let partChecksums: string[] | undefined
-    if (data !== undefined) {
-      partChecksums = []
-      const first = Math.min(Math.max(1, Math.ceil(size / partSize)), hashedAtOnce(size))
-      for (let n = 1; n <= first; n++) partChecksums.push(await sha256Base64(slice(data, n)))
-    }
-    const grant = await client.createUpload({
-      origin,
-      mode: 'multipart',
-      ...naming(file),
-      contentType: contentType(file),
-      contentLength: size,
-      partSize,
-      ...(partChecksums === undefined ? {} : { partChecksums }),
-    })
-    if (!('mode' in grant) || grant.mode !== 'multipart') {
-      throw new WaybillError('bad_answer', 'waybill did not start a multipart upload.')
-    }
-    const upload = uploadOf(grant.uploadId)
-    upload.partCount = grant.partCount
-    upload.checksums = partChecksums !== undefined
-    const expiresAt = Date.parse(grant.expiresAt)
-    for (const part of grant.parts) {
-      const checksum = partChecksums?.[part.partNumber - 1]
-      upload.urls.set(part.partNumber, { url: part.url, expiresAt, checksum })
-    }
+    // Before the upload exists: the plugin could not be told of it, nor abort it.
+    await dataAllowed()
+    // The first parts are hashed before the upload starts (their URLs come with it), the others
+    // in the background, ahead of the plugin's requests for them (one part at a time).
+    const session = await startSession(
+      ctx,
+      bytesOf(file),
+      target(file),
+      { checksum: hashing, partConcurrency: 1 },
+      {},
+    )
+    track(session, 1)
     return {
-      url: xmlAnswer(
+      url: await answer(
         'InitiateMultipartUploadResult',
-        fields({ Bucket: origin, Key: grant.key, UploadId: grant.uploadId }),
+        fields({ Bucket: origin, Key: session.key, UploadId: session.uploadId }),
       ),
-      key: grant.key,
+      key: session.key,
     }
   }
 
-  /** A part's URL, and with checksums the header carrying its SHA-256, which the URL signs. */
-  async function partUrl(
-    key: string,
-    uploadId: string,
-    partNumber: number,
-  ): Promise<UppyS3Presigned> {
-    const upload = uploadOf(uploadId)
-    const answer = (part: PartUrl) => ({
-      url: part.url,
-      ...(part.checksum === undefined
-        ? {}
-        : { headers: { 'x-amz-checksum-sha256': part.checksum } }),
-    })
-    const known = upload.urls.get(partNumber)
-    if (known !== undefined && known.expiresAt - Date.now() > MIN_URL_LIFE_MS) return answer(known)
-    const count = upload.partCount ?? partNumber
-    const data = dataOf(uploadId)
-    if (hashing && upload.checksums !== false && data !== undefined) {
-      // This part and the next ones without a URL, hashed and signed together.
-      const last = Math.min(count, partNumber + hashedAtOnce(data.size) - 1)
-      const partNumbers: number[] = []
-      for (let n = partNumber; n <= last; n++) {
-        if (n === partNumber || !upload.urls.has(n)) partNumbers.push(n)
-      }
-      const checksums: string[] = []
-      for (const n of partNumbers) checksums.push(await sha256Base64(slice(data, n)))
-      try {
-        const signed = await client.signParts({ origin, key, uploadId, partNumbers, checksums })
-        const expiresAt = Date.parse(signed.expiresAt)
-        for (const part of signed.parts) {
-          const checksum = checksums[partNumbers.indexOf(part.partNumber)]
-          upload.urls.set(part.partNumber, { url: part.url, expiresAt, checksum })
-        }
-        upload.checksums = true
-        return answer(upload.urls.get(partNumber)!)
-      } catch (error) {
-        // An upload restored from before checksums were on signs none: its parts go without.
-        const without =
-          error instanceof WaybillError && error.errors.some((e) => e.path === 'checksums')
-        if (!without || upload.checksums === true) throw error
-        upload.checksums = false
-      }
-    }
-    const last = Math.min(partNumber + PART_URL_BATCH - 1, count)
-    const partNumbers = Array.from({ length: last - partNumber + 1 }, (_, i) => partNumber + i)
-    const { parts, expiresAt } = await client.signParts({ origin, key, uploadId, partNumbers })
-    for (const part of parts) {
-      upload.urls.set(part.partNumber, { url: part.url, expiresAt: Date.parse(expiresAt) })
-    }
-    const fresh = upload.urls.get(partNumber)
-    if (fresh === undefined)
-      throw new WaybillError('bad_answer', `waybill signed no URL for part ${partNumber}.`)
-    return answer(fresh)
+  async function part(uploadId: string, partNumber: number): Promise<UppyS3Presigned> {
+    const session = sessionOf(uploadId)
+    const upcoming = Array.from(
+      { length: Math.max(0, session.partCount - partNumber) },
+      (_, i) => partNumber + 1 + i,
+    )
+    const { url, checksum } = await partUrl(ctx, session, partNumber, false, upcoming, {})
+    return checksum === undefined
+      ? { url }
+      : { url, headers: { 'x-amz-checksum-sha256': checksum } }
   }
 
   async function listed(key: string, uploadId: string) {
-    const plan = await client.listParts({ origin, key, uploadId })
-    const upload = uploadOf(uploadId)
-    upload.partCount = plan.partCount
-    if (plan.parts.some((part) => part.checksumSha256 !== undefined)) upload.checksums = true
-    // A part of another size than its URL pinned cannot be completed: leave it out to send again.
-    // One stored with its checksum is whole: kept only when it is this file's part.
-    const expected = (n: number) =>
-      n < plan.partCount ? plan.partSize : plan.contentLength - plan.partSize * (plan.partCount - 1)
-    const kept = []
-    for (const part of plan.parts) {
-      if (part.size !== expected(part.partNumber)) continue
-      const bytes =
-        part.checksumSha256 === undefined ? undefined : partOf(uploadId, part.partNumber)
-      if (bytes !== undefined && (await sha256Base64(bytes)) !== part.checksumSha256) continue
-      kept.push(part)
+    const file = fileOf(uploadId)
+    const resumed =
+      file && (await resumeSession(ctx, { origin, key, uploadId }, bytesOf(file), undefined, {}))
+    if (!resumed) {
+      throw new WaybillError(
+        'not_found',
+        "This upload can no longer be resumed (it was completed, aborted or expired, or is not this file's): upload the file again.",
+      )
     }
-    const parts = kept.map(
-      (part) =>
-        `<Part>${fields({ PartNumber: part.partNumber, ETag: part.etag, Size: part.size })}</Part>`,
+    const { session, stored } = resumed
+    let first = 1
+    while (stored.has(first)) first++
+    track(session, first)
+    const parts = [...stored].map(
+      ([partNumber, etag]) =>
+        `<Part>${fields({ PartNumber: partNumber, ETag: etag, Size: Math.min(session.partSize, session.size - (partNumber - 1) * session.partSize) })}</Part>`,
     )
-    return xmlAnswer('ListPartsResult', parts.join(''))
+    return answer('ListPartsResult', parts.join(''))
   }
 
   async function complete(key: string, uploadId: string) {
     // The store's own list of parts: waybill checks each against its pinned size first.
     const stored = await client.completeMultipart({ origin, key, uploadId })
-    uploads.delete(uploadId)
-    return xmlAnswer(
+    forget(uploadId)
+    return answer(
       'CompleteMultipartUploadResult',
       fields({
-        Location: client.redirectUrl(origin, stored.key),
+        Location: redirectUrl(client, origin, stored.key),
         Bucket: origin,
         Key: stored.key,
         ETag: stored.etag,
@@ -351,10 +298,25 @@ export function waybillUppy<F extends UppyFileLike>(
   }
 
   async function abort(key: string, uploadId: string) {
+    forget(uploadId)
     await client.abortMultipart({ origin, key, uploadId })
-    uploads.delete(uploadId)
-    return xmlAnswer('AbortMultipartUploadResult', '')
+    return answer('AbortMultipartUploadResult', '')
   }
+
+  // The plugin keeps a failed multipart upload open for a retry to resume, but a retry then
+  // resumes only what this page still tracks: the upload is aborted here (nothing left behind in
+  // the bucket) and the file forgets it, so a retry starts afresh.
+  uppy.on('upload-error', (file) => {
+    const upload = file?.s3Multipart
+    if (file === undefined || upload?.uploadId === undefined || upload.key === undefined) return
+    // As @uppy/aws-s3 clears it on success (its types leave out undefined, under
+    // exactOptionalPropertyTypes).
+    uppy.setFileState(file.id, { s3Multipart: undefined } as Partial<F>)
+    if (!sessions.has(upload.uploadId)) return
+    const session = sessionOf(upload.uploadId)
+    forget(upload.uploadId)
+    void client.abortMultipart(refOf(session), { retries: 1 }).catch(() => {})
+  })
 
   uppy.addPostProcessor(async (fileIDs) => {
     for (const id of fileIDs) {
@@ -383,7 +345,7 @@ export function waybillUppy<F extends UppyFileLike>(
       switch (request.method) {
         case 'PUT':
           if (request.uploadId === undefined) return object(request)
-          return partUrl(request.key, request.uploadId, request.partNumber)
+          return part(request.uploadId, request.partNumber)
         case 'POST':
           if (request.uploadId === undefined) return create(request.key)
           return { url: await complete(request.key, request.uploadId) }

@@ -236,18 +236,26 @@ export function isRefusal(answer: Permit | Refusal | Origin): answer is Refusal 
   return 'refused' in answer
 }
 
-const issued = new WeakSet<object>()
+/**
+ * What a permit is made as. Its brand is a private field, which only this class can give or test:
+ * a copy of a permit (`{ ...permit, items }`) or an object made to look like one is not one. (Not a
+ * WeakSet of issued permits: each entry costs the garbage collector, on every request.)
+ */
+class Minted {
+  readonly #minted = true
+  static has(value: object): boolean {
+    return #minted in value
+  }
+}
 
 /** True for a permit this module made; the signers refuse anything else. */
 export function isPermit(value: unknown): value is Permit {
-  return typeof value === 'object' && value !== null && issued.has(value)
+  return typeof value === 'object' && value !== null && Minted.has(value)
 }
 
 /** The one place a permit is made: by `authorize`, or for a followed link by `linkPermit`. */
 function mint(fields: Omit<Permit, typeof PERMIT>): Permit {
-  const permit = Object.freeze({ ...fields }) as Permit
-  issued.add(permit)
-  return permit
+  return Object.freeze(Object.assign(new Minted(), fields)) as unknown as Permit
 }
 
 function noGrant(action: Action, originName: string): Refusal {
@@ -376,12 +384,34 @@ export function mayRead(
 
 /** One target of an artifact: an exact key (with its overrides) or a key pattern. */
 interface Target {
-  key: string
+  readonly key: string
   /** A pattern reaches every key starting with `key`. */
-  pattern: boolean
-  path: string
-  item?: PresignItem | undefined
-  overridePath?: string | undefined
+  readonly pattern: boolean
+  readonly path: string
+  readonly item?: PresignItem | undefined
+  readonly overridePath?: string | undefined
+}
+
+/**
+ * An item of a batch as a target. Its field paths are made only when a refusal names them: a
+ * 10,000-key batch that passes builds none.
+ */
+class ItemTarget implements Target {
+  readonly pattern = false
+  constructor(
+    readonly item: PresignItem,
+    private readonly i: number,
+    private readonly fields: Items,
+  ) {}
+  get key(): string {
+    return this.item.key
+  }
+  get path(): string {
+    return this.fields.itemPath(this.i)
+  }
+  get overridePath(): string | undefined {
+    return this.fields.overridePath?.(this.i)
+  }
 }
 
 /** A rule's refusal: 403 when no grant covers the target, 400 when a limit refuses a field. */
@@ -618,13 +648,7 @@ function targetsOf(reach: Reach): Target[] {
     case 'urls':
     case 'debug':
     case 'links':
-      return reach.items.map((item, i) => ({
-        key: item.key,
-        pattern: false,
-        path: reach.itemPath(i),
-        item,
-        overridePath: reach.overridePath?.(i),
-      }))
+      return reach.items.map((item, i) => new ItemTarget(item, i, reach))
     case 'listed':
       return reach.items.map((item, i) => ({ key: item.key, pattern: false, path: `items.${i}` }))
     case 'wildcard':
@@ -771,16 +795,38 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   }
   const coveringOf = (target: Target) =>
     grants.filter(({ prefix }) => covers(prefix, target)).map(({ grant }) => grant)
+  // Which grants cover each target, as a bit set: most batches' keys share one, so the sweeps
+  // below judge each distinct set once rather than each key (without overrides, whether a grant
+  // allows a target depends on the grant alone once it covers it).
+  const byCover = !overrides && grants.length <= 30
+  const cover = byCover
+    ? targets.map((target) => {
+        let set = 0
+        for (let i = 0; i < grants.length; i++) {
+          if (covers(grants[i]!.prefix, target)) set |= 1 << i
+        }
+        return set
+      })
+    : []
   /** Per target: the most `pick` gives among the grants that allow it, or -1 when none does. */
-  const sweep = (okay: readonly boolean[], pick: (grant: Grant) => number) =>
-    targets.map((target) => {
+  const sweep = (okay: readonly boolean[], pick: (grant: Grant) => number): number[] => {
+    const bestOf = (target: Target, set: number) => {
       let best = -1
       for (let i = 0; i < grants.length; i++) {
-        const { grant, prefix } = grants[i]!
-        if (covers(prefix, target) && passes(okay, i, target)) best = Math.max(best, pick(grant))
+        const covering = byCover ? (set & (1 << i)) !== 0 : covers(grants[i]!.prefix, target)
+        if (covering && passes(okay, i, target)) best = Math.max(best, pick(grants[i]!.grant))
       }
       return best
+    }
+    if (!byCover) return targets.map((target) => bestOf(target, 0))
+    const memo = new Map<number, number>()
+    return targets.map((target, t) => {
+      const set = cover[t]!
+      let best = memo.get(set)
+      if (best === undefined) memo.set(set, (best = bestOf(target, set)))
+      return best
     })
+  }
   const okA = grants.map(({ grant }) => grantOnly.every((rule) => rule.admits(grant, targets[0]!)))
   const reachA = sweep(okA, expiryOf)
   const kept: boolean[] = []

@@ -51,6 +51,8 @@ export interface Env {
   WAYBILL_AUDIT?: unknown
   /** Optional Queue producer binding: audit events. */
   WAYBILL_AUDIT_QUEUE?: unknown
+  /** The static assets binding (wrangler.jsonc `assets.binding`): the API document and page. */
+  ASSETS?: Fetcher
   /** Optional Workers Rate Limiting binding, keyed per principal. */
   WAYBILL_RATE_LIMITER?: RateLimit
   [name: string]: unknown

@@ -1,7 +1,16 @@
-// The ways a route answers: JSON (with a fast path for bodies built from parts), NDJSON streamed
-// as the client reads, and the cache headers of answers that carry signed URLs.
+// How every route answers, in one place: JSON (with a fast path for bodies built from parts),
+// JSON or NDJSON streamed as the client reads, a 302, and the response policy.
+//
+// The response policy: every answer is `no-store` (answers carry signed URLs, tokens and
+// receipts) unless its route earns a cache rule here. Two do, both GETs whose answer is a pure
+// function of the caller and the URL within a signing window:
+// - `GET /v1/list` and `GET /v1/redirect`: `privateUntil` (never past the earliest URL's expiry
+//   less a margin), `Vary` on the credentials, and for the listing an ETag that answers 304;
+// - `GET /l/{token}`: `privateUntil`, without `Vary` (the token in the path is the authority).
+// A POST answer (`/v1/sign`, uploads, links, cookies) is never reused by a browser or a shared
+// cache, so it carries neither a lifetime nor an ETag.
 
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { accepts } from 'hono/accepts'
 import { CACHE_MARGIN_S } from '../limits'
 
@@ -22,25 +31,31 @@ export function wantsNdjson(c: Context): boolean {
 }
 
 /**
- * An NDJSON answer whose lines are made as the client reads: `next()` gives the next chunk of
- * lines (each ending in a newline), or undefined at the end. So a 100,000-URL answer never sits in
- * memory at once, and the first lines leave while later ones are still being signed.
+ * An answer whose body is made as the client reads: `next()` gives the next chunk (for NDJSON,
+ * lines each ending in a newline), or undefined at the end. So a 100,000-URL answer never sits in
+ * memory at once, and the first chunk leaves while later ones are still being signed. The first
+ * chunk is made before the answer is: a failure to start signing is still a problem answer, not a
+ * 200 cut short.
  */
-export function ndjson(
+export async function streamed(
   next: () => Promise<string | undefined>,
+  type: 'json' | 'ndjson',
   headers: Record<string, string>,
-): Response {
+): Promise<Response> {
   const encoder = new TextEncoder()
+  let first: string | undefined = await next()
+  let started = false
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const chunk = await next()
+      const chunk = started ? await next() : first
+      started = true
+      first = undefined
       if (chunk === undefined) controller.close()
       else controller.enqueue(encoder.encode(chunk))
     },
   })
-  return new Response(stream, {
-    headers: { ...headers, 'content-type': `${NDJSON}; charset=utf-8`, vary: VARY },
-  })
+  const contentType = type === 'json' ? 'application/json' : `${NDJSON}; charset=utf-8`
+  return new Response(stream, { headers: { ...headers, 'content-type': contentType } })
 }
 
 /**
@@ -62,15 +77,24 @@ export function json(
   return c.body(text, status, { ...headers, 'content-type': 'application/json' })
 }
 
+/** The default of the response policy: `no-store` on every answer that set no cache rule. */
+export function noStore(): MiddlewareHandler {
+  return async function noStore(c, next) {
+    await next()
+    if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store')
+  }
+}
+
 /**
  * `private, max-age=N` where N leaves the earliest-expiring URL `CACHE_MARGIN_S` of life when the
- * cached copy is last used; `no-store` when there is nothing left to cache.
+ * cached copy is last used; `no-store` when there is nothing left to cache. For the routes that
+ * earn a cache rule (see the top of this file).
  *
  * @example
- * cacheControlUntil(new Date('2026-11-23T11:15:00Z'), new Date('2026-11-23T10:17:00Z'))
+ * privateUntil(new Date('2026-11-23T11:15:00Z'), new Date('2026-11-23T10:17:00Z'))
  * // 'private, max-age=3420'
  */
-export function cacheControlUntil(expiresAt: Date, now: Date): string {
+export function privateUntil(expiresAt: Date, now: Date): string {
   const remaining = Math.floor((expiresAt.getTime() - now.getTime()) / 1000)
   const maxAge = remaining - CACHE_MARGIN_S
   return maxAge > 0 ? `private, max-age=${maxAge}` : 'no-store'

@@ -5,36 +5,43 @@ import { toJsonSchema } from '@valibot/to-json-schema'
 import { resolver, type DescribeRouteOptions } from 'hono-openapi'
 import * as v from 'valibot'
 import { STATUS, TITLE, type ErrorCode } from '../errors'
+import { problemType } from './problem'
 
-const ProblemSchema = v.pipe(
-  v.object({
-    type: v.pipe(v.string(), v.examples(['urn:waybill:problem:invalid_request'])),
-    title: v.pipe(v.string(), v.examples(['Invalid request'])),
-    status: v.pipe(v.number(), v.integer(), v.examples([400])),
-    detail: v.pipe(v.string(), v.examples(['items.3.key: must be at most 1024 bytes of UTF-8'])),
-    errors: v.optional(
-      v.pipe(
-        v.array(
-          v.object({
-            path: v.pipe(
-              v.string(),
-              v.description('The field, as a dotted path into the request: `items.3.key`.'),
-            ),
-            message: v.string(),
-          }),
+/** An RFC 9457 problem whose `type` is one of `codes`' (the client's codes come from these). */
+const problemSchema = (codes: readonly ErrorCode[]) =>
+  v.pipe(
+    v.object({
+      type: v.picklist(codes.map(problemType)),
+      title: v.pipe(v.string(), v.examples(['Invalid request'])),
+      status: v.pipe(v.number(), v.integer(), v.examples([400])),
+      detail: v.pipe(v.string(), v.examples(['items.3.key: must be at most 1024 bytes of UTF-8'])),
+      errors: v.optional(
+        v.pipe(
+          v.array(
+            v.object({
+              path: v.pipe(
+                v.string(),
+                v.description('The field, as a dotted path into the request: `items.3.key`.'),
+              ),
+              message: v.string(),
+            }),
+          ),
+          v.description('Every field at fault, up to 100.'),
         ),
-        v.description('Every field at fault, up to 100.'),
       ),
-    ),
-  }),
-  v.description('An RFC 9457 problem. `type` is `urn:waybill:problem:<code>`.'),
-)
+    }),
+    v.description('An RFC 9457 problem. `type` is `urn:waybill:problem:<code>`.'),
+  )
 
-/** The answers every authenticated route may give besides its own. */
+/**
+ * The answers every authenticated route may give besides its own (a JWT's key set, or the control
+ * plane's D1, may be down).
+ */
 const AUTHENTICATED: readonly ErrorCode[] = [
   'unauthorized',
   'too_many_requests',
   'config_invalid',
+  'auth_unavailable',
   'control_unavailable',
 ]
 
@@ -45,17 +52,29 @@ export function problems(...codes: ErrorCode[]) {
 
 /** Responses for each problem `codes` may answer, by status. */
 export function publicProblems(...codes: ErrorCode[]) {
-  const responses: Record<string, { description: string; content: object }> = {}
-  for (const code of codes) {
+  const byStatus = new Map<string, ErrorCode[]>()
+  for (const code of new Set(codes)) {
     const status = String(STATUS[code])
-    const titles = responses[status]?.description
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  const responses: Record<string, { description: string; content: object }> = {}
+  for (const [status, shared] of byStatus) {
     responses[status] = {
-      description: titles === undefined ? TITLE[code] : `${titles}; ${TITLE[code]}`,
-      content: { 'application/problem+json': { schema: resolver(ProblemSchema) } },
+      description: shared.map((code) => TITLE[code]).join('; '),
+      content: { 'application/problem+json': { schema: resolver(problemSchema(shared)) } },
     }
   }
   return responses
 }
+
+/** A 302 to a signed URL, with the cache rule its route earns (src/http/answer.ts). */
+export const FOUND = {
+  description: 'Found: `Location` is the signed URL',
+  headers: {
+    location: { schema: { type: 'string', format: 'uri' } },
+    'cache-control': { schema: { type: 'string' } },
+  },
+} as const
 
 /** A JSON answer described by `schema`. */
 export function jsonContent(schema: v.GenericSchema, description: string) {

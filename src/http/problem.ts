@@ -15,7 +15,7 @@ interface ProblemBody {
 }
 
 /** The `type` URI of a problem code; documented in the README and OpenAPI. */
-function problemType(code: string): string {
+export function problemType(code: string): string {
   return `urn:waybill:problem:${code}`
 }
 

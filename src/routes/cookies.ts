@@ -46,16 +46,12 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
           sameSite: cookie.sameSite,
         })
       }
-      return json(
-        c,
-        {
-          origin: signed.origin.name,
-          resource: signed.resource,
-          expiresAt: signed.expiresAt.toISOString(),
-          cookies: signed.cookies,
-        },
-        { 'cache-control': 'no-store' },
-      )
+      return json(c, {
+        origin: signed.origin.name,
+        resource: signed.resource,
+        expiresAt: signed.expiresAt.toISOString(),
+        cookies: signed.cookies,
+      })
     },
   )
 }

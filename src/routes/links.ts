@@ -2,11 +2,11 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { found, json } from '../http/answer'
+import { found, json, privateUntil } from '../http/answer'
 import { deferOf } from '../http/defer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
-import { jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
+import { FOUND, jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody, validParams } from '../http/validate'
@@ -40,7 +40,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
       })
       const origin = new URL(c.req.url).origin
       const answer = issueLinks(c.get('config'), c.get('principal'), body, origin, clock())
-      return json(c, answer, { 'cache-control': 'no-store' })
+      return json(c, answer)
     },
   )
 }
@@ -54,13 +54,7 @@ export function followRoutes({ clock, control }: RouteDeps) {
       summary: 'Follow a signed link: a 302 to a URL signed for a few minutes',
       security: [],
       responses: {
-        302: {
-          description: 'Found: `Location` is the signed URL',
-          headers: {
-            location: { schema: { type: 'string', format: 'uri' } },
-            'cache-control': { schema: { type: 'string' } },
-          },
-        },
+        302: FOUND,
         ...publicProblems(
           'forbidden',
           'not_found',
@@ -76,7 +70,7 @@ export function followRoutes({ clock, control }: RouteDeps) {
       const { token } = c.req.valid('param')
       const config = c.get('config')
       const now = clock()
-      const { location, headers, link } = await followLink(
+      const { location, expiresAt, link } = await followLink(
         config,
         token,
         now,
@@ -87,7 +81,7 @@ export function followRoutes({ clock, control }: RouteDeps) {
       // For the audit trail: the link's issuer, by the hash the link carries.
       logFields(c, { origin: link.origin, action: 'read', items: 1 })
       c.set('linkIssuer', link.issuer)
-      return found(location, headers)
+      return found(location, { 'cache-control': privateUntil(expiresAt, now) })
     },
   )
 }

@@ -2,7 +2,16 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { etagMatches, etagOf, json, ndjson, RawJson, wantsNdjson } from '../http/answer'
+import {
+  etagMatches,
+  etagOf,
+  json,
+  privateUntil,
+  RawJson,
+  streamed,
+  VARY,
+  wantsNdjson,
+} from '../http/answer'
 import { jsonContent, problems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
@@ -35,17 +44,28 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
     async (c) => {
       const { origin } = c.req.valid('param')
       logFields(c, { origin, action: 'list' })
+      const now = clock()
       const listing = await listPage(
         c.get('config'),
         c.get('principal'),
         origin,
         c.req.valid('query'),
-        clock(),
+        now,
       )
-      if (wantsNdjson(c)) return ndjson(listing.lines(), listing.headers)
+      // Cached privately while its URLs live; a listing without URLs is not kept at all.
+      const { expiresAt } = listing
+      const headers: Record<string, string> =
+        expiresAt === undefined
+          ? { vary: VARY }
+          : {
+              'cache-control': privateUntil(expiresAt, now),
+              'waybill-expires-at': expiresAt.toISOString(),
+              vary: VARY,
+            }
+      if (wantsNdjson(c)) return streamed(listing.lines(), 'ndjson', headers)
       const text = JSON.stringify(await listing.answer())
       const etag = await etagOf(text)
-      const headers = { ...listing.headers, etag }
+      headers.etag = etag
       if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers)
       return json(c, new RawJson(text), headers)
     },

@@ -3,8 +3,8 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { invalid } from '../errors'
-import { found } from '../http/answer'
-import { problems, pathParameters, SECURITY } from '../http/openapi'
+import { found, privateUntil, VARY } from '../http/answer'
+import { FOUND, problems, pathParameters, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validQuery } from '../http/validate'
@@ -15,13 +15,27 @@ import { redirectTo } from '../services/redirect'
 const PREFIX = '/v1/redirect/'
 
 /**
+ * The path of a serialized request URL (the runtime's `request.url`), as `new URL(url).pathname`
+ * gives it, without parsing the URL again on every redirect.
+ */
+function pathnameOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  let end = url.length
+  for (const stop of ['?', '#']) {
+    const at = url.indexOf(stop, start)
+    if (at >= 0 && at < end) end = at
+  }
+  return url.slice(start, end)
+}
+
+/**
  * The origin and the key from the raw request path, each decoded exactly once. Hono's own
  * parameter decoding is not used: the key must keep every byte the client percent-encoded (`%2F`,
  * `%25`, `+`), and the origin segment is taken as sent (an encoded name is refused), so the cut
  * between them cannot move.
  */
 function targetOf(url: string) {
-  const rest = new URL(url).pathname.slice(PREFIX.length)
+  const rest = pathnameOf(url).slice(PREFIX.length)
   const cut = rest.indexOf('/')
   let key: string
   try {
@@ -48,13 +62,7 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
       security: [...SECURITY, { jwtCookie: [] }],
       parameters: pathParameters(RedirectTarget),
       responses: {
-        302: {
-          description: 'Found: `Location` is the signed URL',
-          headers: {
-            location: { schema: { type: 'string', format: 'uri' } },
-            'cache-control': { schema: { type: 'string' } },
-          },
-        },
+        302: FOUND,
         ...problems('invalid_request', 'forbidden'),
       },
     }),
@@ -66,13 +74,14 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
       const target = targetOf(c.req.url)
       const query = c.req.valid('query')
       logFields(c, { origin: target.origin, action: 'read', items: 1 })
-      const { location, headers } = await redirectTo(
+      const now = clock()
+      const { location, expiresAt } = await redirectTo(
         c.get('config'),
         c.get('principal'),
         { ...target, ...query },
-        clock(),
+        now,
       )
-      return found(location, headers)
+      return found(location, { 'cache-control': privateUntil(expiresAt, now), vary: VARY })
     },
   )
 }

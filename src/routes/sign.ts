@@ -3,7 +3,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../limits'
-import { json, ndjson, wantsNdjson } from '../http/answer'
+import { streamed, wantsNdjson } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { jsonContent, problems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
@@ -49,9 +49,10 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
       logFields(c, { origin: body.origin })
       const batch = signBatch(config, c.get('principal'), body, clock())
       logFields(c, { action: batch.permit.action, items: batch.size })
-      if (wantsNdjson(c)) return ndjson(batch.lines(), batch.streamHeaders)
-      const { text, headers } = await batch.answer()
-      return json(c, text, headers)
+      const headers = { 'waybill-expires-at': batch.expiresAt.toISOString() }
+      return wantsNdjson(c)
+        ? streamed(batch.lines(), 'ndjson', headers)
+        : streamed(batch.json(), 'json', headers)
     },
   )
 }

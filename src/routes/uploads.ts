@@ -35,8 +35,6 @@ import {
   type CompletedUpload,
 } from '../services/notify'
 
-const NO_STORE = { 'cache-control': 'no-store' }
-
 /**
  * Tells the configured webhook and queue that an upload was checked complete, after the answer:
  * delivery never holds up or changes the caller's answer (src/services/notify.ts retries, then
@@ -87,7 +85,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           bytesReserved: request.items.reduce((sum, item) => sum + (item.contentLength ?? 0), 0),
         })
         const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
-        return json(c, answer, NO_STORE)
+        return json(c, answer)
       },
     )
     .post(
@@ -107,11 +105,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.partNumbers.length })
-        return json(
-          c,
-          await moreParts(c.get('config'), c.get('principal'), request, clock()),
-          NO_STORE,
-        )
+        return json(c, await moreParts(c.get('config'), c.get('principal'), request, clock()))
       },
     )
     .post(
@@ -146,7 +140,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         )
         logFields(c, { bytesCompleted: object.size })
         announce(c, { ...object, mode: 'multipart', occurrence: storeUploadId }, clock())
-        return json(c, object, NO_STORE)
+        return json(c, object)
       },
     )
     .post(
@@ -168,7 +162,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
-        return json(c, await uploadedParts(c.get('config'), c.get('principal'), request), NO_STORE)
+        return json(c, await uploadedParts(c.get('config'), c.get('principal'), request))
       },
     )
     .post(
@@ -200,7 +194,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         const done = await checkUpload(c.get('config'), c.get('principal'), request, clock())
         logFields(c, { bytesCompleted: done.size })
         announce(c, { ...done, occurrence: done.lastModified }, clock())
-        return json(c, done, NO_STORE)
+        return json(c, done)
       },
     )
     .post(
@@ -221,7 +215,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
         await abortUpload(c.get('config'), c.get('principal'), request)
-        return c.body(null, 204, NO_STORE)
+        return c.body(null, 204)
       },
     )
 }

@@ -8,7 +8,6 @@ import type { Config, LinkRevocation } from '../config'
 import { LINK_URL_EXPIRES_S } from '../limits'
 import { epochSeconds } from '../core/sigv4/time'
 import { WaybillError } from '../errors'
-import { cacheControlUntil } from '../http/answer'
 import type { LinksBody } from '../schemas/links'
 import type { LinkFacts } from '../control/plane'
 import { objectItem, type ObjectRequest } from './objects'
@@ -133,9 +132,5 @@ export async function followLink(
   }
   const signer = batchSigner(permit, { method: 'GET', now })
   const [location] = await signer.sign()
-  return {
-    location: location!,
-    headers: { 'cache-control': cacheControlUntil(signer.expiresAt, now) },
-    link: facts,
-  }
+  return { location: location!, expiresAt: signer.expiresAt, link: facts }
 }

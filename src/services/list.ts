@@ -14,7 +14,6 @@ import {
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { openToken, sealToken } from '../core/token'
 import { invalid } from '../errors'
-import { cacheControlUntil, VARY } from '../http/answer'
 import type { ListQuery } from '../schemas/list'
 import { listObjectsPage, type ListedObject } from '../store/client'
 import { permitFor } from './permits'
@@ -111,7 +110,8 @@ async function listPrefix(
 
 /** One page of a signed listing: its entries, then JSON or NDJSON as the client asks. */
 export interface Listing {
-  readonly headers: Record<string, string>
+  /** When the listed URLs expire; none when the page lists no URL. */
+  readonly expiresAt: Date | undefined
   /** The whole answer. */
   answer(): Promise<{
     origin: string
@@ -222,11 +222,6 @@ export async function listPage(
   const signer = readable.size > 0 ? batchSigner(reads, { method: 'GET', now }) : undefined
   const expiresAt = signer?.expiresAt
   const nextCursor = cursor === undefined ? null : encodeCursor(config, binding, cursor)
-  const headers: Record<string, string> = {
-    'cache-control': expiresAt === undefined ? 'no-store' : cacheControlUntil(expiresAt, now),
-    vary: VARY,
-  }
-  if (expiresAt !== undefined) headers['waybill-expires-at'] = expiresAt.toISOString()
 
   // Objects `from` to `to` with their URLs where the caller may read; the permit's items are the
   // readable objects in the same order, so a running count finds each one's URL.
@@ -244,7 +239,7 @@ export async function listPage(
   }
 
   return {
-    headers,
+    expiresAt,
     async answer() {
       return {
         origin,

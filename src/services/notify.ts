@@ -35,14 +35,10 @@ export interface CompletedUpload {
   readonly occurrence: string
 }
 
-interface UploadCompletedData {
-  readonly origin: string
-  readonly key: string
-  readonly size: number
-  readonly contentType: string
+/** The event's data: the upload as receivers see it. */
+type UploadCompletedData = Omit<CompletedUpload, 'principal' | 'occurrence'> & {
   /** Without S3's quotes: `d41d8cd98f00b204e9800998ecf8427e`, `…-3` for a multipart upload. */
   readonly etag: string
-  readonly mode: UploadMode
   /** As the request log names the caller: `api-key:web`, `jwt:alice`. */
   readonly principal: string
 }

@@ -2,20 +2,19 @@
 
 import type { Principal } from '../principal'
 import type { Config } from '../config'
-import { cacheControlUntil, VARY } from '../http/answer'
 import { lastSegment } from '../core/disposition'
 import { invalid } from '../errors'
 import { objectItem, type ObjectRequest } from './objects'
 import { permitFor } from './permits'
 import { batchSigner } from './signers'
 
-/** The signed URL to send the caller to, and the headers that let the redirect be cached. */
+/** The signed URL to send the caller to, and when it expires. */
 export async function redirectTo(
   config: Config,
   principal: Principal,
   target: ObjectRequest & { origin: string; expiresIn?: number | undefined },
   now: Date,
-): Promise<{ location: string; headers: Record<string, string> }> {
+): Promise<{ location: string; expiresAt: Date }> {
   if ((target.download ?? target.inline) === true && lastSegment(target.key) === '') {
     throw invalid([
       {
@@ -35,8 +34,5 @@ export async function redirectTo(
   })
   const signer = batchSigner(permit, { method: 'GET', now })
   const [location] = await signer.sign()
-  return {
-    location: location!,
-    headers: { 'cache-control': cacheControlUntil(signer.expiresAt, now), vary: VARY },
-  }
+  return { location: location!, expiresAt: signer.expiresAt }
 }

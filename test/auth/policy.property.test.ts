@@ -8,7 +8,8 @@
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { authorize, isRefusal, type Permit, type Reach } from '../../src/auth/policy'
+import { authorize, isPermit, isRefusal, type Permit, type Reach } from '../../src/auth/policy'
+import { batchSigner } from '../../src/services/signers'
 import type { Principal } from '../../src/principal'
 import type { Action, Config, Grant, S3Origin } from '../../src/config'
 import { fuzzParameters } from '../fuzz-arbitraries'
@@ -234,5 +235,43 @@ describe('authorize, as properties', () => {
     expect(isRefusal(week) ? week : week.maxContentLength).toBe(1_000_000)
     const hour = authorize(configOf(grants), ALICE, post(3600))
     expect(isRefusal(hour) ? hour : hour.maxContentLength).toBe(50_000_000)
+  })
+})
+
+describe('a permit', () => {
+  it('is only what authorize made: a copy or a look-alike signs nothing', () => {
+    const grant = Object.freeze({
+      subject: { kind: 'apiKey' as const, value: 'alice' },
+      origin: 'o',
+      prefix: 'a/',
+      actions: new Set<Action>(['read']),
+      maxExpiresIn: 3600,
+      maxLinkExpiresIn: 3600,
+      maxBatch: 10,
+      wildcard: false,
+      overwrite: false,
+      deleteMismatched: false,
+    }) as unknown as Grant
+    const permit = authorize(configOf([grant]), ALICE, {
+      kind: 'urls',
+      action: 'read',
+      origin: 'o',
+      items: [{ key: 'a/x.png' }],
+      itemPath: (i) => `keys.${i}`,
+    })
+    if (isRefusal(permit)) throw new Error(permit.detail)
+    expect(isPermit(permit)).toBe(true)
+    expect(Object.isFrozen(permit)).toBe(true)
+    const now = new Date('2026-11-23T10:00:00Z')
+    expect(() => batchSigner(permit, { method: 'GET', now })).not.toThrow()
+    const widened = { ...permit, items: [{ key: 'b/secret.txt' }] } as Permit
+    const lookAlike: unknown = Object.assign(
+      Object.create(Object.getPrototypeOf(permit) as object) as object,
+      permit,
+    )
+    for (const forged of [widened, lookAlike as Permit]) {
+      expect(isPermit(forged)).toBe(false)
+      expect(() => batchSigner(forged, { method: 'GET', now })).toThrow(/needs a permit/)
+    }
   })
 })

@@ -201,17 +201,13 @@ describe('the browser client', () => {
       .map((r) => r.request.method())
     expect(toBucket).toEqual(['POST', 'PUT'])
     // The refused POST on "nopost" was waybill's 400 naming the mode, then a PUT was issued.
-    // Each answer, awaited: a `requestfinished` event may arrive after the page's promise settles.
-    const issued = await Promise.all(
+    // (Each status is recorded once its response is read, after the request finished: polled.)
+    const issued = () =>
       network
         .toWaybill()
         .filter((r) => new URL(r.request.url()).pathname === '/v1/uploads')
-        .map(async (r) => [
-          (r.request.postDataJSON() as { mode: string }).mode,
-          (await r.request.response())?.status(),
-        ]),
-    )
-    expect(issued).toEqual([
+        .map((r) => [(r.request.postDataJSON() as { mode: string }).mode, r.status])
+    await expect.poll(issued).toEqual([
       ['post', 200],
       ['post', 400],
       ['put', 200],
@@ -455,7 +451,9 @@ describe('the browser client', () => {
     page.setDefaultTimeout(STEP_TIMEOUT_MS)
     const pdf = makeFile('report.pdf', 10_000)
     const big = makeFile('huge.png', 2 * MIB)
-    await clientPage(page, demo.limitedApiKey, [pdf.path, big.path])
+    // Chromium types it image/svg+xml from its name: an image, but one that runs script.
+    const svg = makeFile('drawing.svg', 1_000)
+    await clientPage(page, demo.limitedApiKey, [pdf.path, big.path, svg.path])
     const problems: Array<{ detail: string }> = []
     page.on('response', async (response) => {
       if (new URL(response.url()).pathname === '/v1/uploads' && response.status() === 400) {
@@ -466,7 +464,7 @@ describe('the browser client', () => {
     const errors = await page.evaluate(async () => {
       const { waybill, waybillClient } = window as unknown as PageGlobals
       const input = document.getElementById('client-files') as HTMLInputElement
-      const [pdf, big] = Array.from(input.files!)
+      const [pdf, big, svg] = Array.from(input.files!)
       const attempt = (file: File, key: string) =>
         waybill.upload(file, { origin: 'demo', key }).then(
           () => null,
@@ -475,10 +473,14 @@ describe('the browser client', () => {
               ? { ...error, message: error.message, retryable: error.retryable }
               : { message: String(error) },
         )
-      return [await attempt(pdf!, 'limited/report.pdf'), await attempt(big!, 'limited/huge.png')]
+      return [
+        await attempt(pdf!, 'limited/report.pdf'),
+        await attempt(big!, 'limited/huge.png'),
+        await attempt(svg!, 'limited/drawing.svg'),
+      ]
     })
-    await expect.poll(() => problems.length).toBe(2)
-    const [wrongType, tooBig] = errors
+    await expect.poll(() => problems.length).toBe(3)
+    const [wrongType, tooBig, script] = errors
     expect(wrongType).toMatchObject({
       code: 'invalid_request',
       status: 400,
@@ -493,9 +495,18 @@ describe('the browser client', () => {
       message: problems[1]!.detail,
       errors: [{ path: 'contentLength' }],
     })
+    // An `image/*` grant admits passive images only (src/core/media-type.ts): the message names
+    // the type the file was refused as.
+    expect(script).toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      message: problems[2]!.detail,
+      errors: [{ path: 'contentType' }],
+    })
+    expect(script!.message).toContain('image/svg+xml')
     // Refused before any byte left: nothing went to the bucket, and nothing was retried.
     expect(network.requests.filter((r) => r.request.url().startsWith(bucketOrigin))).toEqual([])
-    expect(network.toWaybill()).toHaveLength(2)
+    expect(network.toWaybill()).toHaveLength(3)
     await page.close()
   })
 

@@ -40,7 +40,9 @@ describe('GET /docs', () => {
     page.on('requestfailed', (request) => failed.push(request.url()))
     const loaded: string[] = []
     page.on('response', (response) => loaded.push(`${response.status()} ${response.url()}`))
-    await page.goto(`${demo.baseUrl}/docs`)
+    const served = await page.goto(`${demo.baseUrl}/docs`)
+    // A static asset with its own policy (public/_headers): no inline script runs on it.
+    expect(served?.headers()['content-security-policy']).toContain("script-src 'self';")
     // Scalar renders each operation's summary once it has read the document.
     for (const summary of summaries) {
       await expect

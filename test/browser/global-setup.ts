@@ -1,8 +1,13 @@
 // Runs in Node before the browser test: makes sure Chromium is there, starts versitygw with fresh
-// credentials and two buckets ("demo" with the browser-upload CORS rules for the page's origin,
-// "plain" with none), and `wrangler dev` on a free port whose "demo" origin (and "nopost", the
-// same bucket without POST uploads) points at that versitygw, with two API keys and their
-// grants, then hands the details to the tests.
+// credentials and two buckets ("demo" with the browser-upload CORS rules for the page's origin
+// and an app's, "plain" with none), and `wrangler dev` on a free port whose "demo" origin (and
+// "nopost", the same bucket without POST uploads) points at that versitygw, with three API keys
+// and their grants, then hands the details to the tests.
+//
+// The Worker gets what `npm start -- --app-origin <app>` gives it (scripts/dev.mjs: WAYBILL_CORS
+// for the app, signed links on), with this run's origins, keys and grants in the place of
+// .dev.vars, and the bucket npm start's CORS rules: the example app (test/browser/example.test.ts)
+// runs on its own origin against those settings.
 
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,6 +16,7 @@ import { join } from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import type { TestProject } from 'vitest/node'
 import { applyBucketCors } from '../../scripts/bucket-cors.mjs'
+import { bucketOrigins, envFileText, workerVars } from '../../scripts/dev.mjs'
 import { ensureChromium } from '../../scripts/chromium.mjs'
 import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
 import { spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
@@ -29,6 +35,16 @@ export interface BrowserDemoContext {
   apiKey: string
   /** Key "limited": images of at most 1 MiB under `limited/` on "demo", written only. */
   limitedApiKey: string
+  /**
+   * An app's own origin (http://127.0.0.1:<port>, the port free for it to listen on), which
+   * WAYBILL_CORS and the bucket's CORS rules allow, as `npm start -- --app-origin` does.
+   */
+  appOrigin: string
+  /**
+   * Key "app": reads, lists and writes under `app/` on "demo" images, text and binary files,
+   * nothing else (so an HTML page is refused).
+   */
+  appApiKey: string
   chromiumPath: string
   s3: {
     endpoint: string
@@ -107,17 +123,19 @@ export default async function setup(project: TestProject) {
 
     const port = await freePort()
     const baseUrl = `http://127.0.0.1:${port}`
+    const appOrigin = `http://127.0.0.1:${await freePort()}`
     await applyBucketCors({
       endpoint: s3.endpoint,
       bucket,
       region,
       accessKeyId,
       secretAccessKey,
-      allowedOrigins: [baseUrl],
+      allowedOrigins: bucketOrigins(port, [appOrigin]),
     })
 
     const apiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const limitedApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
+    const appApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const sha256 = (key: string) => createHash('sha256').update(key).digest('hex')
     // wrangler dev lets --env-file values replace the `vars` of wrangler.jsonc, so this points the
     // "demo" origin at this run's versitygw instead of the fixed 127.0.0.1:7070 of `npm start`.
@@ -149,29 +167,42 @@ export default async function setup(project: TestProject) {
         contentTypes: ['image/*'],
         maxContentLength: 1024 * 1024,
       },
+      {
+        to: 'apiKey:app',
+        origin: 'demo',
+        prefix: 'app/',
+        actions: ['read', 'write', 'list'],
+        contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],
+      },
     ]
     const apiKeys = [
       { id: 'demo', sha256: sha256(apiKey), label: 'browser test' },
       { id: 'limited', sha256: sha256(limitedApiKey), label: 'browser test, limited' },
+      { id: 'app', sha256: sha256(appApiKey), label: 'browser test, an app' },
     ]
-    const envFile = join(tmp, 'worker.vars')
-    writeFileSync(
-      envFile,
-      [
-        `DEMO_ACCESS_KEY_ID=${accessKeyId}`,
-        `DEMO_SECRET_ACCESS_KEY=${secretAccessKey}`,
-        `WAYBILL_API_KEYS='${JSON.stringify(apiKeys)}'`,
-        `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
-        `WAYBILL_GRANTS='${JSON.stringify(grants)}'`,
-        // Generated per run: it seals links, upload handles and receipts, listing cursors.
-        `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 't', secret: randomBytes(32).toString('base64url') }])}'`,
+    // What npm start gives the Worker for this app, this run's values in the place of .dev.vars
+    // (its origins too: wrangler.jsonc's, which npm start points at its own versitygw, are not
+    // needed).
+    const worker = workerVars({
+      wranglerVars: {},
+      devVars: {
+        DEMO_ACCESS_KEY_ID: accessKeyId,
+        DEMO_SECRET_ACCESS_KEY: secretAccessKey,
+        WAYBILL_API_KEYS: JSON.stringify(apiKeys),
+        WAYBILL_ORIGINS: JSON.stringify(origins),
+        WAYBILL_GRANTS: JSON.stringify(grants),
         // A page load sends several requests at once; wrangler dev 4.124 can drop its proxy
         // connection when each of them logs (cloudflare/workers-sdk#15451), so log failures only.
-        `WAYBILL_REQUEST_LOG=errors`,
-        '',
-      ].join('\n'),
-      { mode: 0o600 },
-    )
+        WAYBILL_REQUEST_LOG: 'errors',
+      },
+      s3Endpoint: s3.endpoint,
+      apiKeySha256: sha256(apiKey),
+      // Generated per run: it seals links, upload handles and receipts, listing cursors.
+      tokenSecrets: [{ id: 'browser', secret: randomBytes(32).toString('base64url') }],
+      appOrigins: [appOrigin],
+    })
+    const envFile = join(tmp, 'worker.vars')
+    writeFileSync(envFile, envFileText(worker.vars), { mode: 0o600 })
     // GET /docs loads Scalar's bundle, the demo page the client's, from the Worker's assets.
     await buildVendorAssets()
     const wrangler = spawnWranglerDev({
@@ -188,6 +219,8 @@ export default async function setup(project: TestProject) {
       baseUrl,
       apiKey,
       limitedApiKey,
+      appOrigin,
+      appApiKey,
       chromiumPath,
       s3: { endpoint: s3.endpoint, region, accessKeyId, secretAccessKey, bucket, plainBucket },
     })

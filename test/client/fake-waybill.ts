@@ -1,10 +1,78 @@
 // A fake waybill and bucket behind one fetch function, for the client's unit tests: the routes the
-// client calls, with the shapes of docs/openapi.json, and a bucket that stores PUTs, POST forms and
-// multipart parts. Every request is logged; hooks inject failures.
+// client calls, and a bucket that stores PUTs, POST forms and multipart parts. Every request is
+// logged; hooks inject failures.
+//
+// It is held to the server's own schemas, those docs/openapi.json is generated from: a request
+// they refuse is answered 400 as waybill answers it, and an answer of the fake's (or a hook's)
+// that they would not describe is a violation, which fails the test that made it. Its part plan
+// is the server's (src/core/s3/parts.ts).
+
+import * as v from 'valibot'
+import { onTestFinished, expect } from 'vitest'
+import type { ProblemCode } from '../../client/src/errors.ts'
+import { choosePartSize, partCountOf } from '../../src/core/s3/parts.ts'
+import { LinksAnswer, LinksBody } from '../../src/schemas/links.ts'
+import { ListAnswer, ListQuery } from '../../src/schemas/list.ts'
+import { SignAnswer, SignBody } from '../../src/schemas/sign.ts'
+import {
+  AbortBody,
+  CheckAnswer,
+  CheckBody,
+  CompleteAnswer,
+  CompleteBody,
+  ListPartsAnswer,
+  ListPartsBody,
+  PartsAnswer,
+  PartsBody,
+  UploadAnswer,
+  UploadBody,
+} from '../../src/schemas/uploads.ts'
 
 export const WAYBILL = 'https://waybill.test'
 export const BUCKET = 'https://bucket.test'
-const MIB = 1024 * 1024
+
+/** Each route the client calls: what waybill validates its request with, and describes its answer by. */
+const ROUTES: ReadonlyArray<{
+  path: RegExp
+  request: v.GenericSchema
+  answer?: v.GenericSchema
+  query?: true
+}> = [
+  { path: /^\/v1\/sign$/, request: SignBody, answer: SignAnswer },
+  { path: /^\/v1\/list\/[^/]+$/, request: ListQuery, answer: ListAnswer, query: true },
+  { path: /^\/v1\/links$/, request: LinksBody, answer: LinksAnswer },
+  { path: /^\/v1\/uploads$/, request: UploadBody, answer: UploadAnswer },
+  { path: /^\/v1\/uploads\/multipart\/parts$/, request: PartsBody, answer: PartsAnswer },
+  { path: /^\/v1\/uploads\/multipart\/list$/, request: ListPartsBody, answer: ListPartsAnswer },
+  { path: /^\/v1\/uploads\/multipart\/complete$/, request: CompleteBody, answer: CompleteAnswer },
+  { path: /^\/v1\/uploads\/multipart\/abort$/, request: AbortBody },
+  { path: /^\/v1\/uploads\/complete$/, request: CheckBody, answer: CheckAnswer },
+]
+
+/** A token shaped as waybill's sealed ones (payload, dot, 22-character tag), holding `value`. */
+/** A token shaped as waybill's sealed tokens are (`<kid>.<payload>.<tag>`, src/core/token.ts). */
+export const seal = (value: unknown) =>
+  `fake.${btoa(JSON.stringify(value)).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')}.${'t'.repeat(22)}`
+const unseal = (token: string): unknown => {
+  try {
+    return JSON.parse(atob(token.split('.')[1]!.replaceAll('-', '+').replaceAll('_', '/')))
+  } catch {
+    return undefined
+  }
+}
+
+const issuesOf = (issues: readonly v.BaseIssue<unknown>[]) =>
+  issues.map((issue) => ({ path: v.getDotPath(issue) ?? '', message: issue.message }))
+
+/** The query as Hono's validator gives it: a repeated parameter as an array. */
+function queryOf(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {}
+  for (const name of new Set(url.searchParams.keys())) {
+    const all = url.searchParams.getAll(name)
+    query[name] = all.length === 1 ? all[0]! : all
+  }
+  return query
+}
 
 export interface LoggedRequest {
   method: string
@@ -47,10 +115,8 @@ export interface FakeOptions {
   contentTypes?: readonly string[]
   /** How long signed URLs live, in ms. Default 900 s. */
   urlLifeMs?: number
-  /** Part URLs in the answer that starts a multipart upload. Default 100. */
+  /** Part URLs in the answer that starts a multipart upload. Default 100, as waybill's. */
   firstParts?: number
-  /** The part size waybill chooses when none is asked for. Default 5 MiB. */
-  partSize?: number
   /** Objects a listing answers, in order. */
   listing?: ReadonlyArray<{ key: string; size: number }>
   /** Bucket answers carry no ETag (CORS rules that do not expose it). */
@@ -66,7 +132,7 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
     headers: { 'content-type': 'application/json', date: new Date().toUTCString(), ...headers },
   })
 
-export const problem = (status: number, code: string, detail: string, errors?: unknown[]) =>
+export const problem = (status: number, code: ProblemCode, detail: string, errors?: unknown[]) =>
   new Response(
     JSON.stringify({ type: `urn:waybill:problem:${code}`, title: code, status, detail, errors }),
     {
@@ -86,9 +152,11 @@ const num = (value: unknown) => (typeof value === 'number' ? value : undefined)
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-const partCountOf = (length: number, partSize: number) => Math.max(1, Math.ceil(length / partSize))
-
 export function fakeWaybill(options: FakeOptions = {}) {
+  const violations: string[] = []
+  onTestFinished(() => {
+    expect(violations, "the fake's requests and answers against waybill's schemas").toEqual([])
+  })
   const log: LoggedRequest[] = []
   const objects = new Map<string, StoredObject>()
   const uploads = new Map<string, MultipartUpload>()
@@ -120,7 +188,7 @@ export function fakeWaybill(options: FakeOptions = {}) {
     }
     const size = num(item.contentLength)
     const checksum = str(item.checksumSha256)
-    const receipt = JSON.stringify({ key, contentType, size, mode, checksum })
+    const receipt = seal({ key, contentType, size, mode, checksum })
     const { exp, expiresAt } = expiry()
     if (mode === 'post') {
       return {
@@ -188,14 +256,15 @@ export function fakeWaybill(options: FakeOptions = {}) {
     if (path.startsWith('/v1/list/')) {
       const all = options.listing ?? []
       const limit = Number(url.searchParams.get('limit') ?? 1000)
-      const from = Number(url.searchParams.get('cursor') ?? 0)
+      const cursor0 = url.searchParams.get('cursor')
+      const from = cursor0 === null ? 0 : Number(unseal(cursor0))
       const items = all.slice(from, from + limit).map((o) => ({
         ...o,
         etag: '"e"',
         lastModified: '2026-11-23T10:00:00.000Z',
         url: `${BUCKET}/object/${encodeURIComponent(o.key)}`,
       }))
-      const cursor = from + limit < all.length ? String(from + limit) : null
+      const cursor = from + limit < all.length ? seal(from + limit) : null
       if (request.headers.get('accept') === 'application/x-ndjson') {
         const lines = [...items, { prefixes: [], cursor }].map((l) => JSON.stringify(l) + '\n')
         return new Response(lines.join(''), {
@@ -230,10 +299,10 @@ export function fakeWaybill(options: FakeOptions = {}) {
       }
       if (mode === 'multipart') {
         const contentLength = num(body.contentLength) ?? 0
-        const partSize = num(body.partSize) ?? options.partSize ?? 5 * MIB
+        const partSize = choosePartSize(contentLength, num(body.partSize))
         const filename = str(body.filename)
         const key = str(body.key) ?? `uploads/k/${++nextId}-${filename}`
-        const uploadId = `upload-${++nextId}`
+        const uploadId = seal(`upload-${++nextId}`)
         const partChecksums = Array.isArray(body.partChecksums)
           ? body.partChecksums.map(String)
           : undefined
@@ -274,7 +343,7 @@ export function fakeWaybill(options: FakeOptions = {}) {
       return json(items ? { uploads: grants } : grants[0])
     }
     if (path === '/v1/uploads/complete') {
-      const receipt = JSON.parse(str(body.receipt) ?? '{}') as Record<string, unknown>
+      const receipt = (unseal(str(body.receipt) ?? '') ?? {}) as Record<string, unknown>
       const key = str(body.key) ?? ''
       const stored = objects.get(key)
       if (stored === undefined)
@@ -474,6 +543,39 @@ export function fakeWaybill(options: FakeOptions = {}) {
     return s3Error(400, 'InvalidRequest', 'not a request this bucket knows')
   }
 
+  /** What waybill's schemas say of a request: undefined when they take it, else its 400. */
+  function refused(logged: LoggedRequest): Response | undefined {
+    const route = ROUTES.find((r) => r.path.test(logged.url.pathname))
+    if (route === undefined) {
+      violations.push(`${logged.method} ${logged.url.pathname}: not a route of waybill's`)
+      return undefined
+    }
+    const input = route.query ? queryOf(logged.url) : logged.body
+    const result = v.safeParse(route.request, input)
+    if (result.success) return undefined
+    const errors = issuesOf(result.issues)
+    return problem(400, 'invalid_request', `${errors[0]!.path}: ${errors[0]!.message}`, errors)
+  }
+
+  /** Checks a 200 answer to `logged` against the schema waybill describes it with. */
+  async function conforms(logged: LoggedRequest, response: Response): Promise<void> {
+    const route = ROUTES.find((r) => r.path.test(logged.url.pathname))
+    const type = response.headers.get('content-type') ?? ''
+    if (
+      route?.answer === undefined ||
+      response.status !== 200 ||
+      !type.startsWith('application/json')
+    ) {
+      return
+    }
+    const result = v.safeParse(route.answer, await response.clone().json())
+    if (!result.success) {
+      violations.push(
+        `${logged.url.pathname} answered what waybill would not: ${JSON.stringify(issuesOf(result.issues))}`,
+      )
+    }
+  }
+
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const request = new Request(input, init)
     const url = new URL(request.url)
@@ -482,7 +584,8 @@ export function fakeWaybill(options: FakeOptions = {}) {
       const text = await request.clone().text()
       if (text) logged.body = JSON.parse(text) as Record<string, unknown>
       log.push(logged)
-      const response = (await hooks.api?.(logged)) ?? api(logged)
+      const response = (await hooks.api?.(logged)) ?? refused(logged) ?? api(logged)
+      await conforms(logged, response)
       logged.status = response.status
       return response
     }
@@ -495,6 +598,7 @@ export function fakeWaybill(options: FakeOptions = {}) {
   return {
     fetch,
     log,
+    violations,
     objects,
     uploads,
     hooks,
@@ -521,6 +625,19 @@ export function memoryStorage() {
     setItem: (key: string, value: string) => void map.set(key, value),
     removeItem: (key: string) => void map.delete(key),
   }
+}
+
+/** S3's smallest part, of which multipart tests make their files (waybill refuses smaller ones). */
+export const PART = 5 * 1024 * 1024
+
+/**
+ * The hex SHA-256 of `bytes`: large ones are compared by it (a deep comparison of tens of MiB
+ * takes down the test's worker).
+ */
+export async function digestOf(bytes: Uint8Array | undefined): Promise<string> {
+  if (bytes === undefined) return 'nothing'
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes.slice()))
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')
 }
 
 /** `size` bytes, each different from its neighbours, so a misplaced part shows. */

@@ -1,8 +1,10 @@
 // The client's calls to waybill: the credential on every request and never in a URL, problem
-// answers as WaybillError (message = the server's detail), and retries only where they can help.
+// answers as WaybillError (message = the server's detail), retries only where they can help, and
+// a page on another origin told at once when waybill's CORS rules refuse it.
 
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createClient, WaybillError } from '../../client/src/index.ts'
+import { redirectUrl } from '../../client/src/redirect.ts'
 import { fakeWaybill, problem, WAYBILL } from './fake-waybill.ts'
 
 describe('the credential', () => {
@@ -50,7 +52,7 @@ describe('the credential', () => {
 
   it('keeps a base path and refuses a base URL that carries credentials', () => {
     const client = createClient({ baseUrl: 'https://example.test/waybill/' })
-    expect(client.redirectUrl('o', 'k')).toBe('https://example.test/waybill/v1/redirect/o/k')
+    expect(redirectUrl(client, 'o', 'k')).toBe('https://example.test/waybill/v1/redirect/o/k')
     expect(() => createClient({ baseUrl: 'https://user:secret@example.test' })).toThrow(
       WaybillError,
     )
@@ -173,5 +175,79 @@ describe('retries', () => {
     await expect(
       client.sign({ origin: 'o', keys: ['k'] }, { signal: controller.signal }),
     ).rejects.toThrow('user left')
+  })
+})
+
+describe('a page on another origin', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  /** A fetch that records `<mode> <path>` and answers only `no-cors` requests when `up`. */
+  const corsRefusing = (up: boolean, seen: string[]) =>
+    ((input, init) => {
+      seen.push(
+        `${init?.mode ?? 'cors'} ${new URL(input instanceof Request ? input.url : input).pathname}`,
+      )
+      return init?.mode === 'no-cors' && up
+        ? Promise.resolve(new Response(null, { status: 200 }))
+        : Promise.reject(new TypeError('Failed to fetch'))
+    }) satisfies typeof fetch
+
+  it('fails at once, naming CORS and the page, when waybill answers only without CORS', async () => {
+    vi.stubGlobal('location', { origin: 'http://app.test', href: 'http://app.test/gallery' })
+    const seen: string[] = []
+    const client = createClient({ baseUrl: WAYBILL, fetch: corsRefusing(true, seen) })
+    const started = Date.now()
+    await expect(client.sign({ origin: 'o', keys: ['k'] })).rejects.toMatchObject({
+      code: 'cors_refused',
+      status: 0,
+      retryable: false,
+      message: `waybill at ${WAYBILL} answers, but its CORS rules do not allow this page (http://app.test): add http://app.test to its WAYBILL_CORS origins.`,
+    })
+    // No retries: one call, one request without CORS to tell why.
+    expect(seen).toEqual(['cors /v1/sign', 'no-cors /healthz'])
+    expect(Date.now() - started).toBeLessThan(400)
+  })
+
+  it('retries as before when nothing answers at all (offline, or waybill down)', async () => {
+    vi.stubGlobal('location', { origin: 'http://app.test', href: 'http://app.test/' })
+    const seen: string[] = []
+    const client = createClient({
+      baseUrl: WAYBILL,
+      retries: 1,
+      retryBaseDelayMs: 1,
+      fetch: corsRefusing(false, seen),
+    })
+    await expect(client.sign({ origin: 'o', keys: ['k'] })).rejects.toMatchObject({
+      code: 'network_error',
+      retryable: true,
+    })
+    expect(seen).toEqual(['cors /v1/sign', 'no-cors /healthz', 'cors /v1/sign', 'no-cors /healthz'])
+  })
+
+  it('once waybill has answered, and on its own origin, retries a failure without asking why', async () => {
+    vi.stubGlobal('location', { origin: 'http://app.test', href: 'http://app.test/' })
+    const fake = fakeWaybill()
+    const seen: string[] = []
+    let calls = 0
+    const client = createClient({
+      baseUrl: WAYBILL,
+      retries: 1,
+      retryBaseDelayMs: 1,
+      fetch: (input, init) =>
+        ++calls === 2 ? corsRefusing(true, seen)(input, init) : fake.fetch(input, init),
+    })
+    await client.sign({ origin: 'o', keys: ['k'] })
+    await client.sign({ origin: 'o', keys: ['k'] })
+    expect(seen).toEqual(['cors /v1/sign'])
+
+    vi.stubGlobal('location', { origin: WAYBILL, href: `${WAYBILL}/demo` })
+    const sameOrigin: string[] = []
+    const page = createClient({ baseUrl: '/', retries: 0, fetch: corsRefusing(true, sameOrigin) })
+    await expect(page.sign({ origin: 'o', keys: ['k'] })).rejects.toMatchObject({
+      code: 'network_error',
+    })
+    expect(sameOrigin).toEqual(['cors /v1/sign'])
   })
 })

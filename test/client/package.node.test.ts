@@ -2,12 +2,23 @@
 // unpacked into a consumer's node_modules, and a consumer file compiled against it under each
 // moduleResolution an app may use, with skipLibCheck off so every shipped declaration is checked.
 // The no-bundler file (public/vendor/waybill-client.js) and the .d.ts beside it get the same calls.
+// The README's Uppy snippet is compiled as written, against the tarball and the real Uppy types;
+// so is a React consumer of waybill-client/react. (React's and Uppy's packages are the
+// repository's own, linked into the consumer's node_modules.)
 //
 // A correct call must compile and a wrong one must not: each wrong one carries @ts-expect-error,
 // which is itself an error when nothing is wrong (TS2578), so types that decayed to `any` fail too.
 
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,8 +30,20 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** What an app writes: a correct call of each kind, and wrong ones that must not compile. */
 const consumer = (from: string, uppy?: string) => `
-import { createClient, WaybillError, type SignAnswer } from '${from}'
-${uppy === undefined ? '' : `import { waybillUppy, type UppyLike } from '${uppy}'`}
+import {
+  createClient,
+  WaybillError,
+  type SignAnswer,
+  type UploadResult,
+  type UploadStatus,
+} from '${from}'
+${
+  uppy === undefined
+    ? ''
+    : `import { waybillUppy, type UppyLike } from '${uppy}'
+import { listStream, signStream } from 'waybill-client/stream'
+import { redirectUrl } from 'waybill-client/redirect'`
+}
 
 const waybill = createClient({ baseUrl: 'https://waybill.example.com', auth: () => 'wb_key' })
 
@@ -39,6 +62,31 @@ export async function gallery(): Promise<number> {
 export const refused = (error: unknown): boolean =>
   error instanceof WaybillError && error.code === 'forbidden' && error.errors.length > 0
 
+export async function pausedUpload(file: Blob): Promise<string> {
+  const task = waybill.startUpload(file, { origin: 'photos', key: 'videos/talk.mp4' })
+  task.pause()
+  task.resume()
+  const { state }: UploadStatus = task.status
+  const stored = await task.done
+  // @ts-expect-error: a task has no \`stop\` (it is \`cancel\`)
+  task.stop()
+  return \`\${state} \${stored.key}\`
+}
+
+export async function many(files: File[]): Promise<number> {
+  const outcomes = await waybill.uploadMany(
+    files.map((file) => ({ file })),
+    { origin: 'photos', continueOnError: true, onFileProgress: (i, p) => void [i, p.loaded] },
+  )
+  const stored: UploadResult[] = await waybill.uploadMany(files.map((file) => ({ file })), {
+    origin: 'photos',
+  })
+  // @ts-expect-error: with continueOnError, outcomes are settled results, not stored objects
+  const wrong: UploadResult = outcomes[0]!
+  void wrong
+  return outcomes.filter((o) => o.status === 'fulfilled').length + stored.length
+}
+
 export async function wrong(): Promise<void> {
   // @ts-expect-error: a sign request has no \`key\` field (it is \`keys\`)
   await waybill.sign({ origin: 'photos', key: 'a.jpg' })
@@ -53,6 +101,7 @@ export async function wrong(): Promise<void> {
 
 // @ts-expect-error: not one of the error codes
 export const unknownCode = (error: WaybillError): boolean => error.code === 'no_such_code'
+export const corsRefused = (error: WaybillError): boolean => error.code === 'cors_refused'
 ${
   uppy === undefined
     ? ''
@@ -61,8 +110,47 @@ declare const uppyInstance: UppyLike
 export const s3Options = waybillUppy(uppyInstance, waybill, { origin: 'photos', mode: 'post' })
 // @ts-expect-error: \`mode\` is put or post
 export const badOptions = waybillUppy(uppyInstance, waybill, { origin: 'photos', mode: 'get' })
+
+export async function streamed(): Promise<string[]> {
+  const keys: string[] = []
+  for await (const { key } of signStream(waybill, { origin: 'photos', keys: ['a.jpg'] })) keys.push(key)
+  for await (const object of listStream(waybill, 'photos', { limit: 10_000 })) keys.push(object.key)
+  return keys
+}
+export const image = redirectUrl(waybill, 'photos', 'gallery/cat.jpg', { download: true })
+// @ts-expect-error: \`download\` is true or a file name
+export const badRedirect = redirectUrl(waybill, 'photos', 'a.jpg', { download: 1 })
 `
 }`
+
+/** A React consumer of waybill-client/react: correct calls, and wrong ones that must not compile. */
+const REACT_CONSUMER = `
+import { createClient } from 'waybill-client'
+import { useSignedList, useUpload, useUploads, type UploadQueue } from 'waybill-client/react'
+
+const waybill = createClient({ baseUrl: 'https://waybill.example.com' })
+
+export function useEverything(): string {
+  const upload = useUpload(waybill, { origin: 'photos' })
+  const queue: UploadQueue = useUploads(waybill, { origin: 'photos', keyOf: () => 'uploads/a' })
+  const gallery = useSignedList(waybill, 'photos', { prefix: 'gallery/', limit: 50 })
+  const code: string | undefined = upload.error?.code
+  // @ts-expect-error: \`origin\` is required
+  useUpload(waybill, {})
+  // @ts-expect-error: a listing's \`limit\` is a number
+  useSignedList(waybill, 'photos', { limit: '50' })
+  return [upload.state, queue.items.length, gallery.items[0]?.url, code].join()
+}
+`
+
+/** The README's Uppy snippet, exactly as the README shows it. */
+function readmeUppySnippet(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('### Use with Uppy'))
+  const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
+  if (snippet === undefined) throw new Error('README.md: no ts snippet under "Use with Uppy"')
+  return `${snippet}export {}\n`
+}
 
 /** The consumer's compiler options for each resolution, all strict and checking every library. */
 const RESOLUTIONS = {
@@ -71,11 +159,18 @@ const RESOLUTIONS = {
   node10: { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Node10 },
 } satisfies Record<string, ts.CompilerOptions>
 
-function compile(file: string, resolution: keyof typeof RESOLUTIONS): string[] {
+// Uppy 6's declarations name Symbol.dispose (the README says so).
+const DISPOSABLE = ['lib.esnext.disposable.d.ts']
+
+function compile(
+  file: string,
+  resolution: keyof typeof RESOLUTIONS,
+  extraLibs: string[] = [],
+): string[] {
   const options: ts.CompilerOptions = {
     ...RESOLUTIONS[resolution],
     target: ts.ScriptTarget.ES2022,
-    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts', ...extraLibs],
     types: [],
     strict: true,
     noUncheckedIndexedAccess: true,
@@ -113,6 +208,20 @@ beforeAll(async () => {
   execFileSync('tar', ['-xzf', join(app, info.filename), '-C', installed, '--strip-components=1'])
   writeFileSync(join(app, 'package.json'), JSON.stringify({ type: 'module', private: true }))
   writeFileSync(join(app, 'app.ts'), consumer('waybill-client', 'waybill-client/uppy'))
+  // React's and Uppy's own packages, as an app that uses them has them.
+  for (const name of [
+    'react',
+    '@types/react',
+    '@uppy/core',
+    '@uppy/aws-s3',
+    '@uppy/dashboard',
+    '@uppy/golden-retriever',
+  ]) {
+    mkdirSync(dirname(join(app, 'node_modules', name)), { recursive: true })
+    symlinkSync(join(ROOT, 'node_modules', name), join(app, 'node_modules', name), 'dir')
+  }
+  writeFileSync(join(app, 'react-app.ts'), REACT_CONSUMER)
+  writeFileSync(join(app, 'readme-uppy.ts'), readmeUppySnippet())
 
   // The no-bundler file and its declarations, as a page would serve them from its own folder.
   const bundle = await buildClientBundle()
@@ -134,8 +243,14 @@ describe('the packed waybill-client', () => {
       'README.md',
       'dist/index.js',
       'dist/index.d.ts',
+      'dist/react.js',
+      'dist/react.d.ts',
       'dist/uppy.js',
       'dist/uppy.d.ts',
+      'dist/stream.js',
+      'dist/stream.d.ts',
+      'dist/redirect.js',
+      'dist/redirect.d.ts',
       'dist/openapi.d.ts',
     ]) {
       expect(paths).toContain(path)
@@ -153,6 +268,22 @@ describe('the packed waybill-client', () => {
       expect(compile(join(app, 'app.ts'), resolution)).toEqual([])
     })
   }
+
+  for (const resolution of ['NodeNext', 'Bundler'] as const) {
+    it(`compiles a React app of the hooks (moduleResolution ${resolution})`, () => {
+      expect(compile(join(app, 'react-app.ts'), resolution)).toEqual([])
+    })
+
+    it(`compiles the README's Uppy snippet as written (moduleResolution ${resolution})`, () => {
+      expect(compile(join(app, 'readme-uppy.ts'), resolution, DISPOSABLE)).toEqual([])
+    })
+  }
+
+  it("needs ESNext.Disposable for Uppy's declarations, as the README says", () => {
+    expect(compile(join(app, 'readme-uppy.ts'), 'Bundler').join('\n')).toMatch(
+      /Property 'dispose' does not exist on type 'SymbolConstructor'/,
+    )
+  })
 })
 
 describe('the no-bundler file', () => {

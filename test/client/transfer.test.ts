@@ -15,16 +15,25 @@ function fakeXhr(answer: { status: number; etag?: string; text?: string } | 'err
     responseText = ''
     private listeners = new Map<string, Listener[]>()
     private request = { method: '', url: '', headers: {} as Record<string, string> }
-    readonly upload = {
+    readonly upload: Record<string, unknown> = {
       addEventListener: (type: string, listener: Listener) => this.on(`upload:${type}`, listener),
     }
     private on(type: string, listener: Listener) {
       this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener])
     }
+    // The client sets `on<type>` handlers (the properties of XMLHttpRequest and its upload).
+    onload: Listener | null = null
+    onerror: Listener | null = null
+    onabort: Listener | null = null
+    onprogress: Listener | null = null
     private emit(type: string, loaded = 0, total = 0) {
-      for (const listener of this.listeners.get(type) ?? []) {
-        listener({ loaded, total, lengthComputable: total > 0 })
-      }
+      const event = { loaded, total, lengthComputable: total > 0 }
+      for (const listener of this.listeners.get(type) ?? []) listener(event)
+      const [target, name]: [Record<string, unknown>, string] = type.startsWith('upload:')
+        ? [this.upload, type.slice('upload:'.length)]
+        : [this as unknown as Record<string, unknown>, type]
+      const handler = target[`on${name}`]
+      if (typeof handler === 'function') (handler as Listener)(event)
     }
     addEventListener(type: string, listener: Listener) {
       this.on(type, listener)

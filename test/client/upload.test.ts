@@ -6,13 +6,18 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createClient, WaybillError } from '../../client/src/index.ts'
 import {
   BUCKET,
+  digestOf,
   fakeWaybill,
+  PART,
   memoryStorage,
   patternBytes,
   problem,
   WAYBILL,
 } from './fake-waybill.ts'
 import { sha256Base64 } from '../../client/src/hash.ts'
+
+/** A multipart file: 7 parts, the last one half a part. */
+const SIZE = 6.5 * PART
 
 /** The base64 SHA-256 of bytes, as the client computes it of a Blob. */
 const sumOf = (bytes: Uint8Array<ArrayBuffer>) => sha256Base64(new Blob([bytes]))
@@ -74,7 +79,7 @@ describe('one PUT', () => {
       etag: '"put-1000"',
       mode: 'put',
     })
-    expect(bytesOf(fake, 'uploads/a.png')).toEqual(patternBytes(1000))
+    expect(await digestOf(bytesOf(fake, 'uploads/a.png'))).toBe(await digestOf(patternBytes(1000)))
     expect(progress.at(-1)).toBe(1000)
   })
 
@@ -179,7 +184,7 @@ describe('one PUT', () => {
     const issued = fake.calls('/v1/uploads').map((r) => r.body)
     expect(issued).toHaveLength(2)
     expect(issued[1]).toMatchObject({ mode: 'put', key: 'b', contentLength: 20 })
-    expect(bytesOf(fake, 'b')).toEqual(patternBytes(20))
+    expect(await digestOf(bytesOf(fake, 'b'))).toBe(await digestOf(patternBytes(20)))
     // Issued before the PUT, not after the store refused the old URL.
     expect(bucketStatuses(fake)).toEqual([200, 200])
   })
@@ -250,7 +255,7 @@ describe('a POST form', () => {
     })
     expect(fake.calls('/v1/uploads')[0]!.body?.mode).toBe('post')
     expect(stored).toMatchObject({ key: 'f.bin', size: 300, mode: 'post' })
-    expect(bytesOf(fake, 'f.bin')).toEqual(patternBytes(300))
+    expect(await digestOf(bytesOf(fake, 'f.bin'))).toBe(await digestOf(patternBytes(300)))
     expect(fake.forms).toEqual([
       ['key', 'Content-Type', 'x-amz-checksum-sha256', 'policy', 'x-amz-signature', 'file'],
     ])
@@ -265,8 +270,8 @@ describe('a POST form', () => {
 })
 
 describe('multipart', () => {
-  const big = () => file(70, 'big.bin')
-  const options = { origin: 'o', key: 'big.bin', multipartThreshold: 64, partSize: 10 }
+  const big = () => file(SIZE, 'big.bin')
+  const options = { origin: 'o', key: 'big.bin', multipartThreshold: 64, partSize: PART }
 
   it('sends the parts in parallel, at most partConcurrency at once, then completes', async () => {
     const { fake, storage, client } = setup()
@@ -279,8 +284,8 @@ describe('multipart', () => {
     expect(fake.calls('/v1/uploads')[0]!.body).toMatchObject({
       mode: 'multipart',
       key: 'big.bin',
-      contentLength: 70,
-      partSize: 10,
+      contentLength: SIZE,
+      partSize: PART,
     })
     expect(fake.partPuts().sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(fake.maxInFlight()).toBe(3)
@@ -288,19 +293,19 @@ describe('multipart', () => {
     expect(parts).toEqual(
       Array.from({ length: 7 }, (_, i) => ({
         partNumber: i + 1,
-        etag: `"part-${i + 1}-10"`,
+        etag: `"part-${i + 1}-${i < 6 ? PART : SIZE - 6 * PART}"`,
       })),
     )
     expect(stored).toMatchObject({
       key: 'big.bin',
-      size: 70,
+      size: SIZE,
       mode: 'multipart',
       partCount: 7,
       partsSent: 7,
       resumed: false,
     })
-    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
-    expect(reports.at(-1)).toMatchObject({ loaded: 70, total: 70, partsDone: 7, partCount: 7 })
+    expect(await digestOf(bytesOf(fake, 'big.bin'))).toBe(await digestOf(patternBytes(SIZE)))
+    expect(reports.at(-1)).toMatchObject({ loaded: SIZE, total: SIZE, partsDone: 7, partCount: 7 })
     // Completed: nothing left to resume.
     expect(storage.map.size).toBe(0)
   })
@@ -309,10 +314,15 @@ describe('multipart', () => {
     const { fake, client } = setup()
     await client.upload(big(), { ...options, partConcurrency: 2 })
     const sums = await Promise.all(
-      Array.from({ length: 7 }, (_, i) => sumOf(patternBytes(70).slice(i * 10, i * 10 + 10))),
+      Array.from({ length: 7 }, (_, i) =>
+        sumOf(patternBytes(SIZE).slice(i * PART, (i + 1) * PART)),
+      ),
     )
     // A file this small is hashed before it starts: every part URL comes with the upload.
-    expect(fake.calls('/v1/uploads')[0]!.body).toMatchObject({ partSize: 10, partChecksums: sums })
+    expect(fake.calls('/v1/uploads')[0]!.body).toMatchObject({
+      partSize: PART,
+      partChecksums: sums,
+    })
     expect(fake.calls('/v1/uploads/multipart/parts')).toHaveLength(0)
     const headers = fake.log
       .filter((r) => r.url.origin === BUCKET)
@@ -322,7 +332,7 @@ describe('multipart', () => {
       ])
       .sort(([a], [b]) => Number(a) - Number(b))
     expect(headers).toEqual(sums.map((sum, i) => [i + 1, sum]))
-    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+    expect(await digestOf(bytesOf(fake, 'big.bin'))).toBe(await digestOf(patternBytes(SIZE)))
   })
 
   it('asks for the part URLs beyond the first ones in batches', async () => {
@@ -331,7 +341,7 @@ describe('multipart', () => {
     // Parts 2, 3 and 4 need a URL at once: the first to ask signs the whole queue, the others wait.
     const asked = fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!.partNumbers)
     expect(asked).toEqual([[2, 3, 4, 5, 6, 7]])
-    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+    expect(await digestOf(bytesOf(fake, 'big.bin'))).toBe(await digestOf(patternBytes(SIZE)))
   })
 
   it('retries signing part URLs only as attempts of the part, not within them too', async () => {
@@ -350,7 +360,7 @@ describe('multipart', () => {
     const { fake, client } = setup({ hideEtag: true })
     await client.upload(big(), options)
     expect(fake.calls('/v1/uploads/multipart/complete')[0]!.body).not.toHaveProperty('parts')
-    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+    expect(await digestOf(bytesOf(fake, 'big.bin'))).toBe(await digestOf(patternBytes(SIZE)))
   })
 
   it('retries a failing part with a fresh URL', async () => {
@@ -369,7 +379,7 @@ describe('multipart', () => {
       [3],
       [3],
     ])
-    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+    expect(await digestOf(bytesOf(fake, 'big.bin'))).toBe(await digestOf(patternBytes(SIZE)))
   })
 
   it('signs part URLs again when they have less than a minute left', async () => {
@@ -385,7 +395,7 @@ describe('multipart', () => {
     await client.upload(big(), { ...options, partConcurrency: 1, checksum: false })
     const asked = fake.calls('/v1/uploads/multipart/parts').map((r) => r.body!.partNumbers)
     expect(asked).toEqual([[2, 3, 4, 5, 6, 7]])
-    expect(bytesOf(fake, 'big.bin')).toEqual(patternBytes(70))
+    expect(await digestOf(bytesOf(fake, 'big.bin'))).toBe(await digestOf(patternBytes(SIZE)))
   })
 
   it('aborts the upload and forgets it when the signal aborts', async () => {
@@ -440,9 +450,9 @@ describe('uploadMany', () => {
       client.uploadMany(
         [
           { file: file(5), key: 'small' },
-          { file: file(80, 'big.bin'), key: 'big.bin' },
+          { file: file(SIZE + PART, 'big.bin'), key: 'big.bin' },
         ],
-        { origin: 'o', multipartThreshold: 64, partSize: 10 },
+        { origin: 'o', multipartThreshold: 64, partSize: PART },
       ),
     ).rejects.toThrow('The bucket refused the PUT with 403: AccessDenied (no).')
     expect(fake.calls('/v1/uploads/multipart/abort')).toHaveLength(0)
@@ -456,10 +466,10 @@ describe('uploadMany', () => {
     const results = await client.uploadMany(
       [
         { file: file(5, 'a.txt', 'text/plain') },
-        { file: file(80, 'big.bin') },
+        { file: file(SIZE + PART, 'big.bin') },
         { file: file(7, 'b.png', 'image/png'), key: 'fixed/b.png' },
       ],
-      { origin: 'o', multipartThreshold: 64, partSize: 10, onProgress: (p) => reports.push(p) },
+      { origin: 'o', multipartThreshold: 64, partSize: PART, onProgress: (p) => reports.push(p) },
     )
     const issued = fake.calls('/v1/uploads').map((r) => r.body)
     expect(issued).toEqual([
@@ -481,14 +491,23 @@ describe('uploadMany', () => {
           },
         ],
       },
-      expect.objectContaining({ mode: 'multipart', filename: 'big.bin', contentLength: 80 }),
+      expect.objectContaining({
+        mode: 'multipart',
+        filename: 'big.bin',
+        contentLength: SIZE + PART,
+      }),
     ])
     expect(results.map((r) => [r.mode, r.size])).toEqual([
       ['put', 5],
-      ['multipart', 80],
+      ['multipart', SIZE + PART],
       ['put', 7],
     ])
     expect(results[2]!.key).toBe('fixed/b.png')
-    expect(reports.at(-1)).toMatchObject({ loaded: 92, total: 92, filesDone: 3, files: 3 })
+    expect(reports.at(-1)).toMatchObject({
+      loaded: SIZE + PART + 12,
+      total: SIZE + PART + 12,
+      filesDone: 3,
+      files: 3,
+    })
   })
 })

@@ -7,6 +7,7 @@ import committed from '../../docs/openapi.json'
 import { createApp } from '../../src/app'
 import { MAX_MEDIA_TYPE_CHARS } from '../../src/core/media-type'
 import { generateOpenApi } from '../../src/openapi'
+import { TEST_ASSETS } from '../routes/helpers'
 import {
   MAX_BATCH_CEILING,
   MAX_EXPIRES_S,
@@ -14,8 +15,10 @@ import {
   MAX_OVERRIDE_CHARS,
   MAX_SIGNING_WINDOW_S,
 } from '../../src/limits'
+import { STATUS, type ErrorCode } from '../../src/errors'
 
 interface Schema {
+  enum?: unknown[]
   properties?: Record<string, Schema>
   items?: Schema
   maxItems?: number
@@ -50,11 +53,19 @@ describe('the OpenAPI document', () => {
     expect(await generated()).toEqual(committed)
   })
 
-  it('is what GET /openapi.json serves', async () => {
-    const response = await createApp().request('/openapi.json')
+  it('is what GET /openapi.json serves, from the static assets', async () => {
+    const response = await createApp().request('/openapi.json', {}, { ASSETS: TEST_ASSETS })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
     expect(await response.json()).toEqual(committed)
+  })
+
+  it('is a 404 problem, not a 500, on a deployment without the static assets', async () => {
+    for (const path of ['/openapi.json', '/docs']) {
+      const response = await createApp().request(path)
+      expect(response.status, path).toBe(404)
+      expect(response.headers.get('content-type'), path).toBe('application/problem+json')
+    }
   })
 
   it('gives every operation an operationId, a summary and its security', async () => {
@@ -78,6 +89,22 @@ describe('the OpenAPI document', () => {
         expect(schema!.properties!.errors!.items!.properties!.path).toBeDefined()
       }
     }
+  })
+
+  it("names each problem's codes, and every code some route answers with (the client's list)", async () => {
+    const named = new Set<unknown>()
+    for (const { path, method, operation } of operations(await generated())) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const types = response.content?.['application/problem+json']?.schema.properties?.type?.enum
+        if (types === undefined) continue
+        for (const type of types) {
+          const code = String(type).replace('urn:waybill:problem:', '') as ErrorCode
+          expect(STATUS[code], `${method} ${path} ${status}: ${String(type)}`).toBe(Number(status))
+          named.add(code)
+        }
+      }
+    }
+    expect([...named].sort()).toEqual(Object.keys(STATUS).sort())
   })
 
   it('states the limits the code enforces', async () => {

@@ -1,5 +1,6 @@
 // A self-contained app and env for route tests: no network, a fixed clock, two API keys.
 
+import committedDocument from '../../docs/openapi.json'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { apiKeysBinding } from '../api-keys'
@@ -33,8 +34,28 @@ export const S3_AND_CDN_ORIGINS = {
   cdn: CDN_ORIGIN,
 } as const
 
+/**
+ * A stand-in for the static assets binding: what scripts/docs-assets.mjs puts in public/ (the
+ * committed API document, a page for /docs), answered by path, 404 otherwise.
+ */
+export const TEST_ASSETS = {
+  fetch(input: RequestInfo | URL): Promise<Response> {
+    const path = new URL(input instanceof Request ? input.url : input).pathname
+    if (path === '/openapi.json') return Promise.resolve(Response.json(committedDocument))
+    if (path === '/docs') {
+      const page = '<!doctype html><title>waybill API</title>'
+      return Promise.resolve(new Response(page, { headers: { 'content-type': 'text/html' } }))
+    }
+    return Promise.resolve(new Response('Not Found', { status: 404 }))
+  },
+  connect() {
+    throw new Error('not a socket')
+  },
+} as Fetcher
+
 export async function testEnv(overrides: Partial<Env> = {}): Promise<Env> {
   return {
+    ASSETS: TEST_ASSETS,
     WAYBILL_TOKEN_SECRETS: TEST_TOKEN_SECRETS,
     WAYBILL_ORIGINS: {
       photos: PHOTOS_ORIGIN,

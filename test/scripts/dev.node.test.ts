@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { envFileText, parseDevArgs, workerVars } from '../../scripts/dev.mjs'
+import { bucketOrigins, envFileText, parseDevArgs, workerVars } from '../../scripts/dev.mjs'
 
 const WRANGLER_VARS = {
   WAYBILL_ORIGINS: {
@@ -33,6 +33,16 @@ const vars = (devVars: Record<string, string>, appOrigins: string[] = []) =>
     tokenSecrets: TOKEN_SECRETS,
     appOrigins,
   })
+
+describe("the bucket's CORS origins", () => {
+  it('are the demo page under both its names, and each app', () => {
+    expect(bucketOrigins(8899, [APP])).toEqual([
+      'http://127.0.0.1:8899',
+      'http://localhost:8899',
+      APP,
+    ])
+  })
+})
 
 describe('npm start options', () => {
   it('defaults to 8787 and 7070, a fresh demo, no app origin', () => {

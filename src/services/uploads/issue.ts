@@ -135,11 +135,12 @@ export async function issueUpload(
   try {
     if (mode === 'multipart') {
       const { permit, item } = permits[0]!
-      return await startMultipart(config, permit, principal, request, item, now, reservations?.[0])
+      const quota = reservations?.[0]
+      return await startMultipart({ config, permit, principal, request, item, now, quota })
     }
     const uploads = await Promise.all(
       permits.map(({ permit, item }, i) =>
-        issueOne(config, permit, principal, request, item, now, reservations?.[i]),
+        issueOne({ config, permit, principal, request, item, now, quota: reservations?.[i] }),
       ),
     )
     return request.batch ? { uploads } : uploads[0]!
@@ -173,18 +174,27 @@ function chosenKey(
   return key
 }
 
-/** One PUT URL or POST policy, with the receipt its completion check takes. */
-async function issueOne(
-  config: Config,
-  permit: Permit,
-  principal: Principal,
-  request: UploadRequest,
-  item: UploadItem,
-  now: Date,
-  quota: Reservation | undefined,
-) {
+/** One authorized upload of a request, to issue, with its reservation when a quota counts it. */
+interface Authorized {
+  readonly config: Config
+  readonly permit: Permit
+  readonly principal: Principal
+  readonly request: UploadRequest
+  readonly item: UploadItem
+  readonly now: Date
+  readonly quota: Reservation | undefined
+}
+
+/** The permit's origin: uploads go to S3 origins only (`uploadFits` lets no other through). */
+function s3OriginOf(permit: Permit) {
   const { origin } = permit
   if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
+  return origin
+}
+
+/** One PUT URL or POST policy, with the receipt its completion check takes. */
+async function issueOne({ config, permit, principal, request, item, now, quota }: Authorized) {
+  const origin = s3OriginOf(permit)
   const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
   const signed =
     request.mode === 'post'
@@ -231,17 +241,16 @@ async function issueOne(
 }
 
 /** Starts a multipart upload at the store and signs its first part URLs. */
-async function startMultipart(
-  config: Config,
-  permit: Permit,
-  principal: Principal,
-  request: UploadRequest,
-  item: UploadItem,
-  now: Date,
-  quota: Reservation | undefined,
-) {
-  const { origin } = permit
-  if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
+async function startMultipart({
+  config,
+  permit,
+  principal,
+  request,
+  item,
+  now,
+  quota,
+}: Authorized) {
+  const origin = s3OriginOf(permit)
   // The schema requires it for multipart.
   const contentLength = item.contentLength ?? 0
   const partSize = choosePartSize(contentLength, request.partSize)

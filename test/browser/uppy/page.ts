@@ -8,7 +8,7 @@ import Uppy from '@uppy/core'
 import '@uppy/core/css/style.min.css'
 import Dashboard from '@uppy/dashboard'
 import '@uppy/dashboard/css/style.min.css'
-import GoldenRetriever from '@uppy/golden-retriever'
+import GoldenRetriever, { type GoldenRetrieverOptions } from '@uppy/golden-retriever'
 import { createClient } from '../../../client/src/index.ts'
 import { waybillUppy } from '../../../client/src/uppy.ts'
 
@@ -54,10 +54,13 @@ function start(options: StartOptions) {
   const client = createClient({ baseUrl: location.origin, auth: () => options.apiKey })
   uppy = new Uppy({ id: 'waybill-test', autoProceed: false })
   uppy.use(Dashboard, { inline: true, target: '#uploads', proudlyDisplayPoweredByUppy: false })
-  // File bytes kept in IndexedDB so an interrupted upload resumes after a reload.
-  uppy.use(GoldenRetriever, {
-    indexedDB: { maxFileSize: 64 * MIB, maxTotalSize: 256 * MIB },
-  } as never)
+  // File bytes kept in IndexedDB so an interrupted upload resumes after a reload (as the
+  // README's snippet: Golden Retriever 6.0's types leave out the two sizes it reads).
+  const indexedDB: NonNullable<GoldenRetrieverOptions['indexedDB']> & {
+    maxFileSize: number
+    maxTotalSize: number
+  } = { maxFileSize: 64 * MIB, maxTotalSize: 256 * MIB }
+  uppy.use(GoldenRetriever, { indexedDB })
   uppy.use(
     AwsS3,
     waybillUppy(uppy, client, {

@@ -297,7 +297,7 @@ describe('wildcard custom policies, signed URLs and cookies against the SDK (RSA
             const prefix = commonKeyPrefix(objectKeys)
             expect(prefix).toBe(commonPrefixByCodePoints(objectKeys))
 
-            // As src/signing.ts builds a wildcard resource.
+            // As src/services/signers.ts builds a wildcard resource.
             const resource = `${c.base}${encodeKeyPath(prefix)}*`
             const ip =
               c.ipAddress === undefined

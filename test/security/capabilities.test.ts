@@ -1,5 +1,8 @@
-// The findings of issue #14, each reproduced as it was reported, against a running waybill and
-// versitygw where the finding was end to end. Each test failed on the code before the fix.
+// What the signing routes let a caller do, by capability: uploads stay inside their grant,
+// signatures last and cost what it allows, who is calling, what an answer tells, untrusted input,
+// what the bucket serves. Each test reproduces a finding of issue #14 as it was reported (the
+// comment above it says which), against a running waybill and versitygw where the finding was end
+// to end, and failed on the code before its fix.
 
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Env } from '../../src/config/env'
@@ -60,9 +63,9 @@ beforeAll(async () => {
     ],
   )
 })
-
-describe('issue #14 findings', () => {
-  it('1: a PUT URL from /v1/sign no longer ignores the grant’s upload limits', async () => {
+describe('uploads stay inside their grant', () => {
+  // Issue #14, finding 1.
+  it('a PUT URL from /v1/sign no longer ignores the grant’s upload limits', async () => {
     const response = await call(env, 'POST', '/v1/sign', {
       origin: 's3',
       method: 'PUT',
@@ -92,7 +95,8 @@ describe('issue #14 findings', () => {
     expect(await stored(`${ROOT}/inbox/alice/ok.png`)).toBe(404)
   })
 
-  it('2: a POST policy never admits a key outside the grant', async () => {
+  // Issue #14, finding 2.
+  it('a POST policy never admits a key outside the grant', async () => {
     const prefix = await call(env, 'POST', '/v1/uploads', {
       origin: 's3',
       mode: 'post',
@@ -118,7 +122,8 @@ describe('issue #14 findings', () => {
     expect(await stored(`${ROOT}/users/bob/pwned.png`)).toBe(404)
   })
 
-  it('3: a multipart upload cannot grow past its declared size or the grant', async () => {
+  // Issue #14, finding 3.
+  it('a multipart upload cannot grow past its declared size or the grant', async () => {
     const key = `${ROOT}/big/movie.bin`
     const created = await call(env, 'POST', '/v1/uploads', {
       origin: 's3',
@@ -168,8 +173,11 @@ describe('issue #14 findings', () => {
     })
     expect(aborted.status).toBe(204)
   })
+})
 
-  it('4: a wildcard policy obeys the wildcard grant’s maxExpiresIn', async () => {
+describe('signatures last and cost only what the grant allows', () => {
+  // Issue #14, finding 4.
+  it('a wildcard policy obeys the wildcard grant’s maxExpiresIn', async () => {
     const keys = ['gallery/g1.jpg', 'gallery/g2.jpg']
     const week = await call(env, 'POST', '/v1/sign', {
       origin: 'cdn',
@@ -190,7 +198,22 @@ describe('issue #14 findings', () => {
     expect(Date.parse(expiresAt) / 1000 - now()).toBeLessThanOrEqual(WILDCARD_MAX_EXPIRES_S)
   })
 
-  it('5: email grants honour verified addresses only', async () => {
+  // Issue #14, finding 11.
+  it('one small request cannot buy seconds of RSA signing', async () => {
+    const keys = Array.from({ length: 10_000 }, (_, i) => `many/${i}.jpg`)
+    const signing = vi.spyOn(crypto.subtle, 'sign')
+    const response = await call(env, 'POST', '/v1/sign', { origin: 'cdn', keys })
+    const body = await problem(response)
+    expect(body.errors?.[0]?.path).toBe('keys')
+    expect(body.detail).toMatch(/RSA signature.*wildcard.*ECDSA/)
+    expect(signing).not.toHaveBeenCalled()
+    signing.mockRestore()
+  })
+})
+
+describe('who is calling', () => {
+  // Issue #14, finding 5.
+  it('email grants honour verified addresses only', async () => {
     const ask = async (claims: Record<string, unknown>) =>
       (
         await call(
@@ -207,24 +230,8 @@ describe('issue #14 findings', () => {
     expect(await ask({ email_verified: true })).toBe(200)
   })
 
-  it('6: a crafted listing cursor is a 400, never a 500', async () => {
-    // The old cursor: base64url JSON whose fingerprint anyone could compute, here with a lone
-    // surrogate as the key to resume after.
-    const prefix = `${ROOT}/alice/`
-    const f = (await sha256Hex(JSON.stringify([[prefix], null]))).slice(0, 12)
-    const old = btoa(JSON.stringify({ i: 0, a: '\ud800', f }))
-      .replace(/\+/g, '-')
-      .replace(/\//g, '_')
-      .replace(/=+$/, '')
-    const forged = `${old}.AAAAAAAAAAAAAAAAAAAAAA`
-    for (const cursor of [old, forged]) {
-      const query = new URLSearchParams({ prefix, limit: '5', cursor })
-      const response = await call(env, 'GET', `/v1/list/s3?${query.toString()}`)
-      expect((await problem(response)).errors?.map((e) => e.path)).toEqual(['cursor'])
-    }
-  })
-
-  it('7: a token whose sub is not a string is a 401, never a 500', async () => {
+  // Issue #14, finding 7.
+  it('a token whose sub is not a string is a 401, never a 500', async () => {
     for (const sub of [{ toString: 'bob' }, ['bob'], 42, '']) {
       const response = await call(
         env,
@@ -237,7 +244,28 @@ describe('issue #14 findings', () => {
     }
   })
 
-  it('8: an origin without a grant for the caller answers as an unknown one', async () => {
+  // Issue #14, decided by design.
+  it('an API key id never stands in for a token sub, nor the reverse', async () => {
+    // An API key "alice" and a token with sub "alice" reach different folders.
+    const asToken = await call(
+      env,
+      'POST',
+      '/v1/sign',
+      { origin: 's3', keys: [`${ROOT}/alice/a.png`] },
+      { token: await token({ sub: 'alice' }) },
+    )
+    expect(asToken.status).toBe(403)
+    const asKey = await call(env, 'POST', '/v1/sign', {
+      origin: 's3',
+      keys: [`${ROOT}/jwt/alice/a.png`],
+    })
+    expect(asKey.status).toBe(403)
+  })
+})
+
+describe('what an answer tells, and to whom', () => {
+  // Issue #14, finding 8.
+  it('an origin without a grant for the caller answers as an unknown one', async () => {
     const ask = async (origin: string, body: Record<string, unknown>) => {
       const response = await call(
         env,
@@ -257,7 +285,8 @@ describe('issue #14 findings', () => {
     )
   })
 
-  it('9: a streamed listing varies by caller, as the JSON one does', async () => {
+  // Issue #14, finding 9.
+  it('a streamed listing varies by caller, as the JSON one does', async () => {
     const response = await call(
       env,
       'GET',
@@ -270,34 +299,29 @@ describe('issue #14 findings', () => {
     expect(response.headers.get('vary')).toBe('Authorization, Cookie')
     await response.text()
   })
+})
 
-  it('10: a prefix grant on an origin with keys "any" is a configuration error', async () => {
-    const bad = await securityEnv({}, [
-      { to: 'apiKey:alice', origin: 'loose', prefix: 'public/', actions: ['read'] },
-    ])
-    const response = await call(bad, 'GET', '/healthz')
-    expect(response.status).toBe(503)
-    expect((await problem(response)).errors?.[0]?.path).toMatch(/^WAYBILL_GRANTS\.\d+\.prefix$/)
-    // On a safe origin the escape is refused outright.
-    const escape = await call(env, 'POST', '/v1/sign', {
-      origin: 's3',
-      keys: [`${ROOT}/alice/../private/secret.txt`],
-    })
-    expect((await problem(escape)).errors?.map((e) => e.path)).toEqual(['keys.0'])
+describe('untrusted input and configuration', () => {
+  // Issue #14, finding 6.
+  it('a crafted listing cursor is a 400, never a 500', async () => {
+    // The old cursor: base64url JSON whose fingerprint anyone could compute, here with a lone
+    // surrogate as the key to resume after.
+    const prefix = `${ROOT}/alice/`
+    const f = (await sha256Hex(JSON.stringify([[prefix], null]))).slice(0, 12)
+    const old = btoa(JSON.stringify({ i: 0, a: '\ud800', f }))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '')
+    const forged = `${old}.AAAAAAAAAAAAAAAAAAAAAA`
+    for (const cursor of [old, forged]) {
+      const query = new URLSearchParams({ prefix, limit: '5', cursor })
+      const response = await call(env, 'GET', `/v1/list/s3?${query.toString()}`)
+      expect((await problem(response)).errors?.map((e) => e.path)).toEqual(['cursor'])
+    }
   })
 
-  it('11: one small request cannot buy seconds of RSA signing', async () => {
-    const keys = Array.from({ length: 10_000 }, (_, i) => `many/${i}.jpg`)
-    const signing = vi.spyOn(crypto.subtle, 'sign')
-    const response = await call(env, 'POST', '/v1/sign', { origin: 'cdn', keys })
-    const body = await problem(response)
-    expect(body.errors?.[0]?.path).toBe('keys')
-    expect(body.detail).toMatch(/RSA signature.*wildcard.*ECDSA/)
-    expect(signing).not.toHaveBeenCalled()
-    signing.mockRestore()
-  })
-
-  it('12: a body of a million unknown fields is refused before it is parsed', async () => {
+  // Issue #14, finding 12.
+  it('a body of a million unknown fields is refused before it is parsed', async () => {
     // As reported: 16 MiB of `"f<n>":1` members, about 1.3 million of them.
     const fields: string[] = []
     for (let i = 0, size = 32; size < 16 * MIB - 64; i++) {
@@ -311,26 +335,26 @@ describe('issue #14 findings', () => {
       { path: 'body', message: expect.stringMatching(/holds more than \d+ values/) as string },
     ])
   })
+
+  // Issue #14, finding 10.
+  it('a prefix grant on an origin with keys "any" is a configuration error', async () => {
+    const bad = await securityEnv({}, [
+      { to: 'apiKey:alice', origin: 'loose', prefix: 'public/', actions: ['read'] },
+    ])
+    const response = await call(bad, 'GET', '/healthz')
+    expect(response.status).toBe(503)
+    expect((await problem(response)).errors?.[0]?.path).toMatch(/^WAYBILL_GRANTS\.\d+\.prefix$/)
+    // On a safe origin the escape is refused outright.
+    const escape = await call(env, 'POST', '/v1/sign', {
+      origin: 's3',
+      keys: [`${ROOT}/alice/../private/secret.txt`],
+    })
+    expect((await problem(escape)).errors?.map((e) => e.path)).toEqual(['keys.0'])
+  })
 })
 
-describe('decided by design in issue #14', () => {
-  it('an API key id never stands in for a token sub, nor the reverse', async () => {
-    // An API key "alice" and a token with sub "alice" reach different folders.
-    const asToken = await call(
-      env,
-      'POST',
-      '/v1/sign',
-      { origin: 's3', keys: [`${ROOT}/alice/a.png`] },
-      { token: await token({ sub: 'alice' }) },
-    )
-    expect(asToken.status).toBe(403)
-    const asKey = await call(env, 'POST', '/v1/sign', {
-      origin: 's3',
-      keys: [`${ROOT}/jwt/alice/a.png`],
-    })
-    expect(asKey.status).toBe(403)
-  })
-
+describe('what the bucket serves', () => {
+  // Issue #14, decided by design.
   it('a reader cannot make the bucket serve an object as a web page', async () => {
     const override = (contentType: string) =>
       call(env, 'POST', '/v1/sign', {
