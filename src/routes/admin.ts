@@ -37,8 +37,6 @@ import { createQuota, listQuotas, removeQuota } from '../services/admin/quotas'
 import { createRevocation, listRevocations } from '../services/admin/revocations'
 import { usageOf } from '../services/admin/usage'
 
-const NO_STORE = { 'cache-control': 'no-store' }
-
 /** Who may call: an admin token, or a Cloudflare Access identity with the admin role. */
 const ADMIN_SECURITY: Record<string, string[]>[] = [
   { adminToken: [] },
@@ -78,7 +76,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(KeyCreateBody),
       async (c) => {
         const body = c.req.valid('json')
-        return json(c, await createKey(c.get('config'), control, body, clock()), NO_STORE, 201)
+        return json(c, await createKey(c.get('config'), control, body, clock()), {}, 201)
       },
     )
     .get(
@@ -94,7 +92,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) => json(c, await listKeys(c.get('config'), c.req.valid('query')), NO_STORE),
+      async (c) => json(c, await listKeys(c.get('config'), c.req.valid('query'))),
     )
     .get(
       '/keys/:id',
@@ -109,7 +107,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validParams(KeyParams),
-      async (c) => json(c, await getKey(c.get('config'), c.req.valid('param').id), NO_STORE),
+      async (c) => json(c, await getKey(c.get('config'), c.req.valid('param').id)),
     )
     .post(
       '/keys/:id/rotate',
@@ -129,7 +127,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       async (c) => {
         const { id } = c.req.valid('param')
         const { overlapS } = c.req.valid('json')
-        return json(c, await rotate(c.get('config'), control, id, overlapS, clock()), NO_STORE)
+        return json(c, await rotate(c.get('config'), control, id, overlapS, clock()))
       },
     )
     .post(
@@ -150,7 +148,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(GrantBody),
       async (c) => {
         const body = c.req.valid('json')
-        return json(c, await createGrant(c.get('config'), control, body, clock()), NO_STORE, 201)
+        return json(c, await createGrant(c.get('config'), control, body, clock()), {}, 201)
       },
     )
     .get(
@@ -166,7 +164,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(GrantsQuery),
-      async (c) => json(c, await listGrants(c.get('config'), c.req.valid('query')), NO_STORE),
+      async (c) => json(c, await listGrants(c.get('config'), c.req.valid('query'))),
     )
     .delete(
       '/grants/:id',
@@ -183,7 +181,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validParams(recordParams('g')),
       async (c) => {
         await removeGrant(c.get('config'), control, c.req.valid('param').id, clock())
-        return c.body(null, 204, NO_STORE)
+        return c.body(null, 204)
       },
     )
     .post(
@@ -205,7 +203,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       async (c) => {
         const body = c.req.valid('json')
         const answer = await createRevocation(c.get('config'), control, body, clock())
-        return json(c, answer, NO_STORE, 201)
+        return json(c, answer, {}, 201)
       },
     )
     .get(
@@ -221,7 +219,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) => json(c, await listRevocations(c.get('config'), c.req.valid('query')), NO_STORE),
+      async (c) => json(c, await listRevocations(c.get('config'), c.req.valid('query'))),
     )
     .post(
       '/quotas',
@@ -239,7 +237,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(QuotaBody),
       async (c) => {
         const body = c.req.valid('json')
-        return json(c, await createQuota(c.get('config'), control, body, clock()), NO_STORE, 201)
+        return json(c, await createQuota(c.get('config'), control, body, clock()), {}, 201)
       },
     )
     .get(
@@ -255,7 +253,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) => json(c, await listQuotas(c.get('config'), c.req.valid('query')), NO_STORE),
+      async (c) => json(c, await listQuotas(c.get('config'), c.req.valid('query'))),
     )
     .delete(
       '/quotas/:id',
@@ -272,7 +270,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validParams(recordParams('q')),
       async (c) => {
         await removeQuota(c.get('config'), control, c.req.valid('param').id, clock())
-        return c.body(null, 204, NO_STORE)
+        return c.body(null, 204)
       },
     )
     .get(
@@ -290,6 +288,6 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(UsageQuery),
-      async (c) => json(c, await usageOf(c.get('config'), c.req.valid('query'), clock()), NO_STORE),
+      async (c) => json(c, await usageOf(c.get('config'), c.req.valid('query'), clock())),
     )
 }
