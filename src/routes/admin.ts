@@ -44,11 +44,12 @@ const ADMIN_SECURITY: Record<string, string[]>[] = [
   { accessCookie: [] },
 ]
 
-/** The problems every admin route may answer besides its own. */
+/** The problems every admin route may answer besides its own (Access's keys may be down). */
 const ADMIN_PROBLEMS = [
   'unauthorized',
   'forbidden',
   'config_invalid',
+  'auth_unavailable',
   'control_unavailable',
 ] as const
 const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const

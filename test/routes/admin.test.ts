@@ -438,6 +438,20 @@ describe('who may call the admin API', () => {
       expect((await problemOf(other)).detail).toContain('admin role')
     })
 
+    it("when Access's keys cannot be fetched, 503 auth_unavailable: no admin gets through", async () => {
+      const down = new FakeJwksServer()
+      down.down = true
+      const jwt = await token('ops@example.com')
+      const response = await createApp({ clock: () => NOW, fetch: down.fetch }).request(
+        '/admin/v1/keys',
+        { headers: { 'cf-access-jwt-assertion': jwt } },
+        accessEnv,
+      )
+      expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).not.toBeNull()
+      expect((await problemOf(response)).type).toBe('urn:waybill:problem:auth_unavailable')
+    })
+
     it('without a control plane, an admin learns it: 503 naming WAYBILL_DB', async () => {
       const bare = { ...accessEnv, WAYBILL_DB: undefined, WAYBILL_QUOTAS: undefined }
       const response = await asAccess('ops@example.com', {
