@@ -1,4 +1,4 @@
-// Four projects; `vitest run` (npm test) runs them all, `vitest run --project <name>` one.
+// Five projects; `vitest run` (npm test) runs them all, `vitest run --project <name>` one.
 //
 // - unit: inside workerd, no servers. Route tests call createApp() with their own env. Runs in
 //   seconds: `npm run test:unit`.
@@ -7,6 +7,8 @@
 // - node: in Node, without servers: the client package as an app installs it, the scripts.
 // - browser: in Node, driving Chromium against `wrangler dev` and versitygw, which
 //   test/browser/global-setup.ts starts; after the other two, so they never compete for the CPU.
+// - schemathesis: in Node, Schemathesis (from PyPI, installed into .tools/ on first run) against
+//   its own `wrangler dev` and versitygw (test/schemathesis/); last.
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -47,10 +49,11 @@ const TOKEN_SECRET = randomBytes(32).toString('base64url')
 // The control plane's schema (migrations/), applied to the local D1 by test/apply-migrations.ts.
 const migrations = await readD1Migrations('migrations')
 
+// Every answer an app gives in these tests is checked against docs/openapi.json.
 const workerd = {
   testTimeout: 30_000,
   provide: { testKeys },
-  setupFiles: ['./test/apply-migrations.ts'],
+  setupFiles: ['./test/apply-migrations.ts', './test/contract/setup.ts'],
 }
 
 // What wrangler.jsonc's "alias" swaps in the deploy bundle (build/), so that the e2e project's Worker
@@ -86,7 +89,13 @@ export default defineConfig({
           // between them (they pass in any order: --sequence.shuffle.files).
           isolate: false,
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/browser/**', NODE_TESTS, ...NEEDS_SERVERS],
+          exclude: [
+            ...configDefaults.exclude,
+            'test/browser/**',
+            'test/schemathesis/**',
+            NODE_TESTS,
+            ...NEEDS_SERVERS,
+          ],
         },
       },
       {
@@ -174,6 +183,18 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'schemathesis',
+          include: ['test/schemathesis/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['./test/schemathesis/global-setup.ts'],
+          // Last, after the browser project: its own wrangler dev and versitygw, and the CPU.
+          sequence: { groupOrder: 2 },
+          testTimeout: 600_000,
+          hookTimeout: 120_000,
         },
       },
     ],

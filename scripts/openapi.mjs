@@ -61,8 +61,12 @@ function problemCodes(document) {
 
 /** The run-time values of client/src/generated.ts, each read from where the document states it. */
 function clientValues(document) {
-  const upload =
-    document.paths['/v1/uploads'].post.requestBody.content['application/json'].schema.properties
+  // The multipart variant of the upload body (its modes are a oneOf, src/schemas/uploads.ts).
+  const body = document.paths['/v1/uploads'].post.requestBody.content['application/json'].schema
+  const upload = (body.oneOf ?? [body])
+    .map((variant) => variant.properties)
+    .find((properties) => properties?.mode?.const === 'multipart')
+  if (upload === undefined) throw new Error('/v1/uploads: the document describes no multipart body')
   const values = {
     MIN_PART_BYTES: upload.partSize.minimum,
     MAX_PARTS: upload.partChecksums.maxItems,

@@ -20,6 +20,9 @@ export type ErrorCode =
   | 'precondition_failed'
   | 'quota_exceeded'
   | 'control_unavailable'
+  | 'conflict'
+  /** Anything unexpected (src/app.ts onError): the answer names no cause; the log does. */
+  | 'internal'
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -38,6 +41,8 @@ export const STATUS: Record<ErrorCode, number> = {
   precondition_failed: 412,
   quota_exceeded: 429,
   control_unavailable: 503,
+  conflict: 409,
+  internal: 500,
 }
 
 export const TITLE: Record<ErrorCode, string> = {
@@ -57,6 +62,8 @@ export const TITLE: Record<ErrorCode, string> = {
   precondition_failed: 'Precondition failed',
   quota_exceeded: 'Quota exceeded',
   control_unavailable: 'The control plane is unavailable',
+  conflict: 'Conflict with the upload',
+  internal: 'Internal server error',
 }
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */
@@ -93,6 +100,15 @@ export class WaybillError extends Error {
  */
 export function fromCoreError(error: CoreError): WaybillError {
   return new WaybillError('invalid_request', error.message)
+}
+
+/**
+ * A 409 for a request the document allows but the upload it names or plans does not: parts not
+ * in the store, part numbers past its plan, checksums it does or does not sign, or more of them
+ * than its parts. A conflict with that upload, which the document cannot state.
+ */
+export function conflict(errors: readonly FieldError[]): WaybillError {
+  return new WaybillError('conflict', invalid(errors).message, { errors })
 }
 
 /** A 400 for one or more fields: the detail names the first, `errors` lists all. */

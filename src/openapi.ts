@@ -3,9 +3,31 @@
 // writes it to docs/openapi.json, which GET /openapi.json serves, and the Worker bundle carries none
 // of the generator (build/hono-openapi.ts).
 
-import { generateSpecs, type GenerateSpecOptions } from 'hono-openapi'
+import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema'
+import { generateSpecs, loadVendor, type GenerateSpecOptions } from 'hono-openapi'
+import type { GenericSchema } from 'valibot'
 import { createApp } from './app'
 import { SECURITY_SCHEMES } from './http/openapi'
+import { listItemOf } from './schemas/valibot'
+
+/**
+ * valibot's JSON Schema converter, told what each list holds: a `list` (src/schemas/valibot.ts)
+ * checks its items itself, so the converter alone would see an array of anything. standard-json
+ * calls it for valibot's schemas only, with the converter's own options.
+ */
+function listAwareJsonSchema(schema: unknown, options?: Record<string, unknown>): JsonSchema {
+  return toJsonSchema(schema as GenericSchema, {
+    ...(options as ConversionConfig | undefined),
+    overrideSchema: ({ valibotSchema, jsonSchema }) => {
+      const item = listItemOf(valibotSchema)
+      if (item === undefined) return undefined
+      const items = listAwareJsonSchema(item, options)
+      delete items.$schema
+      return { ...jsonSchema, type: 'array', items }
+    },
+  })
+}
+loadVendor('valibot', { toJSONSchema: listAwareJsonSchema })
 
 /** The document's own parts; the operations come from the routes. */
 const DOCUMENTATION: GenerateSpecOptions['documentation'] = {

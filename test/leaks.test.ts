@@ -296,7 +296,7 @@ describe('secrets never reach a log line or an error response', () => {
       headers: bearer(ALL_KEY),
       body: json({ origin: 'photos', items: [{ key: 'a', response: { contentType: 'a\r\nb' } }] }),
     })
-    await call('400 cookies on S3', '/v1/cookies', {
+    await call('403 cookies on S3', '/v1/cookies', {
       headers: bearer(ALL_KEY),
       body: json({ origin: 'photos' }),
     })

@@ -2,14 +2,17 @@
 // request (GET /healthz, a redirect, following a signed link), one app and one config per isolate
 // as in production, so a whole request's cost inside the app stands out of the runtime's dispatch
 // (about a millisecond per request through Miniflare). bench/workerd.mjs bundles it against this
-// checkout's src/ or a baseline's, so the same requests measure both.
+// checkout's src/ or a baseline's, so the same requests measure both. `validate-sign-10k` is not
+// a request: the /v1/sign body schema alone on an already-parsed body of 10,000 keys.
 //
 // With a D1 binding (WAYBILL_DB, given by bench/workerd.mjs and bench/control.mjs), the control
 // plane's cases too: a redirect by a key made through the admin API, its grant in D1, from warm
 // caches (`app-redirect-d1`), the same with a key no cache has seen on every call (the cold miss,
 // from the keys bench/control.mjs stored in BENCH_COLD_KEYS), and an admin write.
 
+import * as v from 'valibot'
 import { createApp } from '../../src/app'
+import { SignBody } from '../../src/schemas/sign'
 
 const BUCKET = 'photos'
 const REGION = 'eu-west-1'
@@ -120,6 +123,14 @@ const SIGN_BODY = JSON.stringify({
   ),
 })
 
+/** The same body, parsed once: what validation alone costs, without reading, signing or answering. */
+const SIGN_INPUT: unknown = JSON.parse(SIGN_BODY)
+
+/** Validation only: true when the schema passed the input. */
+const VALIDATIONS: Record<string, () => boolean> = {
+  'validate-sign-10k': () => v.safeParse(SignBody, SIGN_INPUT).success,
+}
+
 const CASES: Record<
   string,
   (ctx: ExecutionContext, bindings: Record<string, unknown>) => Case | Promise<Case>
@@ -194,14 +205,21 @@ export default {
     const url = new URL(request.url)
     const name = url.pathname.slice(1)
     if (name === 'empty') return new Response('{}')
+    const calls =
+      Number(url.searchParams.get('n') ?? '1') * Number(url.searchParams.get('reps') ?? '1')
+    const validate = VALIDATIONS[name]
+    if (validate !== undefined) {
+      for (let i = 0; i < calls; i++) {
+        if (!validate()) return new Response(`${name}: refused`, { status: 500 })
+      }
+      return Response.json({ n: calls })
+    }
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
     const [next, expected, { read = false, control = false } = {}] = await make(ctx, bindings)
     const appEnv = control
       ? await (controlEnv ??= makeControlEnv(bindings))
       : await (env ??= makeEnv())
-    const calls =
-      Number(url.searchParams.get('n') ?? '1') * Number(url.searchParams.get('reps') ?? '1')
     // Bodies are left unread, as the runtime would stream them, unless the case reads them; every
     // status is checked.
     let response: Response | undefined

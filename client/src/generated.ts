@@ -7,9 +7,11 @@
 export type ProblemCode =
   | 'auth_unavailable'
   | 'config_invalid'
+  | 'conflict'
   | 'control_unavailable'
   | 'forbidden'
   | 'gone'
+  | 'internal'
   | 'invalid_request'
   | 'method_not_allowed'
   | 'not_found'

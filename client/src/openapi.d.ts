@@ -180,7 +180,7 @@ export interface paths {
     put?: never
     /**
      * Complete a multipart upload, once its parts are checked
-     * @description Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size. Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.
+     * @description Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size (409 otherwise). Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.
      */
     post: operations['completeUpload']
     delete?: never
@@ -340,6 +340,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Service misconfigured */
       503: {
         headers: {
@@ -430,6 +454,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
     }
   }
   getApiReference: {
@@ -496,6 +544,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
     }
   }
   signUrls: {
@@ -507,67 +579,150 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          /**
-           * @description An origin configured in WAYBILL_ORIGINS.
-           * @example photos
-           */
-          origin: string
-          /**
-           * @description GET and HEAD need a read grant, PUT write, DELETE delete.
-           * @default GET
-           * @enum {string}
-           */
-          method?: 'GET' | 'HEAD' | 'PUT' | 'DELETE'
-          /**
-           * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
-           * @example 900
-           */
-          expiresIn?: number
-          /** @description 1 to WAYBILL_MAX_BATCH entries (default 10,000, at most 100000), or the grant's maxBatch. */
-          keys?: string[]
-          /** @description 1 to WAYBILL_MAX_BATCH entries (default 10,000, at most 100000), or the grant's maxBatch. */
-          items?: {
-            /**
-             * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
-             * @example gallery/2026/cat.jpg
-             */
-            key: string
-            versionId?: string
-            response?: {
-              cacheControl?: string
-              /** @description Put a Unicode file name in filename*=UTF-8''<percent-encoded> (RFC 6266). */
-              contentDisposition?: string
-              contentEncoding?: string
-              contentLanguage?: string
-              /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
-              contentType?: string
-              expires?: string
-            }
-            /**
-             * @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).
-             * @example report 2026.pdf
-             */
-            download?: true | string
-            /**
-             * @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).
-             * @example report 2026.pdf
-             */
-            inline?: true | string
-          }[]
-          /**
-           * @description CloudFront only: a canned policy per URL, or one wildcard policy for the batch.
-           * @enum {string}
-           */
-          policy?: 'canned' | 'wildcard'
-          /** @description Seconds: URLs signed in the same window are byte-identical (see Stable URLs); 0 signs at the request time. */
-          signingWindow?: number
-          /**
-           * @description Also answer what was signed per URL (needs a debug grant).
-           * @default false
-           */
-          debug?: boolean
-        } & (unknown | unknown)
+        'application/json': (unknown | unknown) &
+          (
+            | {
+                /**
+                 * @description An origin configured in WAYBILL_ORIGINS.
+                 * @example photos
+                 */
+                origin: string
+                /**
+                 * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
+                 * @example 900
+                 */
+                expiresIn?: number
+                /** @description 1 to WAYBILL_MAX_BATCH entries (default 10,000, at most 100000), or the grant's maxBatch. */
+                keys?: string[]
+                /**
+                 * @description CloudFront only: a canned policy per URL, or one wildcard policy for the batch.
+                 * @enum {string}
+                 */
+                policy?: 'canned' | 'wildcard'
+                /** @description Seconds: URLs signed in the same window are byte-identical (see Stable URLs); 0 signs at the request time. */
+                signingWindow?: number
+                /**
+                 * @description Also answer what was signed per URL (needs a debug grant).
+                 * @default false
+                 */
+                debug?: boolean
+                /**
+                 * @description GET (the default) and HEAD need a read grant, PUT write, DELETE delete.
+                 * @default GET
+                 * @enum {string}
+                 */
+                method?: 'GET' | 'HEAD'
+                /** @description 1 to WAYBILL_MAX_BATCH entries (default 10,000, at most 100000), or the grant's maxBatch. */
+                items?: ({
+                  /**
+                   * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+                   * @example gallery/2026/cat.jpg
+                   */
+                  key: string
+                  versionId?: string
+                  response?: {
+                    cacheControl?: string
+                    /** @description Put a Unicode file name in filename*=UTF-8''<percent-encoded> (RFC 6266). */
+                    contentDisposition?: string
+                    contentEncoding?: string
+                    contentLanguage?: string
+                    /** @description Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly. */
+                    contentType?: string
+                    expires?: string
+                  }
+                  /**
+                   * @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).
+                   * @example report 2026.pdf
+                   */
+                  download?: true | string
+                  /**
+                   * @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).
+                   * @example report 2026.pdf
+                   */
+                  inline?: true | string
+                } & (unknown & unknown & unknown & unknown & unknown))[]
+              }
+            | {
+                /**
+                 * @description An origin configured in WAYBILL_ORIGINS.
+                 * @example photos
+                 */
+                origin: string
+                /**
+                 * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
+                 * @example 900
+                 */
+                expiresIn?: number
+                /** @description 1 to WAYBILL_MAX_BATCH entries (default 10,000, at most 100000), or the grant's maxBatch. */
+                keys?: string[]
+                /**
+                 * @description CloudFront only: a canned policy per URL, or one wildcard policy for the batch.
+                 * @enum {string}
+                 */
+                policy?: 'canned' | 'wildcard'
+                /** @description Seconds: URLs signed in the same window are byte-identical (see Stable URLs); 0 signs at the request time. */
+                signingWindow?: number
+                /**
+                 * @description Also answer what was signed per URL (needs a debug grant).
+                 * @default false
+                 */
+                debug?: boolean
+                /** @constant */
+                method: 'PUT'
+                /** @description 1 to WAYBILL_MAX_BATCH entries (default 10,000, at most 100000), or the grant's maxBatch. */
+                items?: {
+                  /**
+                   * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+                   * @example gallery/2026/cat.jpg
+                   */
+                  key: string
+                  versionId?: unknown
+                  response?: unknown
+                  download?: unknown
+                  inline?: unknown
+                }[]
+              }
+            | {
+                /**
+                 * @description An origin configured in WAYBILL_ORIGINS.
+                 * @example photos
+                 */
+                origin: string
+                /**
+                 * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
+                 * @example 900
+                 */
+                expiresIn?: number
+                /** @description 1 to WAYBILL_MAX_BATCH entries (default 10,000, at most 100000), or the grant's maxBatch. */
+                keys?: string[]
+                /**
+                 * @description CloudFront only: a canned policy per URL, or one wildcard policy for the batch.
+                 * @enum {string}
+                 */
+                policy?: 'canned' | 'wildcard'
+                /** @description Seconds: URLs signed in the same window are byte-identical (see Stable URLs); 0 signs at the request time. */
+                signingWindow?: number
+                /**
+                 * @description Also answer what was signed per URL (needs a debug grant).
+                 * @default false
+                 */
+                debug?: boolean
+                /** @constant */
+                method: 'DELETE'
+                /** @description 1 to WAYBILL_MAX_BATCH entries (default 10,000, at most 100000), or the grant's maxBatch. */
+                items?: {
+                  /**
+                   * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+                   * @example gallery/2026/cat.jpg
+                   */
+                  key: string
+                  versionId?: string
+                  response?: unknown
+                  download?: unknown
+                  inline?: unknown
+                }[]
+              }
+          )
       }
     }
     responses: {
@@ -748,6 +903,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
@@ -788,8 +967,8 @@ export interface operations {
       content: {
         'application/json': {
           /**
-           * @description An origin configured in WAYBILL_ORIGINS.
-           * @example photos
+           * @description A CloudFront origin configured in WAYBILL_ORIGINS (an S3 one issues no cookies).
+           * @example cdn
            */
           origin: string
           /**
@@ -973,6 +1152,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
@@ -1009,9 +1212,9 @@ export interface operations {
         expiresIn?: number
         /** @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode). */
         download?: string | true
-        /** @description A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode). */
+        /** @description As `download`, but the browser may show the object; ignored with `download`. */
         inline?: string | true
-        /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
+        /** @description Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly. */
         contentType?: string
       }
       header?: never
@@ -1130,6 +1333,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
@@ -1162,8 +1389,8 @@ export interface operations {
   listObjects: {
     parameters: {
       query?: {
-        /** @description Key prefixes to list, in order (repeat up to 50 times); the whole bucket when absent. */
-        prefix?: string[] | string | string[]
+        /** @description Key prefixes to list, in order, each once (repeat up to 50 times); the whole bucket when absent. */
+        prefix?: string[]
         /** @description Group keys into common prefixes at this string, as S3 does. */
         delimiter?: string
         /** @description Entries (objects and common prefixes) in this answer; default 1,000 or the caller’s maxBatch if less. */
@@ -1206,6 +1433,7 @@ export interface operations {
             cursor: string | null
             expiresAt: string | null
           }
+          'application/x-ndjson': string
         }
       }
       /** @description Not modified: the ETag matched */
@@ -1311,6 +1539,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description The storage service failed */
       502: {
         headers: {
@@ -1373,91 +1625,205 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          /**
-           * @description An origin configured in WAYBILL_ORIGINS.
-           * @example photos
-           */
-          origin: string
-          /**
-           * @description put: one exact PUT URL. post: a POST policy for a browser form. multipart: the Worker starts a multipart upload and signs part URLs.
-           * @default put
-           * @enum {string}
-           */
-          mode?: 'put' | 'post' | 'multipart'
-          /**
-           * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
-           * @example gallery/2026/cat.jpg
-           */
-          key?: string
-          /**
-           * @description POST on origins with keys "any" only: the form may choose any key starting with this.
-           * @example gallery/2026/cat.jpg
-           */
-          keyPrefix?: string
-          /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
-          filename?: string
-          /**
-           * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
-           * @example image/png
-           */
-          contentType?: string
-          /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
-          contentLength?: number
-          /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
-          checksumSha256?: string
-          /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
-          overwrite?: boolean
-          /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
-          ifNoneMatch?: true | '*'
-          /** @description User metadata, sent as x-amz-meta-<name> headers. */
-          metadata?: {
-            [key: string]: string
-          }
-          /** @description Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order. */
-          items?: {
-            /**
-             * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
-             * @example gallery/2026/cat.jpg
-             */
-            key?: string
-            /**
-             * @description POST on origins with keys "any" only: the form may choose any key starting with this.
-             * @example gallery/2026/cat.jpg
-             */
-            keyPrefix?: string
-            /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
-            filename?: string
-            /**
-             * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
-             * @example image/png
-             */
-            contentType: string
-            /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
-            contentLength?: number
-            /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
-            checksumSha256?: string
-            /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
-            overwrite?: boolean
-            /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
-            ifNoneMatch?: true | '*'
-            /** @description User metadata, sent as x-amz-meta-<name> headers. */
-            metadata?: {
-              [key: string]: string
-            }
-          }[]
-          /**
-           * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
-           * @example 900
-           */
-          expiresIn?: number
-          /** @description Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). Required with `partChecksums`. */
-          partSize?: number
-          /** @description Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer. */
-          partChecksums?: string[]
-          /** @enum {number} */
-          successActionStatus?: 200 | 201 | 204
-        }
+        'application/json': ((unknown | (unknown | unknown | unknown)) &
+          unknown &
+          (unknown | unknown)) &
+          (
+            | {
+                /**
+                 * @description An origin configured in WAYBILL_ORIGINS.
+                 * @example photos
+                 */
+                origin: string
+                /**
+                 * @description put: one exact PUT URL (the default). post: a POST policy for a browser form. multipart: the Worker starts a multipart upload and signs part URLs.
+                 * @default put
+                 * @constant
+                 */
+                mode?: 'put'
+                /**
+                 * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+                 * @example gallery/2026/cat.jpg
+                 */
+                key?: string
+                keyPrefix?: unknown
+                /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
+                filename?: string
+                /**
+                 * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
+                 * @example image/png
+                 */
+                contentType?: string
+                /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
+                contentLength?: number
+                /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
+                checksumSha256?: string
+                /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
+                overwrite?: boolean
+                /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
+                ifNoneMatch?: true | '*'
+                /** @description User metadata, sent as x-amz-meta-<name> headers. */
+                metadata?: {
+                  [key: string]: string
+                }
+                /** @description Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order. */
+                items?: ({
+                  /**
+                   * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+                   * @example gallery/2026/cat.jpg
+                   */
+                  key?: string
+                  keyPrefix?: unknown
+                  /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
+                  filename?: string
+                  /**
+                   * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
+                   * @example image/png
+                   */
+                  contentType: string
+                  /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
+                  contentLength?: number
+                  /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
+                  checksumSha256?: string
+                  /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
+                  overwrite?: boolean
+                  /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
+                  ifNoneMatch?: true | '*'
+                  /** @description User metadata, sent as x-amz-meta-<name> headers. */
+                  metadata?: {
+                    [key: string]: string
+                  }
+                } & ((unknown | unknown | unknown) & unknown))[]
+                /**
+                 * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
+                 * @example 900
+                 */
+                expiresIn?: number
+                partSize?: unknown
+                partChecksums?: unknown
+                successActionStatus?: unknown
+              }
+            | {
+                /**
+                 * @description An origin configured in WAYBILL_ORIGINS.
+                 * @example photos
+                 */
+                origin: string
+                /** @constant */
+                mode: 'post'
+                /**
+                 * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+                 * @example gallery/2026/cat.jpg
+                 */
+                key?: string
+                /**
+                 * @description POST on origins with keys "any" only: the form may choose any key starting with this.
+                 * @example gallery/2026/cat.jpg
+                 */
+                keyPrefix?: string
+                /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
+                filename?: string
+                /**
+                 * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
+                 * @example image/png
+                 */
+                contentType?: string
+                /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
+                contentLength?: number
+                /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
+                checksumSha256?: string
+                /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
+                overwrite?: boolean
+                ifNoneMatch?: unknown
+                /** @description User metadata, sent as x-amz-meta-<name> headers. */
+                metadata?: {
+                  [key: string]: string
+                }
+                /** @description Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order. */
+                items?: ({
+                  /**
+                   * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+                   * @example gallery/2026/cat.jpg
+                   */
+                  key?: string
+                  /**
+                   * @description POST on origins with keys "any" only: the form may choose any key starting with this.
+                   * @example gallery/2026/cat.jpg
+                   */
+                  keyPrefix?: string
+                  /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
+                  filename?: string
+                  /**
+                   * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
+                   * @example image/png
+                   */
+                  contentType: string
+                  /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
+                  contentLength?: number
+                  /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
+                  checksumSha256?: string
+                  /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
+                  overwrite?: boolean
+                  ifNoneMatch?: unknown
+                  /** @description User metadata, sent as x-amz-meta-<name> headers. */
+                  metadata?: {
+                    [key: string]: string
+                  }
+                } & ((unknown | unknown | unknown) & unknown))[]
+                /**
+                 * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
+                 * @example 900
+                 */
+                expiresIn?: number
+                partSize?: unknown
+                partChecksums?: unknown
+                /** @enum {number} */
+                successActionStatus?: 200 | 201 | 204
+              }
+            | {
+                /**
+                 * @description An origin configured in WAYBILL_ORIGINS.
+                 * @example photos
+                 */
+                origin: string
+                /** @constant */
+                mode: 'multipart'
+                /**
+                 * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
+                 * @example gallery/2026/cat.jpg
+                 */
+                key?: string
+                keyPrefix?: unknown
+                /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
+                filename?: string
+                /**
+                 * @description The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.
+                 * @example image/png
+                 */
+                contentType: string
+                /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
+                contentLength: number
+                checksumSha256?: unknown
+                /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
+                overwrite?: boolean
+                ifNoneMatch?: unknown
+                /** @description User metadata, sent as x-amz-meta-<name> headers. */
+                metadata?: {
+                  [key: string]: string
+                }
+                items?: unknown
+                /**
+                 * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
+                 * @example 900
+                 */
+                expiresIn?: number
+                /** @description Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). Required with `partChecksums`. */
+                partSize?: number
+                /** @description Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer. */
+                partChecksums?: string[]
+                successActionStatus?: unknown
+              }
+          )
       }
     }
     responses: {
@@ -1677,6 +2043,30 @@ export interface operations {
           }
         }
       }
+      /** @description Conflict with the upload */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Payload too large */
       413: {
         headers: {
@@ -1734,6 +2124,30 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:quota_exceeded' | 'urn:waybill:problem:too_many_requests'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1825,7 +2239,7 @@ export interface operations {
           /** @description waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it. */
           uploadId: string
           partNumbers: number[]
-          /** @description For an upload created with partChecksums (required then): each part's base64 SHA-256, in the order of partNumbers. */
+          /** @description For an upload created with partChecksums (required then): each part's base64 SHA-256, one per entry of partNumbers, in the same order. */
           checksums?: string[]
           /**
            * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
@@ -1928,6 +2342,30 @@ export interface operations {
           }
         }
       }
+      /** @description Conflict with the upload */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Payload too large */
       413: {
         headers: {
@@ -2000,6 +2438,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
@@ -2051,7 +2513,7 @@ export interface operations {
           key: string
           /** @description waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it. */
           uploadId: string
-          /** @description The part numbers, ascending, with the ETag each part's PUT returned. Without them, every part of the upload as the store lists it. */
+          /** @description The parts, each once, with the ETag each part's PUT returned (waybill completes them in part-number order). Without them, every part of the upload as the store lists it. */
           parts?: {
             partNumber: number
             etag: string
@@ -2172,6 +2634,30 @@ export interface operations {
           }
         }
       }
+      /** @description Conflict with the upload */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Precondition failed */
       412: {
         headers: {
@@ -2253,6 +2739,30 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:too_many_requests'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2538,6 +3048,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description The storage service failed */
       502: {
         headers: {
@@ -2735,6 +3269,30 @@ export interface operations {
           }
         }
       }
+      /** @description Conflict with the upload */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Gone */
       410: {
         headers: {
@@ -2840,6 +3398,30 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:too_many_requests'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3109,6 +3691,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description The storage service failed */
       502: {
         headers: {
@@ -3182,7 +3788,7 @@ export interface operations {
           /** @description 1 to the grant's maxBatch entries. */
           keys?: string[]
           /** @description 1 to the grant's maxBatch entries. */
-          items?: {
+          items?: ({
             /**
              * @description An object key: any Unicode without lone surrogates, 1 to 1024 bytes of UTF-8.
              * @example gallery/2026/cat.jpg
@@ -3198,9 +3804,9 @@ export interface operations {
              * @example report 2026.pdf
              */
             inline?: true | string
-            /** @description Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly. */
+            /** @description Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly. */
             contentType?: string
-          }[]
+          } & (unknown & unknown & unknown))[]
         } & (unknown | unknown)
       }
     }
@@ -3375,6 +3981,30 @@ export interface operations {
           }
         }
       }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
       /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
@@ -3482,6 +4112,30 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:gone'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
             /** @example Invalid request */
             title: string
             /** @example 400 */

@@ -267,6 +267,19 @@ function noGrant(action: Action, originName: string): Refusal {
   }
 }
 
+/**
+ * What an origin cannot serve (an S3 origin's cookies, a CloudFront origin's uploads, overrides
+ * its distribution does not forward): refused as an artifact no grant covers, a 403. The document
+ * cannot know a deployment's origins, so a request it allows is never a 400 for them.
+ */
+function notServed(origin: Origin, errors: readonly FieldError[]): Refusal {
+  return {
+    refused: 'not-covered',
+    detail: `Origin "${origin.name}" cannot serve this request.`,
+    errors: errors.slice(0, MAX_LISTED),
+  }
+}
+
 function invalidFields(errors: readonly FieldError[]): Refusal {
   return { refused: 'invalid', detail: '', errors: errors.slice(0, MAX_LISTED) }
 }
@@ -602,9 +615,14 @@ function expiryRule(expiresIn: number, expiryOf: (grant: Grant) => number): Rule
   }
 }
 
-/** A requested signing window: a URL lives up to expiresIn + window, within the grant's maximum. */
+/**
+ * A requested signing window: a URL lives up to expiresIn + window, within the grant's maximum. A
+ * grant that allows SigV4's seven days limits nothing beyond them, which the signing time keeps
+ * by shortening the window (src/core/window.ts), as it does an origin's.
+ */
 function windowRule(window: number, expiresIn: number): Rule {
-  const room = (grant: Grant) => Math.min(grant.maxExpiresIn, MAX_EXPIRES_S) - expiresIn
+  const room = (grant: Grant) =>
+    grant.maxExpiresIn >= MAX_EXPIRES_S ? Infinity : grant.maxExpiresIn - expiresIn
   return {
     admits: (grant) => window <= room(grant),
     refuse(grants) {
@@ -702,8 +720,8 @@ function collect(denials: readonly Denial[]): { covered: FieldError[]; invalid: 
  * permit to sign it, or why not. All or nothing (a `listed` reach leaves uncovered objects out).
  *
  * In order: `no-grant` naming `origin` unless the caller holds some grant on the origin (unknown
- * origins answer the same); `invalid` for what the origin cannot do (`fits`) and for keys its key
- * policy refuses; `not-covered` listing each key or pattern no grant covers for the action with
+ * origins answer the same); `not-covered` for what the origin cannot serve (`fits`); `invalid` for
+ * keys its key policy refuses; `not-covered` listing each key or pattern no grant covers for the action with
  * every limit enforced by the signature; `invalid` naming each field only a grant covering the
  * target limits (content type, length, overwrite, response type, batch size, RSA signatures,
  * `expiresIn`, `signingWindow`). Each target must be allowed by one grant on every field.
@@ -721,14 +739,14 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
 
   // Only now: an origin's own rules must not tell strangers that it exists.
   const unfit = reach.fits?.(origin) ?? []
-  if (unfit.length > 0) return invalidFields(unfit)
+  if (unfit.length > 0) return notServed(origin, unfit)
 
   if (origin.type === 'cloudfront' && !origin.responseOverrides && 'itemPath' in reach) {
     const overridden = reach.items.findIndex((item) => item.response !== undefined)
     if (overridden >= 0) {
       // The item, not its key: `items.3` (the redirect's one item is its `key`).
       const at = reach.itemPath(overridden)
-      return invalidFields([
+      return notServed(origin, [
         {
           path: at.endsWith('.key') ? at.slice(0, -'.key'.length) : at,
           message: `cannot carry download, inline or response overrides: origin "${origin.name}" does not say its distribution forwards response-* query strings to the bucket (responseOverrides)`,

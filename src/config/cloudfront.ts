@@ -12,7 +12,7 @@ import * as v from 'valibot'
 import { parsePrivateKeyPem } from '../core/cloudfront/pem'
 import { CoreError } from '../core/errors'
 import { OriginName, SigningWindow } from '../schemas/fields'
-import { list, pathTo, strict } from '../schemas/valibot'
+import { list, pathTo, strict, strictFields } from '../schemas/valibot'
 import type { Env } from './env'
 import { Keys, parsedString, readSecret, webUrl } from './fields'
 import type { CloudFrontCookieConfig } from './types'
@@ -103,8 +103,9 @@ const Cookie = v.pipe(
 /** A CloudFront origin for one `env`, which holds the secrets its keys name. */
 export function cloudFrontOrigin(env: Env) {
   const PrivateKey = privateKey(env)
+  // A variant's option (src/config/origins.ts): the variant has checked that it is an object.
   return v.pipe(
-    strict(
+    strictFields(
       {
         type: v.literal('cloudfront'),
         baseUrl: BaseUrl,

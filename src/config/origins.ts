@@ -7,7 +7,7 @@ import * as v from 'valibot'
 import { resolveS3Endpoint } from '../core/s3/endpoint'
 import type { Credentials } from '../core/s3/presign'
 import { OriginName, SigningWindow } from '../schemas/fields'
-import { pathTo, record, strict } from '../schemas/valibot'
+import { pathTo, record, strictFields } from '../schemas/valibot'
 import { cloudFrontOrigin } from './cloudfront'
 import type { Env } from './env'
 import { Keys, parsedString, readSecret, webUrl } from './fields'
@@ -90,8 +90,9 @@ function credentials(env: Env) {
 }
 
 function s3Origin(env: Env) {
+  // A variant's option: the variant has checked that the definition is an object.
   return v.pipe(
-    strict(
+    strictFields(
       {
         type: v.literal('s3'),
         bucket: Bucket,

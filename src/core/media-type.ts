@@ -65,6 +65,27 @@ export function parseMediaType(text: string): MediaType | undefined {
   return { essence, type: lowerType, subtype: lowerSubtype, parameters }
 }
 
+// The grammar above as regular-expression source, for documents (OpenAPI's `pattern`). A pattern
+// cannot say that parameter names differ (ignoring case), so it allows one parameter: every text
+// it matches parses, and a type with several distinct parameters parses though it does not match.
+const TOKEN_SOURCE = "[!#$%&'+\\-.^_`|~0-9A-Za-z]+"
+// Quoted-string characters as PARAMETER has them, less ";", on which the parser splits first.
+const QUOTED_SOURCE =
+  '"(?:[\\x20\\x21\\x23-\\x2b\\x2d-\\x3a\\x3c-\\x5b\\x5d-\\x7e]|\\\\[\\x20-\\x2b\\x2d-\\x3a\\x3c-\\x7e])*"'
+const EMPTY_PARAMETERS = '(?:;[ \\t]*)*'
+
+/**
+ * A pattern for media types whose essence `essence` (regular-expression source) matches, with at
+ * most one parameter, in the form `parseMediaType` takes.
+ *
+ * @example
+ * new RegExp(mediaTypePattern()).test('text/plain; charset=utf-8') // true
+ */
+export function mediaTypePattern(essence = `${TOKEN_SOURCE}/${TOKEN_SOURCE}`): string {
+  const parameter = `;[ \\t]*${TOKEN_SOURCE}=(?:${TOKEN_SOURCE}|${QUOTED_SOURCE})[ \\t]*`
+  return `^(?:${essence})[ \\t]*${EMPTY_PARAMETERS}(?:${parameter}${EMPTY_PARAMETERS})?$`
+}
+
 /**
  * The canonical text of a media type: `type/subtype; name=value` with a quoted string only where a
  * value is not a token.
@@ -116,6 +137,14 @@ const PASSIVE: ReadonlySet<string> = new Set(
     subtypes.map((subtype) => `${family}/${subtype}`),
   ),
 )
+
+/** `mediaTypePattern` for the passive types, in lower case (as canonical types are). */
+export function passiveTypePattern(): string {
+  const families = Object.entries(PASSIVE_TYPES).map(
+    ([family, subtypes]) => `${family}/(?:${subtypes.join('|').replaceAll('.', '\\.')})`,
+  )
+  return mediaTypePattern(families.join('|'))
+}
 
 /** True for a type on the passive list: what a family pattern, or no list at all, admits. */
 export function isPassive(essence: string): boolean {

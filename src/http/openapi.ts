@@ -50,10 +50,10 @@ export function problems(...codes: ErrorCode[]) {
   return publicProblems(...codes, ...AUTHENTICATED)
 }
 
-/** Responses for each problem `codes` may answer, by status. */
+/** Responses for each problem `codes` may answer, by status, and the 500 any route may. */
 export function publicProblems(...codes: ErrorCode[]) {
   const byStatus = new Map<string, ErrorCode[]>()
-  for (const code of new Set(codes)) {
+  for (const code of new Set<ErrorCode>([...codes, 'internal'])) {
     const status = String(STATUS[code])
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   }
@@ -81,10 +81,24 @@ export function jsonContent(schema: v.GenericSchema, description: string) {
   return { description, content: { 'application/json': { schema: resolver(schema) } } }
 }
 
+/**
+ * A JSON answer described by `schema`, or the same as NDJSON lines (`Accept: application/x-ndjson`,
+ * src/http/answer.ts), which `lines` describes.
+ */
+export function jsonOrNdjsonContent(schema: v.GenericSchema, description: string, lines: string) {
+  return {
+    description,
+    content: {
+      ...jsonContent(schema, description).content,
+      'application/x-ndjson': { schema: { type: 'string' as const, description: lines } },
+    },
+  }
+}
+
 /** OpenAPI path parameters from an object schema's fields: their JSON Schema and description. */
-export function pathParameters(
-  schema: v.StrictObjectSchema<v.ObjectEntries, undefined>,
-): DescribeRouteOptions['parameters'] {
+export function pathParameters(schema: {
+  readonly entries: v.ObjectEntries
+}): DescribeRouteOptions['parameters'] {
   const parameters = Object.entries(schema.entries).map(([name, field]) => {
     const { description, ...jsonSchema } = toJsonSchema(field, { errorMode: 'ignore' })
     return { name, in: 'path', required: true, description, schema: jsonSchema }

@@ -12,7 +12,7 @@ import {
   VARY,
   wantsNdjson,
 } from '../http/answer'
-import { jsonContent, problems, SECURITY } from '../http/openapi'
+import { jsonOrNdjsonContent, problems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validParams, validQuery } from '../http/validate'
@@ -33,7 +33,11 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
         'Needs a `list` grant containing each whole prefix; objects the caller may not read come without `url`. `If-None-Match` with the ETag answers 304. With `Accept: application/x-ndjson`, one item per line, then `{"prefixes","cursor"}`.',
       security: SECURITY,
       responses: {
-        200: jsonContent(ListAnswer, 'One page of the listing'),
+        200: jsonOrNdjsonContent(
+          ListAnswer,
+          'One page of the listing',
+          'One item per line, then a line {"prefixes", "cursor"}.',
+        ),
         304: { description: 'Not modified: the ETag matched' },
         ...problems('invalid_request', 'forbidden', 'upstream_error'),
       },

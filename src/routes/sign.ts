@@ -5,7 +5,7 @@ import { describeRoute } from 'hono-openapi'
 import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../limits'
 import { streamed, wantsNdjson } from '../http/answer'
 import { jsonBody } from '../http/body'
-import { jsonContent, problems, SECURITY } from '../http/openapi'
+import { jsonOrNdjsonContent, problems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody } from '../http/validate'
@@ -23,15 +23,11 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
         'Signs every key or none (403 lists each key no grant covers). With `Accept: application/x-ndjson` the URLs stream one JSON object per line.',
       security: SECURITY,
       responses: {
-        200: {
-          ...jsonContent(SignAnswer, 'The URLs, in input order'),
-          content: {
-            ...jsonContent(SignAnswer, '').content,
-            'application/x-ndjson': {
-              schema: { type: 'string', description: 'One {"key", "url"} object per line.' },
-            },
-          },
-        },
+        200: jsonOrNdjsonContent(
+          SignAnswer,
+          'The URLs, in input order',
+          'One {"key", "url"} object per line.',
+        ),
         ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
       },
     }),

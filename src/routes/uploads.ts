@@ -57,6 +57,33 @@ function announce(c: Context<AppEnv>, upload: Omit<CompletedUpload, 'principal'>
 }
 const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
 
+/**
+ * Where an upload's answer leads (OpenAPI links): its handle to the multipart follow-ups, its
+ * receipt to the completion check. For readers, and for tools that walk the API (Schemathesis).
+ */
+function followUp(operationId: string, sealed: 'uploadId' | 'receipt', description: string) {
+  return {
+    operationId,
+    description,
+    requestBody: {
+      origin: '$request.body#/origin',
+      key: '$response.body#/key',
+      [sealed]: `$response.body#/${sealed}`,
+    },
+  }
+}
+const UPLOAD_LINKS = {
+  signUploadParts: followUp(
+    'signUploadParts',
+    'uploadId',
+    'More part URLs for a multipart upload.',
+  ),
+  listUploadParts: followUp('listUploadParts', 'uploadId', 'The parts it holds, to resume.'),
+  completeUpload: followUp('completeUpload', 'uploadId', 'Complete it once its parts are sent.'),
+  abortUpload: followUp('abortUpload', 'uploadId', 'Abort it.'),
+  checkUpload: followUp('checkUpload', 'receipt', 'Check a PUT or POST upload once it is sent.'),
+}
+
 export function uploadRoutes({ clock, authenticated }: RouteDeps) {
   return new Hono<AppEnv>()
     .post(
@@ -68,8 +95,11 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           "Needs a `write` grant covering each key that admits the content type and size; each of the grant's limits is signed into what comes back. One upload, or many PUT or POST uploads with `items` (all or nothing). With `filename` instead of `key`, the grant's `uploadKey` chooses the key.",
         security: SECURITY,
         responses: {
-          200: jsonContent(UploadAnswer, 'A PUT URL, a POST policy, or a multipart upload'),
-          ...problems(...BAD_BODY, 'forbidden', 'upstream_error', 'quota_exceeded'),
+          200: {
+            ...jsonContent(UploadAnswer, 'A PUT URL, a POST policy, or a multipart upload'),
+            links: UPLOAD_LINKS,
+          },
+          ...problems(...BAD_BODY, 'forbidden', 'conflict', 'upstream_error', 'quota_exceeded'),
         },
       }),
       authenticated,
@@ -96,7 +126,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         security: SECURITY,
         responses: {
           200: jsonContent(PartsAnswer, 'The part URLs, each pinning its part’s size'),
-          ...problems(...BAD_BODY, 'forbidden'),
+          ...problems(...BAD_BODY, 'forbidden', 'conflict'),
         },
       }),
       authenticated,
@@ -114,7 +144,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         operationId: 'completeUpload',
         summary: 'Complete a multipart upload, once its parts are checked',
         description:
-          'Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size. Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.',
+          'Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size (409 otherwise). Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.',
         security: SECURITY,
         responses: {
           200: jsonContent(CompleteAnswer, 'The object'),
@@ -122,6 +152,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
             ...BAD_BODY,
             'forbidden',
             'not_found',
+            'conflict',
             'precondition_failed',
             'upstream_error',
           ),
@@ -179,6 +210,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
             ...BAD_BODY,
             'forbidden',
             'not_found',
+            'conflict',
             'gone',
             'upload_mismatch',
             'upstream_error',

@@ -3,13 +3,19 @@
 import * as v from 'valibot'
 import { MAX_COOKIE_PREFIX_BYTES } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
-import { ExpiresIn, OriginName } from './fields'
+import { AnyOriginName, ExpiresIn } from './fields'
 import { strict } from './valibot'
 
 const prefixMessage = `must be a key prefix of at most ${MAX_COOKIE_PREFIX_BYTES} bytes`
 
 export const CookiesBody = strict({
-  origin: OriginName,
+  origin: v.pipe(
+    AnyOriginName,
+    v.description(
+      'A CloudFront origin configured in WAYBILL_ORIGINS (an S3 one issues no cookies).',
+    ),
+    v.examples(['cdn']),
+  ),
   prefix: v.optional(
     v.pipe(
       v.string(prefixMessage),

@@ -17,7 +17,12 @@ import {
 } from '../limits'
 import { contentDisposition } from '../core/disposition'
 import { sanitizeFilename } from '../core/filename'
-import { canonicalMediaType, MAX_MEDIA_TYPE_CHARS } from '../core/media-type'
+import {
+  canonicalMediaType,
+  MAX_MEDIA_TYPE_CHARS,
+  mediaTypePattern,
+  passiveTypePattern,
+} from '../core/media-type'
 import { TOKEN_PATTERN } from '../core/token'
 import { checkObjectKey } from '../core/keys'
 import { checkHeaderValue } from '../core/s3/presign'
@@ -30,9 +35,14 @@ const mustBeString = (issue: v.BaseIssue<unknown>) =>
 /** Origin names: what bodies and paths use to pick an origin. */
 const ORIGIN_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/
 
-export const OriginName = v.pipe(
+/** An origin's name, before a route says which kind of origin it takes. */
+export const AnyOriginName = v.pipe(
   v.string('must be an origin name (a-z, 0-9, "-", "_")'),
   v.regex(ORIGIN_NAME, 'must be an origin name (a-z, 0-9, "-", "_")'),
+)
+
+export const OriginName = v.pipe(
+  AnyOriginName,
   v.description('An origin configured in WAYBILL_ORIGINS.'),
   v.examples(['photos']),
 )
@@ -40,6 +50,8 @@ export const OriginName = v.pipe(
 /** An object key as S3 takes it: well-formed Unicode, 1 to 1024 bytes of UTF-8. */
 export const ObjectKey = v.pipe(
   v.string(mustBeString),
+  // What the document can say of the rule below: its byte limit it says in words.
+  v.minLength(1, 'must not be empty'),
   // v.check, not v.rawCheck: rawCheck builds a closure per call, which costs per key in a batch.
   v.check(
     (key) => checkObjectKey(key) === undefined,
@@ -88,6 +100,38 @@ export const SigningWindow = v.pipe(
   ),
 )
 
+/** Characters as JSON Schema's minLength and maxLength count them: code points, not UTF-16 units. */
+function codePoints(text: string): number {
+  let n = text.length
+  // Each high surrogate followed by a low one is one character of two units.
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--
+        i++
+      }
+    }
+  }
+  return n
+}
+
+/**
+ * Text of `min` to `max` characters, counted as the document's minLength and maxLength count them
+ * (valibot's minLength and maxLength count UTF-16 units: an emoji is two).
+ */
+export function characters(min: number, max: number, message: string) {
+  return v.pipe(
+    v.string(message),
+    v.check((text) => {
+      const n = codePoints(text)
+      return n >= min && n <= max
+    }, message),
+    v.metadata({ minLength: min, maxLength: max }),
+  )
+}
+
 /** A whole number from a query parameter: digits only, then the number's own schema. */
 export function queryNumber<TOut extends number>(
   schema: v.GenericSchema<number, TOut>,
@@ -106,12 +150,14 @@ const mediaTypeMessage = (example: string) =>
  * A media type, parsed strictly (src/core/media-type.ts) into its canonical form: what is signed,
  * compared and stored is that form, never the text as sent.
  */
-function mediaType(example: string) {
+function mediaType(example: string, pattern: string) {
   const message = mediaTypeMessage(example)
   return v.pipe(
     v.string(message),
     v.maxLength(MAX_MEDIA_TYPE_CHARS, `must be at most ${MAX_MEDIA_TYPE_CHARS} characters`),
     v.check((text) => canonicalMediaType(text) !== undefined, message),
+    // The parser's grammar for the document (with one parameter: see mediaTypePattern).
+    v.metadata({ pattern }),
     v.transform((text) => canonicalMediaType(text)!),
   )
 }
@@ -123,7 +169,7 @@ export const UploadContentType = v.pipe(
     (text) => !text.endsWith('/*'),
     'must be the file\'s own exact type, not a family such as "image/*": what is signed is one exact type',
   ),
-  mediaType('image/png'),
+  mediaType('image/png', mediaTypePattern()),
   v.description(
     "The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.",
   ),
@@ -139,6 +185,8 @@ const HeaderValue = v.pipe(
     (value) => checkHeaderValue(value) === undefined,
     (issue) => checkHeaderValue(issue.input) ?? 'must be printable ASCII',
   ),
+  // checkHeaderValue's rule, for the document.
+  v.metadata({ pattern: '^[\\x20-\\x7e]*$' }),
 )
 
 /**
@@ -146,9 +194,11 @@ const HeaderValue = v.pipe(
  * body or take another type, which can find HTML.
  */
 export const OverrideContentType = v.pipe(
-  mediaType('application/pdf'),
+  // The document's pattern is the passive types any grant allows: a grant's responseContentTypes
+  // may name others, which the authorization checks (src/auth/policy.ts).
+  mediaType('application/pdf', passiveTypePattern()),
   v.description(
-    "Only passive types (images, audio, video, plain text, PDF, …) unless the grant's responseContentTypes names the type exactly.",
+    "Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly.",
   ),
 )
 
@@ -207,6 +257,7 @@ export const Metadata = v.pipe(
       MAX_METADATA_BYTES,
     `must total at most ${MAX_METADATA_BYTES} bytes`,
   ),
+  v.metadata({ not: { anyOf: RESERVED_NAMES.map((name) => ({ required: [name] })) } }),
   v.description('User metadata, sent as x-amz-meta-<name> headers.'),
 )
 
@@ -223,12 +274,22 @@ function filenameProblem(name: string): string | undefined {
 }
 
 /**
+ * What the document says of a download's file name: no control characters, and at most 64
+ * characters, which always fit (the code's limits are 255 UTF-16 units and a Content-Disposition
+ * of at most 1024 characters, 13 per character at worst; JSON Schema counts neither).
+ */
+export function documentedName(least: 0 | 1): string {
+  return `^[^\\x00-\\x1f\\x7f-\\x9f]{${least},64}$`
+}
+
+/**
  * `download` / `inline`: S3 (or the bucket behind CloudFront) sends the object with
  * `Content-Disposition: attachment` (or `inline`) and this file name; `true` names it after the
  * key's last segment. Names are sanitized as upload names are (src/core/filename.ts).
  */
 export const Disposition = v.pipe(
   v.union([v.literal(true), v.string()], 'must be true or a file name'),
+  v.metadata({ pattern: documentedName(1) }),
   v.check(
     (value) => value === true || filenameProblem(value) === undefined,
     (issue) => (typeof issue.input === 'string' ? filenameProblem(issue.input) : undefined) ?? '',
@@ -241,28 +302,48 @@ export const Disposition = v.pipe(
   v.examples(['report 2026.pdf']),
 )
 
-/**
- * The checks across one object's `download`, `inline` and `response` options: one disposition at
- * most, and `true` only for a key with a name after its last `/`. `refuse(field, message)` files a
- * problem at that field of the object.
- */
-export function checkDisposition(
-  item: Readonly<Record<string, unknown>>,
-  refuse: (field: string, message: string) => void,
-): void {
-  const { key, download, inline, response } = item
-  if (download !== undefined && inline !== undefined) {
-    refuse('inline', 'send either "download" or "inline", not both')
-  }
-  const set = download !== undefined ? 'download' : inline !== undefined ? 'inline' : undefined
-  if (set === undefined) return
-  if (isRecord(response) && response.contentDisposition !== undefined) {
-    refuse(set, 'sets Content-Disposition itself: send it or response.contentDisposition, not both')
-  }
-  if (item[set] === true && typeof key === 'string' && key.endsWith('/')) {
-    refuse(set, 'needs a file name: the key has none after its last "/"')
-  }
-}
+// The rules across one object's `download`, `inline` and `response`: one disposition at most,
+// Content-Disposition set once, and `true` only for a key with a name after its last "/". Each
+// rule is a requirement and its message, which an object's schema states with `v.partialCheck`
+// (filed at the field to change), and the document with `DISPOSITION_RULES`.
+
+type Dispositions = { key?: unknown; download?: unknown; inline?: unknown }
+
+export const ONE_DISPOSITION = 'send either "download" or "inline", not both'
+export const oneDisposition = (object: Dispositions) =>
+  object.download === undefined || object.inline === undefined
+
+export const NEEDS_FILE_NAME = 'needs a file name: the key has none after its last "/"'
+/** `field: true` names the file after the key's last segment, which must not be empty. */
+export const namesFile = (field: 'download' | 'inline') => (object: Dispositions) =>
+  object[field] !== true || typeof object.key !== 'string' || !object.key.endsWith('/')
+
+export const DISPOSITION_TWICE =
+  'sets Content-Disposition itself: send it or response.contentDisposition, not both'
+export const dispositionOnce =
+  (field: 'download' | 'inline') =>
+  (object: Dispositions & { response?: { contentDisposition?: unknown } | undefined }) =>
+    object[field] === undefined || object.response?.contentDisposition === undefined
+
+const DISPOSITIONS = ['download', 'inline'] as const
+
+/** The document's word for the rules above, for an object with `key`, `download` and `inline`. */
+export const DISPOSITION_RULES = [
+  { not: { required: ['download', 'inline'] } },
+  ...DISPOSITIONS.map((field) => ({
+    not: {
+      required: [field, 'key'],
+      properties: { [field]: { const: true }, key: { pattern: '/$' } },
+    },
+  })),
+]
+/** …and for one with `response` too. */
+export const OVERRIDE_RULES = DISPOSITIONS.map((field) => ({
+  not: {
+    required: [field, 'response'],
+    properties: { response: { required: ['contentDisposition'] } },
+  },
+}))
 
 /** A part number of a multipart upload. */
 export const PartNumber = v.pipe(
@@ -320,3 +401,28 @@ export const Batch = <TItem extends v.GenericSchema>(item: TItem, description: s
       v.description(description),
     ),
   )
+
+/** `schema`, whose batch names its objects by `keys` or by `items`: one of them, not both. */
+export function keysOrItems<TSchema extends v.GenericSchema<unknown, Batch>>(schema: TSchema) {
+  const rules = [
+    v.forward(
+      v.partialCheck(
+        [['keys'], ['items']],
+        (body: Batch) => body.keys !== undefined || body.items !== undefined,
+        'is required (or "items")',
+      ),
+      ['keys'],
+    ),
+    v.forward(
+      v.partialCheck(
+        [['keys'], ['items']],
+        (body: Batch) => body.keys === undefined || body.items === undefined,
+        'send either "keys" or "items", not both',
+      ),
+      ['items'],
+    ),
+  ]
+  // A validation hands on its input as it is: rules over two fields hold for any schema with them.
+  return v.pipe(schema, ...(rules as unknown as v.GenericValidation<v.InferOutput<TSchema>>[]))
+}
+type Batch = { keys?: unknown; items?: unknown }

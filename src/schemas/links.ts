@@ -4,23 +4,41 @@ import * as v from 'valibot'
 import { MAX_LINK_EXPIRES_S } from '../limits'
 import {
   Batch,
-  checkDisposition,
   Disposition,
+  DISPOSITION_RULES,
+  namesFile,
+  NEEDS_FILE_NAME,
   ObjectKey,
+  ONE_DISPOSITION,
+  oneDisposition,
   OriginName,
   OverrideContentType,
   wholeNumber,
+  keysOrItems,
 } from './fields'
-import { isRecord, pathTo, strict } from './valibot'
+import { strict } from './valibot'
 
-const LinkItem = strict(
-  {
-    key: ObjectKey,
-    download: v.optional(Disposition),
-    inline: v.optional(Disposition),
-    contentType: v.optional(OverrideContentType),
-  },
-  { type: 'must be an object { "key", "download"?, "inline"?, "contentType"? }' },
+/** An entry of `items`, and the rules across its fields. */
+const LinkItem = v.pipe(
+  strict(
+    {
+      key: ObjectKey,
+      download: v.optional(Disposition),
+      inline: v.optional(Disposition),
+      contentType: v.optional(OverrideContentType),
+    },
+    { type: 'must be an object { "key", "download"?, "inline"?, "contentType"? }' },
+  ),
+  v.forward(v.partialCheck([['download'], ['inline']], oneDisposition, ONE_DISPOSITION), [
+    'inline',
+  ]),
+  v.forward(v.partialCheck([['key'], ['download']], namesFile('download'), NEEDS_FILE_NAME), [
+    'download',
+  ]),
+  v.forward(v.partialCheck([['key'], ['inline']], namesFile('inline'), NEEDS_FILE_NAME), [
+    'inline',
+  ]),
+  v.metadata({ allOf: DISPOSITION_RULES }),
 )
 
 const batch = <TItem extends v.GenericSchema>(item: TItem) =>
@@ -45,26 +63,7 @@ const linkFields = strict({
 })
 
 export const LinksBody = v.pipe(
-  linkFields,
-  // Checked even when a field failed, so every problem is told at once.
-  v.rawCheck(({ dataset, addIssue }) => {
-    const body = dataset.value
-    if (!isRecord(body)) return
-    const { keys, items } = body
-    if (keys === undefined && items === undefined) {
-      addIssue({ message: 'is required (or "items")', path: pathTo(body, 'keys') })
-    } else if (keys !== undefined && items !== undefined) {
-      addIssue({ message: 'send either "keys" or "items", not both', path: pathTo(body, 'items') })
-    }
-    if (!Array.isArray(items)) return
-    items.forEach((item: unknown, i) => {
-      if (isRecord(item)) {
-        checkDisposition(item, (field, message) =>
-          addIssue({ message, path: pathTo(body, 'items', i, field) }),
-        )
-      }
-    })
-  }),
+  keysOrItems(linkFields),
   v.metadata({ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }),
   v.examples([
     { origin: 'photos', expiresIn: 604_800, items: [{ key: 'reports/2026.pdf', download: true }] },

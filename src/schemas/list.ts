@@ -3,6 +3,7 @@
 import * as v from 'valibot'
 import { MAX_LIST_LIMIT, MAX_LIST_PREFIXES } from '../limits'
 import {
+  characters,
   Cursor,
   KeyPrefix,
   OriginName,
@@ -11,7 +12,7 @@ import {
   queryNumber,
   wholeNumber,
 } from './fields'
-import { list, pathTo, strict } from './valibot'
+import { list, strict } from './valibot'
 
 export const ListParams = strict({ origin: OriginName })
 
@@ -19,31 +20,28 @@ export const ListQuery = strict(
   {
     prefix: v.optional(
       v.pipe(
-        // Repeated in the query string: one value is a string, several an array.
-        v.union([v.string(), v.array(v.string())]),
+        // Repeated in the query string: one value arrives as a string, several as an array.
+        v.custom<string | string[]>(
+          (value) => typeof value === 'string' || Array.isArray(value),
+          'must be a key prefix',
+        ),
         v.transform((value) => (typeof value === 'string' ? [value] : value)),
         list(KeyPrefix),
         v.maxLength(MAX_LIST_PREFIXES, `may be given at most ${MAX_LIST_PREFIXES} times`),
-        v.rawCheck(({ dataset, addIssue }) => {
-          const prefixes = dataset.value
-          if (!Array.isArray(prefixes)) return
-          prefixes.forEach((prefix, i) => {
-            if (prefixes.indexOf(prefix) !== i) {
-              addIssue({ message: 'repeats an earlier prefix', path: pathTo(prefixes, i) })
-            }
-          })
-        }),
+        v.checkItems(
+          (prefix, index, prefixes) => prefixes.indexOf(prefix) === index,
+          'repeats an earlier prefix',
+        ),
+        v.metadata({ uniqueItems: true }),
         v.description(
-          `Key prefixes to list, in order (repeat up to ${MAX_LIST_PREFIXES} times); the whole bucket when absent.`,
+          `Key prefixes to list, in order, each once (repeat up to ${MAX_LIST_PREFIXES} times); the whole bucket when absent.`,
         ),
       ),
       [''],
     ),
     delimiter: v.optional(
       v.pipe(
-        v.string('must be 1 to 16 characters, such as "/"'),
-        v.minLength(1, 'must be 1 to 16 characters, such as "/"'),
-        v.maxLength(16, 'must be 1 to 16 characters, such as "/"'),
+        characters(1, 16, 'must be 1 to 16 characters, such as "/"'),
         v.description('Group keys into common prefixes at this string, as S3 does.'),
       ),
     ),

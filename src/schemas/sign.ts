@@ -4,16 +4,24 @@ import * as v from 'valibot'
 import { MAX_BATCH_CEILING } from '../limits'
 import {
   Batch,
-  checkDisposition,
   Disposition,
+  DISPOSITION_RULES,
+  DISPOSITION_TWICE,
+  dispositionOnce,
   ExpiresIn,
+  namesFile,
+  NEEDS_FILE_NAME,
   ObjectKey,
+  ONE_DISPOSITION,
+  oneDisposition,
   OriginName,
+  OVERRIDE_RULES,
   ResponseOverrides,
   SigningWindow,
   VersionId,
+  keysOrItems,
 } from './fields'
-import { isRecord, pathTo, strict } from './valibot'
+import { isRecord, strict, strictFields, typeName } from './valibot'
 
 /** A batch field: `keys` or `items`. */
 const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
@@ -22,94 +30,124 @@ const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
     `1 to WAYBILL_MAX_BATCH entries (default 10,000, at most ${MAX_BATCH_CEILING}), or the grant's maxBatch.`,
   )
 
-const SignItem = strict(
+const itemType = 'must be an object { "key", "versionId"?, "response"?, "download"?, "inline"? }'
+
+/** An entry of `items` for GET and HEAD, and the rules across its fields. */
+const ReadItem = v.pipe(
+  strict(
+    {
+      key: ObjectKey,
+      versionId: v.optional(VersionId),
+      response: v.optional(ResponseOverrides),
+      download: v.optional(Disposition),
+      inline: v.optional(Disposition),
+    },
+    { type: itemType },
+  ),
+  v.forward(v.partialCheck([['download'], ['inline']], oneDisposition, ONE_DISPOSITION), [
+    'inline',
+  ]),
+  v.forward(
+    v.partialCheck([['download'], ['response']], dispositionOnce('download'), DISPOSITION_TWICE),
+    ['download'],
+  ),
+  v.forward(
+    v.partialCheck([['inline'], ['response']], dispositionOnce('inline'), DISPOSITION_TWICE),
+    ['inline'],
+  ),
+  v.forward(v.partialCheck([['key'], ['download']], namesFile('download'), NEEDS_FILE_NAME), [
+    'download',
+  ]),
+  v.forward(v.partialCheck([['key'], ['inline']], namesFile('inline'), NEEDS_FILE_NAME), [
+    'inline',
+  ]),
+  v.metadata({ allOf: [...DISPOSITION_RULES, ...OVERRIDE_RULES] }),
+)
+
+/** A field a method does not take: refused with why (the document says `not: {}`). */
+const refused = (message: string) => v.optional(v.never(message))
+const READS_ONLY = 'applies to GET and HEAD only'
+const OVERRIDES_READ_ONLY = 'response overrides apply to GET and HEAD only'
+
+/** An entry of `items` for PUT: a key, nothing a GET answer would carry. */
+const PutItem = strict(
+  {
+    key: ObjectKey,
+    versionId: refused('cannot be used with PUT'),
+    response: refused(OVERRIDES_READ_ONLY),
+    download: refused(READS_ONLY),
+    inline: refused(READS_ONLY),
+  },
+  { type: itemType },
+)
+
+/** An entry of `items` for DELETE: a key, and a version to delete. */
+const DeleteItem = strict(
   {
     key: ObjectKey,
     versionId: v.optional(VersionId),
-    response: v.optional(ResponseOverrides),
-    download: v.optional(Disposition),
-    inline: v.optional(Disposition),
+    response: refused(OVERRIDES_READ_ONLY),
+    download: refused(READS_ONLY),
+    inline: refused(READS_ONLY),
   },
-  { type: 'must be an object { "key", "versionId"?, "response"?, "download"?, "inline"? }' },
+  { type: itemType },
 )
 
-const signFields = strict(
-  {
-    origin: OriginName,
-    method: v.optional(
-      v.pipe(
-        v.picklist(['GET', 'HEAD', 'PUT', 'DELETE'], 'must be one of GET, HEAD, PUT, DELETE'),
-        v.description('GET and HEAD need a read grant, PUT write, DELETE delete.'),
+const fields = {
+  origin: OriginName,
+  expiresIn: v.optional(ExpiresIn),
+  keys: batchOf(ObjectKey),
+  policy: v.optional(
+    v.pipe(
+      v.picklist(['canned', 'wildcard'], 'must be "canned" or "wildcard"'),
+      v.description(
+        'CloudFront only: a canned policy per URL, or one wildcard policy for the batch.',
       ),
-      'GET',
     ),
-    expiresIn: v.optional(ExpiresIn),
-    keys: batchOf(ObjectKey),
-    items: batchOf(SignItem),
-    policy: v.optional(
-      v.pipe(
-        v.picklist(['canned', 'wildcard'], 'must be "canned" or "wildcard"'),
-        v.description(
-          'CloudFront only: a canned policy per URL, or one wildcard policy for the batch.',
+  ),
+  signingWindow: v.optional(SigningWindow),
+  debug: v.optional(
+    v.pipe(
+      v.boolean('must be true or false'),
+      v.description('Also answer what was signed per URL (needs a debug grant).'),
+    ),
+    false,
+  ),
+}
+
+// What each method takes: what only a GET or HEAD answer carries is refused for the others.
+const methods = v.variant(
+  'method',
+  [
+    strictFields({
+      ...fields,
+      method: v.optional(
+        v.pipe(
+          v.picklist(['GET', 'HEAD']),
+          v.description('GET (the default) and HEAD need a read grant, PUT write, DELETE delete.'),
         ),
+        'GET',
       ),
-    ),
-    signingWindow: v.optional(SigningWindow),
-    debug: v.optional(
-      v.pipe(
-        v.boolean('must be true or false'),
-        v.description('Also answer what was signed per URL (needs a debug grant).'),
-      ),
-      false,
-    ),
-  },
-  { required: { origin: 'is required' } },
+      items: batchOf(ReadItem),
+    }),
+    strictFields({ ...fields, method: v.literal('PUT'), items: batchOf(PutItem) }),
+    strictFields({ ...fields, method: v.literal('DELETE'), items: batchOf(DeleteItem) }),
+  ],
+  'must be one of GET, HEAD, PUT, DELETE',
+)
+
+const signFields = v.pipe(
+  v.custom<v.InferInput<typeof methods>>(
+    isRecord,
+    (issue) => `must be a JSON object, not ${typeName(issue.input)}`,
+  ),
+  methods,
 )
 
 export const SignBody = v.pipe(
-  signFields,
-  // What one field allows depends on another: checked once per request, with paths set here.
-  // Checked even when a field failed, so every problem is told at once.
-  v.rawCheck(({ dataset, addIssue }) => {
-    const body = dataset.value
-    if (!isRecord(body)) return
-    const { keys, items, method } = body
-    if (keys === undefined && items === undefined) {
-      addIssue({ message: 'is required (or "items")', path: pathTo(body, 'keys') })
-    } else if (keys !== undefined && items !== undefined) {
-      addIssue({ message: 'send either "keys" or "items", not both', path: pathTo(body, 'items') })
-    }
-    if (!Array.isArray(items)) return
-    const writes = method === 'PUT' || method === 'DELETE'
-    items.forEach((item: unknown, i) => {
-      if (!isRecord(item)) return
-      checkDisposition(item, (field, message) =>
-        addIssue({ message, path: pathTo(body, 'items', i, field) }),
-      )
-      if (!writes) return
-      for (const field of ['download', 'inline'] as const) {
-        if (field in item) {
-          addIssue({
-            message: 'applies to GET and HEAD only',
-            path: pathTo(body, 'items', i, field),
-          })
-        }
-      }
-      if (method === 'PUT' && 'versionId' in item) {
-        addIssue({
-          message: 'cannot be used with PUT',
-          path: pathTo(body, 'items', i, 'versionId'),
-        })
-      }
-      if ('response' in item) {
-        addIssue({
-          message: 'response overrides apply to GET and HEAD only',
-          path: pathTo(body, 'items', i, 'response'),
-        })
-      }
-    })
-  }),
-  v.metadata({ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }),
+  keysOrItems(signFields),
+  // The variant is the document's `oneOf` of methods; this one goes beside it.
+  v.metadata({ allOf: [{ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }] }),
   v.examples([
     { origin: 'photos', method: 'GET', expiresIn: 900, keys: ['a.jpg', 'b/c d.png'], debug: false },
   ]),

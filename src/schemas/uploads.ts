@@ -10,6 +10,7 @@ import {
 } from '../limits'
 import {
   Batch,
+  characters,
   ExpiresIn,
   Metadata,
   ObjectKey,
@@ -20,9 +21,7 @@ import {
   UploadReceipt,
   wholeNumber,
 } from './fields'
-import { isRecord, list, pathTo, strict } from './valibot'
-
-const MODES = ['put', 'post', 'multipart'] as const
+import { isRecord, list, strict, strictFields, typeName } from './valibot'
 
 const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/
 const sha256Message = (of: string) => `must be the base64 SHA-256 of ${of} (44 characters)`
@@ -33,17 +32,23 @@ const Sha256 = (of: string) =>
 
 /** A browser's file name, for an upload whose key the grant's `uploadKey` chooses. */
 const Filename = v.pipe(
-  v.string("must be the file's name, 1 to 1024 characters"),
-  v.minLength(1, "must be the file's name, 1 to 1024 characters"),
-  v.maxLength(1024, "must be the file's name, 1 to 1024 characters"),
+  characters(1, 1024, "must be the file's name, 1 to 1024 characters"),
   v.check((name) => name.isWellFormed(), 'must be valid Unicode (it contains a lone surrogate)'),
   v.description(
     "Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized.",
   ),
 )
 
-// One object's fields: at the top level for one upload, or each entry of `items`.
-const itemEntries = {
+/** A field a mode does not take: refused with why (the document says `not: {}`). */
+const refused = (message: string) => v.optional(v.never(message))
+
+const POST_ONLY = 'is for mode "post" only; other modes need "key"'
+const PUT_ONLY = 'is for mode "put" only'
+const MULTIPART_ONLY = 'is for mode "multipart" only'
+const lengthDescription = `Bytes: signed as the exact length (PUT up to ${MAX_PUT_BYTES}), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size.`
+
+// One object's fields: at the top level for one upload, or in each entry of `items`.
+const objectFields = {
   key: v.optional(ObjectKey),
   keyPrefix: v.optional(
     v.pipe(
@@ -56,12 +61,7 @@ const itemEntries = {
   filename: v.optional(Filename),
   contentType: UploadContentType,
   contentLength: v.optional(
-    v.pipe(
-      wholeNumber(0, MAX_UPLOAD_BYTES),
-      v.description(
-        `Bytes: signed as the exact length (PUT up to ${MAX_PUT_BYTES}), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size.`,
-      ),
-    ),
+    v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(lengthDescription)),
   ),
   checksumSha256: v.optional(
     v.pipe(
@@ -87,40 +87,156 @@ const itemEntries = {
   ),
   metadata: v.optional(Metadata),
 }
-const itemMessages = {
-  required: { contentType: 'is required: the browser must send this exact Content-Type' },
+/** What a PUT takes of an object's fields. */
+const putFields = {
+  ...objectFields,
+  keyPrefix: refused(POST_ONLY),
+  contentLength: v.optional(
+    v.pipe(
+      wholeNumber(0, MAX_PUT_BYTES, `must be a whole number from 0 to ${MAX_PUT_BYTES}`),
+      v.description(lengthDescription),
+    ),
+  ),
+}
+/** What a POST policy takes. */
+const postFields = { ...objectFields, ifNoneMatch: refused(PUT_ONLY) }
+/** What a multipart upload takes: its total size is its plan. */
+const multipartFields = {
+  ...objectFields,
+  keyPrefix: refused(POST_ONLY),
+  contentLength: v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(lengthDescription)),
+  checksumSha256: refused('is for modes "put" and "post"; a multipart upload takes partChecksums'),
+  ifNoneMatch: refused(PUT_ONLY),
+}
+type ObjectField = keyof typeof objectFields
+const OBJECT_FIELDS = Object.keys(objectFields) as ObjectField[]
+
+const requiredMessages = {
+  contentType: 'is required: the browser must send this exact Content-Type',
+  contentLength: 'is required for multipart uploads',
 }
 
-const UploadItemBody = strict(itemEntries, {
-  ...itemMessages,
-  type: 'must be an object { "key" | "filename", "contentType", "contentLength"?, … }',
-})
+/** One object's fields, as any mode's object has them. */
+type UploadObject = {
+  key?: string | undefined
+  keyPrefix?: string | undefined
+  filename?: string | undefined
+  contentType: string
+  contentLength?: number | undefined
+  checksumSha256?: string | undefined
+  overwrite?: boolean | undefined
+  ifNoneMatch?: true | '*' | undefined
+  metadata?: Readonly<Record<string, string>> | undefined
+}
 
-const uploadFields = strict(
+// The rules across an object's fields, each filed at the field to change; `v.partialCheck` leaves
+// a rule out where one of its fields already failed.
+const NAMES_ONCE = (a: string, b: string) =>
+  `send one of "key", "keyPrefix" or "filename", not ${a} and ${b}`
+const KEY_REQUIRED = 'is required (or "filename", for a key the grant chooses)'
+const bothAbsentOrOne =
+  <const TField extends string>(a: TField, b: TField) =>
+  (object: Partial<Record<TField, unknown>>) =>
+    object[a] === undefined || object[b] === undefined
+const namesItself = (object: { key?: unknown; keyPrefix?: unknown; filename?: unknown }) =>
+  object.key !== undefined || object.keyPrefix !== undefined || object.filename !== undefined
+const OVERWRITE_CONTRADICTED = 'contradicts "overwrite": true'
+const overwriteAgrees = (object: { ifNoneMatch?: unknown; overwrite?: unknown }) =>
+  object.ifNoneMatch === undefined || object.overwrite !== true
+
+/** At most one of `key`, `keyPrefix` and `filename`, each pair's refusal filed at the second. */
+function namedOnce<T>(): v.GenericValidation<T>[] {
+  const pairs: [NameField, NameField][] = [
+    ['key', 'keyPrefix'],
+    ['key', 'filename'],
+    ['keyPrefix', 'filename'],
+  ]
+  const rules = pairs.map(([a, b]) =>
+    v.forward(v.partialCheck([[a], [b]], bothAbsentOrOne(a, b), NAMES_ONCE(a, b)), [b]),
+  )
+  // A validation hands on its input as it is: rules over three fields hold for any T that has them.
+  return rules as unknown as v.GenericValidation<T>[]
+}
+type NameField = 'key' | 'keyPrefix' | 'filename'
+
+/** The document's word for the same rules. */
+const NAMED_ONCE = {
+  oneOf: [{ required: ['key'] }, { required: ['keyPrefix'] }, { required: ['filename'] }],
+}
+const OVERWRITE_AGREES = {
+  not: { required: ['ifNoneMatch', 'overwrite'], properties: { overwrite: { const: true } } },
+}
+
+/** An entry of `items`, of any mode: its fields, then the rules across them. */
+function uploadItem(fields: v.GenericSchema<unknown, UploadObject>) {
+  return v.pipe(
+    v.pipe(fields, ...namedOnce<UploadObject>()),
+    v.forward(v.partialCheck([['key'], ['keyPrefix'], ['filename']], namesItself, KEY_REQUIRED), [
+      'key',
+    ]),
+    v.forward(
+      v.partialCheck([['ifNoneMatch'], ['overwrite']], overwriteAgrees, OVERWRITE_CONTRADICTED),
+      ['ifNoneMatch'],
+    ),
+    v.metadata({ allOf: [NAMED_ONCE, OVERWRITE_AGREES] }),
+  )
+}
+
+const itemType = 'must be an object { "key" | "filename", "contentType", "contentLength"?, … }'
+const itemMessages = { required: requiredMessages, type: itemType }
+const PutItem = uploadItem(strict(putFields, itemMessages))
+const PostItem = uploadItem(strict(postFields, itemMessages))
+
+const itemsDescription =
+  "Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order."
+const modeDescription =
+  'put: one exact PUT URL (the default). post: a POST policy for a browser form. multipart: the Worker starts a multipart upload and signs part URLs.'
+const partSizeDescription =
+  'Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). Required with `partChecksums`.'
+const partChecksumsDescription =
+  "Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer."
+const SUCCESS_STATUSES = 'is 200, 201 or 204, for mode "post" only'
+
+// What each mode takes: a field another mode takes is refused here by name.
+const putUpload = strictFields(
   {
     origin: OriginName,
-    mode: v.optional(
-      v.pipe(
-        v.picklist(MODES, 'must be "put", "post" or "multipart"'),
-        v.description(
-          'put: one exact PUT URL. post: a POST policy for a browser form. multipart: the Worker starts a multipart upload and signs part URLs.',
-        ),
-      ),
-      'put',
-    ),
-    ...itemEntries,
+    mode: v.optional(v.pipe(v.literal('put'), v.description(modeDescription)), 'put'),
+    ...putFields,
     contentType: v.optional(UploadContentType),
-    items: Batch(
-      UploadItemBody,
-      "Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order.",
-    ),
+    items: Batch(PutItem, itemsDescription),
+    expiresIn: v.optional(ExpiresIn),
+    partSize: refused(MULTIPART_ONLY),
+    partChecksums: refused(MULTIPART_ONLY),
+    successActionStatus: refused(SUCCESS_STATUSES),
+  },
+  { required: requiredMessages },
+)
+const postUpload = strictFields(
+  {
+    origin: OriginName,
+    mode: v.literal('post'),
+    ...postFields,
+    contentType: v.optional(UploadContentType),
+    items: Batch(PostItem, itemsDescription),
+    expiresIn: v.optional(ExpiresIn),
+    partSize: refused(MULTIPART_ONLY),
+    partChecksums: refused(MULTIPART_ONLY),
+    successActionStatus: v.optional(v.picklist([200, 201, 204], SUCCESS_STATUSES)),
+  },
+  { required: requiredMessages },
+)
+const multipartUpload = strictFields(
+  {
+    origin: OriginName,
+    mode: v.literal('multipart'),
+    ...multipartFields,
+    items: refused('multipart uploads are started one at a time; send "put" or "post"'),
     expiresIn: v.optional(ExpiresIn),
     partSize: v.optional(
       v.pipe(
         wholeNumber(MIN_PART_SIZE_BYTES, MAX_PART_SIZE_BYTES),
-        v.description(
-          'Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). Required with `partChecksums`.',
-        ),
+        v.description(partSizeDescription),
       ),
     ),
     partChecksums: v.optional(
@@ -128,60 +244,74 @@ const uploadFields = strict(
         list(Sha256('the part'), () => 'must be an array of base64 SHA-256 values, one per part'),
         v.minLength(1, 'must list the SHA-256 of at least the first part'),
         v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
-        v.description(
-          "Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer.",
-        ),
+        v.description(partChecksumsDescription),
       ),
     ),
-    successActionStatus: v.optional(
-      v.picklist([200, 201, 204], 'is 200, 201 or 204, for mode "post" only'),
-    ),
+    successActionStatus: refused(SUCCESS_STATUSES),
   },
-  itemMessages,
+  { required: requiredMessages },
 )
+const anyUpload = v.variant(
+  'mode',
+  [putUpload, postUpload, multipartUpload],
+  'must be "put", "post" or "multipart"',
+)
+type UploadFields = v.InferOutput<typeof anyUpload>
 
-/** What one object's fields allow under `mode`; `at` names the item's path. */
-function checkItem(
-  item: Readonly<Record<string, unknown>>,
-  mode: unknown,
-  refuse: (field: string, message: string) => void,
-): void {
-  const given = (['key', 'keyPrefix', 'filename'] as const).filter((f) => item[f] !== undefined)
-  if (given.length > 1) {
-    refuse(given[1]!, `send one of "key", "keyPrefix" or "filename", not ${given.join(' and ')}`)
-  } else if (given.length === 0 && !('key' in item)) {
-    refuse('key', 'is required (or "filename", for a key the grant chooses)')
-  }
-  if (item.keyPrefix !== undefined && mode !== 'post') {
-    refuse('keyPrefix', 'is for mode "post" only; other modes need "key"')
-  }
-  if (
-    mode === 'put' &&
-    typeof item.contentLength === 'number' &&
-    item.contentLength > MAX_PUT_BYTES
-  ) {
-    refuse('contentLength', `must be a whole number from 0 to ${MAX_PUT_BYTES}`)
-  }
-  if (mode === 'multipart' && item.contentLength === undefined) {
-    refuse('contentLength', 'is required for multipart uploads')
-  }
-  if (item.checksumSha256 !== undefined && mode === 'multipart') {
-    refuse(
-      'checksumSha256',
-      'is for modes "put" and "post"; a multipart upload takes partChecksums',
-    )
-  }
-  if (item.ifNoneMatch !== undefined && mode !== 'put') {
-    refuse('ifNoneMatch', 'is for mode "put" only')
-  }
-  if (item.ifNoneMatch !== undefined && item.overwrite === true) {
-    refuse('ifNoneMatch', 'contradicts "overwrite": true')
-  }
+const BELONGS_IN_ITEMS = 'belongs in each entry of "items" when "items" is sent'
+
+/** `field` beside `items`: each entry carries its own. */
+function besideItems(field: ObjectField): v.GenericValidation<UploadFields> {
+  return v.forward(
+    v.partialCheck(
+      [['items'], [field]],
+      (body) => body.items === undefined || body[field] === undefined,
+      BELONGS_IN_ITEMS,
+    ),
+    [field],
+  )
 }
 
-const ITEM_FIELDS = Object.keys(itemEntries)
+/**
+ * The rules across a request's fields: an object's fields beside `items` (or, without it, the
+ * same rules as `uploadItem`'s), and what `partChecksums` needs.
+ */
+function uploadRules(): v.GenericValidation<UploadFields>[] {
+  return [
+    ...OBJECT_FIELDS.map(besideItems),
+    v.forward(
+      v.partialCheck(
+        [['items'], ['contentType']],
+        (body) => body.items !== undefined || body.contentType !== undefined,
+        requiredMessages.contentType,
+      ),
+      ['contentType'],
+    ),
+    ...namedOnce<UploadFields>(),
+    v.forward(
+      v.partialCheck(
+        [['items'], ['key'], ['keyPrefix'], ['filename']],
+        (body) => body.items !== undefined || namesItself(body),
+        KEY_REQUIRED,
+      ),
+      ['key'],
+    ),
+    v.forward(
+      v.partialCheck([['ifNoneMatch'], ['overwrite']], overwriteAgrees, OVERWRITE_CONTRADICTED),
+      ['ifNoneMatch'],
+    ),
+    v.forward(
+      v.partialCheck(
+        [['partChecksums'], ['partSize']],
+        (body) => body.partChecksums === undefined || body.partSize !== undefined,
+        'is required with partChecksums: they are the checksums of parts of this size',
+      ),
+      ['partSize'],
+    ),
+  ]
+}
 
-/** One object to upload, as the services take it. */
+/** One object's fields, as the services take it. */
 export interface UploadItem {
   /** The exact key; for a POST policy with `keyIsPrefix`, the prefix; `''` with a `filename`. */
   key: string
@@ -195,16 +325,7 @@ export interface UploadItem {
   metadata: Readonly<Record<string, string>>
 }
 
-function toItem(item: {
-  key?: string | undefined
-  keyPrefix?: string | undefined
-  filename?: string | undefined
-  contentType?: string | undefined
-  contentLength?: number | undefined
-  checksumSha256?: string | undefined
-  overwrite?: boolean | undefined
-  metadata?: Readonly<Record<string, string>> | undefined
-}): UploadItem {
+function toItem(item: Omit<UploadObject, 'contentType'> & { contentType?: string | undefined }) {
   return {
     key: item.keyPrefix ?? item.key ?? '',
     keyIsPrefix: item.keyPrefix !== undefined,
@@ -215,11 +336,38 @@ function toItem(item: {
     checksumSha256: item.checksumSha256,
     overwrite: item.overwrite === true,
     metadata: item.metadata ?? {},
-  }
+  } satisfies UploadItem
 }
 
+/** An upload request: its mode's fields, then the rules across them. */
+const checkedUpload = v.pipe(
+  v.pipe(
+    v.custom<v.InferInput<typeof anyUpload>>(
+      isRecord,
+      (issue) => `must be a JSON object, not ${typeName(issue.input)}`,
+    ),
+    anyUpload,
+  ),
+  ...uploadRules(),
+)
+
 export const UploadBody = v.pipe(
-  uploadFields,
+  checkedUpload,
+  v.metadata({
+    allOf: [
+      {
+        oneOf: [
+          {
+            required: ['items'],
+            not: { anyOf: OBJECT_FIELDS.map((field) => ({ required: [field] })) },
+          },
+          { not: { required: ['items'] }, required: ['contentType'], ...NAMED_ONCE },
+        ],
+      },
+      OVERWRITE_AGREES,
+      { anyOf: [{ not: { required: ['partChecksums'] } }, { required: ['partSize'] }] },
+    ],
+  }),
   v.examples([
     {
       origin: 'photos',
@@ -230,6 +378,13 @@ export const UploadBody = v.pipe(
     },
     {
       origin: 'photos',
+      mode: 'multipart' as const,
+      key: 'uploads/film.mp4',
+      contentType: 'video/mp4',
+      contentLength: 26_214_400,
+    },
+    {
+      origin: 'photos',
       mode: 'post' as const,
       items: [
         { filename: 'cat.png', contentType: 'image/png', contentLength: 48213 },
@@ -237,52 +392,6 @@ export const UploadBody = v.pipe(
       ],
     },
   ]),
-  // What one field allows depends on the mode: checked once per request, with paths set here.
-  // Checked even when a field failed, so every problem is told at once.
-  v.rawCheck(({ dataset, addIssue }) => {
-    const body = dataset.value
-    if (!isRecord(body)) return
-    const mode = body.mode ?? 'put'
-    const refuse = (field: string, message: string) =>
-      addIssue({ message, path: pathTo(body, field) })
-    const refuseIn = (i: number) => (field: string, message: string) =>
-      addIssue({ message, path: pathTo(body, 'items', i, field) })
-    const { items } = body
-    if (items !== undefined) {
-      const flat = ITEM_FIELDS.filter((field) => body[field] !== undefined)
-      for (const field of flat) {
-        refuse(field, 'belongs in each entry of "items" when "items" is sent')
-      }
-      if (mode === 'multipart') {
-        refuse('items', 'multipart uploads are started one at a time; send "put" or "post"')
-      }
-      if (Array.isArray(items)) {
-        items.forEach((item: unknown, i) => {
-          if (isRecord(item)) checkItem(item, mode, refuseIn(i))
-        })
-      }
-    } else {
-      if (body.contentType === undefined) {
-        refuse('contentType', 'is required: the browser must send this exact Content-Type')
-      }
-      checkItem(body, mode, refuse)
-    }
-    if (body.partSize !== undefined && mode !== 'multipart') {
-      refuse('partSize', 'is for mode "multipart" only')
-    }
-    if (body.partChecksums !== undefined) {
-      if (mode !== 'multipart') refuse('partChecksums', 'is for mode "multipart" only')
-      else if (body.partSize === undefined) {
-        refuse(
-          'partSize',
-          'is required with partChecksums: they are the checksums of parts of this size',
-        )
-      }
-    }
-    if (body.successActionStatus !== undefined && mode !== 'post') {
-      refuse('successActionStatus', 'is 200, 201 or 204, for mode "post" only')
-    }
-  }),
   v.transform(
     ({ origin, mode, expiresIn, partSize, partChecksums, successActionStatus, items, ...one }) => ({
       origin,
@@ -361,38 +470,24 @@ export const UploadAnswer = v.pipe(
 /** What names a multipart upload in every follow-up. */
 const uploadRef = { origin: OriginName, key: ObjectKey, uploadId: UploadId }
 
-export const PartsBody = v.pipe(
-  strict({
-    ...uploadRef,
-    partNumbers: v.pipe(
-      list(PartNumber, () => 'must be a non-empty array of part numbers'),
-      v.minLength(1, 'must be a non-empty array of part numbers'),
+export const PartsBody = strict({
+  ...uploadRef,
+  partNumbers: v.pipe(
+    list(PartNumber, () => 'must be a non-empty array of part numbers'),
+    v.minLength(1, 'must be a non-empty array of part numbers'),
+    v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
+  ),
+  checksums: v.optional(
+    v.pipe(
+      list(Sha256('the part'), () => 'must be an array of base64 SHA-256 values'),
       v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
-    ),
-    checksums: v.optional(
-      v.pipe(
-        list(Sha256('the part'), () => 'must be an array of base64 SHA-256 values'),
-        v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
-        v.description(
-          "For an upload created with partChecksums (required then): each part's base64 SHA-256, in the order of partNumbers.",
-        ),
+      v.description(
+        "For an upload created with partChecksums (required then): each part's base64 SHA-256, one per entry of partNumbers, in the same order.",
       ),
     ),
-    expiresIn: v.optional(ExpiresIn),
-  }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    const body = dataset.value
-    if (!isRecord(body) || !Array.isArray(body.checksums) || !Array.isArray(body.partNumbers)) {
-      return
-    }
-    if (body.checksums.length !== body.partNumbers.length) {
-      addIssue({
-        message: 'must hold one checksum per entry of partNumbers, in the same order',
-        path: pathTo(body, 'checksums'),
-      })
-    }
-  }),
-)
+  ),
+  expiresIn: v.optional(ExpiresIn),
+})
 
 export const PartsAnswer = v.object({ parts: v.array(PartUrl), expiresAt: Expiry })
 
@@ -414,23 +509,8 @@ export const CompleteBody = strict({
       list(CompletedPart, () => 'must be a non-empty array of { partNumber, etag }'),
       v.minLength(1, 'must be a non-empty array of { partNumber, etag }'),
       v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
-      v.rawCheck(({ dataset, addIssue }) => {
-        const parts = dataset.value
-        if (!Array.isArray(parts)) return
-        let previous = 0
-        parts.forEach((part: { partNumber?: unknown }, i) => {
-          if (typeof part.partNumber !== 'number') return
-          if (part.partNumber <= previous) {
-            addIssue({
-              message: 'parts must be in ascending order, each once',
-              path: pathTo(parts, i, 'partNumber'),
-            })
-          }
-          previous = part.partNumber
-        })
-      }),
       v.description(
-        "The part numbers, ascending, with the ETag each part's PUT returned. Without them, every part of the upload as the store lists it.",
+        "The parts, each once, with the ETag each part's PUT returned (waybill completes them in part-number order). Without them, every part of the upload as the store lists it.",
       ),
     ),
   ),

@@ -1,9 +1,10 @@
-// The two valibot schemas waybill shapes itself, and the one way issues become field errors.
+// The valibot shapes waybill builds its schemas from, with valibot's public API only, and the one
+// way issues become field errors.
 //
-// valibot's strictObject reports the first unknown field only, and its array checks every item
-// whatever it finds: a client should learn every unknown field at once, and a batch of 100,000 bad
-// keys must cost no more than the first MAX_REPORTED_ERRORS of them. Both keep valibot's `type`,
-// `entries` and `item`, so the JSON Schema (and the OpenAPI document) come out as valibot's own.
+// A client learns every unknown field at once (valibot's strictObject names the first), an array
+// or a record must be one (valibot's objects and records take an array as an object), and a batch
+// of 100,000 bad items costs no more than the first MAX_REPORTED_ERRORS of them (valibot's array
+// checks every item whatever it finds).
 
 import * as v from 'valibot'
 import { MAX_REPORTED_ERRORS } from '../limits'
@@ -31,30 +32,61 @@ type Messages = {
   noun?: 'field' | 'parameter' | undefined
 }
 
-// valibot's datasets as these schemas handle them: built up in place, as valibot's own do.
-interface Dataset {
-  typed: boolean
-  value: unknown
-  issues?: v.BaseIssue<unknown>[]
-}
-type Issue = v.BaseIssue<unknown> & { path?: v.IssuePathItem[] }
-type Config = v.Config<v.BaseIssue<unknown>>
+const full = (issues: readonly unknown[] | undefined) =>
+  (issues?.length ?? 0) >= MAX_REPORTED_ERRORS
 
-const issuesFull = (dataset: Dataset) => (dataset.issues?.length ?? 0) >= MAX_REPORTED_ERRORS
-
-/** Moves `child`'s issues into `dataset` under `pathItem`. */
-function adopt(dataset: Dataset, child: Dataset, pathItem: v.IssuePathItem): void {
-  for (const issue of (child.issues ?? []) as Issue[]) {
-    if (issuesFull(dataset)) return
-    if (issue.path) issue.path.unshift(pathItem)
-    else issue.path = [pathItem]
-    if (dataset.issues) dataset.issues.push(issue)
-    else dataset.issues = [issue]
-  }
+/**
+ * The fields of an object that is known to be one (a variant's option, path parameters): unknown
+ * fields are errors, each one named, up to the cap. Anything else should use `strict`.
+ *
+ * @example
+ * const Put = strictFields({ mode: v.literal('put'), key: ObjectKey })
+ */
+export function strictFields<const TEntries extends v.ObjectEntries>(
+  entries: TEntries,
+  messages: Messages = {},
+) {
+  const known = `is not a known ${messages.noun ?? 'field'} (known: ${Object.keys(entries).join(', ')})`
+  const type = messages.type ?? 'must be a JSON object'
+  const object = v.strictObject(entries, (issue) => {
+    if (issue.expected === 'never') return known
+    const missing = issue.path?.[0]?.key
+    if (typeof missing !== 'string') return `${type}, not ${typeName(issue.input)}`
+    return messages.required?.[missing] ?? 'is required'
+  })
+  return v.pipe(
+    object,
+    // valibot names the first unknown field (an issue at that key expecting "never"), with the
+    // object as sent in its path; the others are named here.
+    v.rawCheck(({ dataset: { issues }, addIssue }) => {
+      if (issues === undefined) return
+      let input: Record<string, unknown> | undefined
+      const named = new Set<string>()
+      for (const { expected, path } of issues) {
+        const at = path?.length === 1 ? path[0] : undefined
+        if (expected === 'never' && at?.type === 'object' && at.origin === 'key') {
+          input = at.input
+          named.add(at.key)
+        }
+      }
+      if (input === undefined) return
+      for (const key in input) {
+        if (!Object.hasOwn(input, key) || Object.hasOwn(entries, key) || named.has(key)) continue
+        if (full(issues)) return
+        addIssue({
+          message: known,
+          input: key,
+          expected: 'never',
+          path: [{ type: 'object', origin: 'key', input, key, value: input[key] }],
+        })
+      }
+    }),
+  )
 }
 
 /**
- * A strict object: unknown fields are errors, each one named, up to the cap.
+ * A strict object: anything but a JSON object is refused by its type, and unknown fields are
+ * errors, each one named, up to the cap.
  *
  * @example
  * const Body = strict({ origin: OriginName, expiresIn: v.optional(ExpiresIn) })
@@ -62,62 +94,24 @@ function adopt(dataset: Dataset, child: Dataset, pathItem: v.IssuePathItem): voi
 export function strict<const TEntries extends v.ObjectEntries>(
   entries: TEntries,
   messages: Messages = {},
-): v.StrictObjectSchema<TEntries, undefined> {
-  const known = `is not a known ${messages.noun ?? 'field'} (known: ${Object.keys(entries).join(', ')})`
-  const schema = v.strictObject(entries)
-  const run = (out: Dataset, config: Config): Dataset => {
-    const input = out.value
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-      v._addIssue(schema, 'type', out as never, config, {
-        message: `${messages.type ?? 'must be a JSON object'}, not ${typeName(input)}`,
-      })
-      return out
-    }
-    const record = input as Record<string, unknown>
-    out.typed = true
-    const value: Record<string, unknown> = {}
-    out.value = value
-    for (const key in entries) {
-      const entry = entries[key]! as v.GenericSchema & { default?: unknown }
-      const present = Object.hasOwn(record, key)
-      if (!present && !(entry.type === 'optional' && entry.default !== undefined)) {
-        if (entry.type === 'optional') continue
-        v._addIssue(schema, 'key', out as never, config, {
-          input: undefined,
-          expected: `"${key}"`,
-          message: messages.required?.[key] ?? 'is required',
-          path: [{ type: 'object', origin: 'key', input: record, key, value: undefined }],
-        })
-        if (issuesFull(out)) return out
-        continue
-      }
-      const child = entry['~run']({ value: present ? record[key] : undefined }, config) as Dataset
-      if (child.issues) {
-        adopt(out, child, {
-          type: 'object',
-          origin: 'value',
-          input: record,
-          key,
-          value: record[key],
-        })
-        if (issuesFull(out)) return out
-      }
-      if (!child.typed) out.typed = false
-      value[key] = child.value
-    }
-    for (const key in record) {
-      if (!Object.hasOwn(record, key) || Object.hasOwn(entries, key)) continue
-      v._addIssue(schema, 'key', out as never, config, {
-        input: key,
-        expected: 'never',
-        message: known,
-        path: [{ type: 'object', origin: 'key', input: record, key, value: record[key] }],
-      })
-      if (issuesFull(out)) return out
-    }
-    return out
-  }
-  return Object.assign(schema, { '~run': run as unknown as (typeof schema)['~run'] })
+) {
+  const type = messages.type ?? 'must be a JSON object'
+  return v.pipe(
+    v.custom<v.InferInput<v.StrictObjectSchema<TEntries, undefined>>>(
+      isRecord,
+      (issue) => `${type}, not ${typeName(issue.input)}`,
+    ),
+    strictFields(entries, messages),
+  )
+}
+
+// Each list's item schema, for the OpenAPI document (src/openapi.ts): a list checks its items
+// itself, so valibot's JSON Schema converter sees an array of anything.
+const listItems = new WeakMap<object, v.GenericSchema>()
+
+/** The item schema of a `list` (its first schema, as the JSON Schema converter meets it). */
+export function listItemOf(schema: object): v.GenericSchema | undefined {
+  return listItems.get(schema)
 }
 
 /**
@@ -130,29 +124,40 @@ export function strict<const TEntries extends v.ObjectEntries>(
 export function list<const TItem extends v.GenericSchema>(
   item: TItem,
   typeMessage = (input: unknown) => `must be an array, not ${typeName(input)}`,
-): v.ArraySchema<TItem, undefined> {
-  const schema = v.array(item)
-  const run = (out: Dataset, config: Config): Dataset => {
-    const input = out.value
-    if (!Array.isArray(input)) {
-      v._addIssue(schema, 'type', out as never, config, { message: typeMessage(input) })
-      return out
-    }
-    out.typed = true
-    const value: unknown[] = new Array(input.length)
-    out.value = value
-    for (let key = 0; key < input.length; key++) {
-      const child = item['~run']({ value: input[key] }, config) as Dataset
-      if (child.issues) {
-        adopt(out, child, { type: 'array', origin: 'value', input, key, value: input[key] })
-        if (issuesFull(out)) return out
+) {
+  const array = v.custom<v.InferInput<TItem>[]>(Array.isArray, (issue) => typeMessage(issue.input))
+  listItems.set(array, item)
+  return v.pipe(
+    array,
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const input = dataset.value
+      const output = new Array<v.InferOutput<TItem>>(input.length)
+      for (let key = 0; key < input.length; key++) {
+        if (full(dataset.issues)) return NEVER
+        const result = v.safeParse(item, input[key])
+        if (result.success) {
+          output[key] = result.output
+          continue
+        }
+        for (const issue of result.issues) {
+          if (full(dataset.issues)) return NEVER
+          const at: v.ArrayPathItem = {
+            type: 'array',
+            origin: 'value',
+            input,
+            key,
+            value: input[key],
+          }
+          addIssue({
+            message: issue.message,
+            input: issue.input,
+            path: [at, ...(issue.path ?? [])],
+          })
+        }
       }
-      if (!child.typed) out.typed = false
-      value[key] = child.value
-    }
-    return out
-  }
-  return Object.assign(schema, { '~run': run as unknown as (typeof schema)['~run'] })
+      return dataset.issues === undefined ? output : NEVER
+    }),
+  )
 }
 
 /** A record whose input must be a JSON object: valibot's own takes an array as one. */
@@ -160,16 +165,11 @@ export function record<
   const TKey extends v.GenericSchema<string, string | number | symbol>,
   const TValue extends v.GenericSchema,
 >(key: TKey, value: TValue, typeMessage: (input: unknown) => string) {
-  const schema = v.record(key, value, (issue) => typeMessage(issue.input))
-  const own = schema['~run'].bind(schema)
-  const run = (dataset: Dataset, config: Config): Dataset => {
-    if (!Array.isArray(dataset.value)) return own(dataset as never, config)
-    v._addIssue(schema as never, 'type', dataset as never, config, {
-      message: typeMessage(dataset.value),
-    })
-    return dataset
-  }
-  return Object.assign(schema, { '~run': run as unknown as (typeof schema)['~run'] })
+  const message = (issue: v.BaseIssue<unknown>) => typeMessage(issue.input)
+  return v.pipe(
+    v.custom<Record<v.InferInput<TKey>, v.InferInput<TValue>>>(isRecord, message),
+    v.record(key, value, message),
+  )
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { openToken, sealToken } from '../core/token'
-import { invalid } from '../errors'
+import { WaybillError } from '../errors'
 import type { ListQuery } from '../schemas/list'
 import { listObjectsPage, type ListedObject } from '../store/client'
 import { permitFor } from './permits'
@@ -163,7 +163,11 @@ export async function listPage(
   const limit = query.limit ?? Math.min(DEFAULT_LIST_LIMIT, permit.maxCount)
   const after = query.cursor === undefined ? undefined : decodeCursor(config, binding, query.cursor)
   if (query.cursor !== undefined && after === undefined) {
-    throw invalid([{ path: 'cursor', message: NOT_A_CURSOR }])
+    // Sealed for another listing or caller, or never issued: as an upload handle or a receipt
+    // that does not verify, a 403 (its shape is the document's, checked before: a 400).
+    throw new WaybillError('forbidden', 'This cursor was not issued for this listing.', {
+      errors: [{ path: 'cursor', message: NOT_A_CURSOR }],
+    })
   }
 
   // Up to S3_CONCURRENCY prefix listings at a time, a new one starting as soon as one ends, each

@@ -1,6 +1,6 @@
 // Where a policy refusal becomes a problem: the one place that gives `authorize`'s reasons their
-// HTTP meaning (src/errors.ts maps codes to statuses). A caller no grant covers is `forbidden`
-// (403); a field a grant limits, or the origin cannot serve, is `invalid_request` (400).
+// HTTP meaning (src/errors.ts maps codes to statuses). A caller no grant covers, or an artifact
+// the origin cannot serve, is `forbidden` (403); a field a grant limits is `invalid_request` (400).
 
 import {
   authorize,

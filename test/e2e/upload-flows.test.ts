@@ -257,10 +257,10 @@ describe('resuming a multipart upload', () => {
       [1, 5 * MIB],
       [3, MIB],
     ])
-    // Completing now says which part is missing.
+    // Completing now says which part is missing: a conflict with the upload's state (409).
     const early = await problem(
       await call('/v1/uploads/multipart/complete', { origin: 'e2e', ...ref }),
-      400,
+      409,
     )
     expect(early.errors[0]).toEqual({ path: 'parts', message: 'part 2 of 3 has not been uploaded' })
     expect((await send(2)).status).toBe(200)
@@ -549,8 +549,9 @@ describe('the completion check of a PUT or POST upload', () => {
     const other = await problem(await call('/v1/uploads/complete', check, KEYS.other), 403)
     expect(other.errors.map((e) => e.path)).toEqual(['receipt'])
     const moved = await problem(
+      // As a multipart handle, a receipt vouches for its own key: another key is a 403.
       await call('/v1/uploads/complete', { ...check, key: `${ROOT}/small/yours.txt` }),
-      400,
+      403,
     )
     expect(moved.errors.map((e) => e.path)).toEqual(['key'])
     // "keep" is the same bucket with the same credentials: the receipt is still e2e's only.

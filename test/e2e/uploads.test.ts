@@ -284,6 +284,73 @@ describe('multipart uploads', () => {
     expect(await sha256Hex(back)).toBe(await sha256Hex(data))
   })
 
+  it('completes parts named in any order and once or more; a part not as stored is a 409', async () => {
+    const key = `${ROOT}/big/unordered.bin`
+    const data = new Uint8Array(6 * MIB).fill(7)
+    const upload = await issue<MultipartUpload>({
+      mode: 'multipart',
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: data.length,
+    })
+    const parts: { partNumber: number; etag: string }[] = []
+    for (const { partNumber, url } of upload.parts) {
+      const slice = data.slice((partNumber - 1) * upload.partSize, partNumber * upload.partSize)
+      const response = await fetch(url, { method: 'PUT', body: slice })
+      expect(response.status, await response.clone().text()).toBe(200)
+      parts.push({ partNumber, etag: response.headers.get('etag')! })
+    }
+    const complete = (named: typeof parts) =>
+      call('/v1/uploads/multipart/complete', {
+        origin: 'e2e',
+        key,
+        uploadId: upload.uploadId,
+        parts: named,
+      })
+    // Part 1 named again with another ETag: the store's listing refuses the one that is not it.
+    const other = await complete([parts[0]!, { partNumber: 1, etag: '"0"' }, parts[1]!])
+    expect(other.status).toBe(409)
+    expect((await other.json<{ errors: { path: string }[] }>()).errors).toEqual([
+      { path: 'parts.1.etag', message: 'is not the ETag of the uploaded part' },
+    ])
+    // The same part twice is that part; the order is waybill's to make.
+    const done = await complete([parts[1]!, parts[0]!, parts[1]!])
+    expect(done.status, await done.clone().text()).toBe(200)
+    expect(await sha256Hex(new Uint8Array(await (await stored(key)).arrayBuffer()))).toBe(
+      await sha256Hex(data),
+    )
+  })
+
+  it('refuses checksums that do not pair with partNumbers', async () => {
+    const key = `${ROOT}/big/checksummed.bin`
+    const first = await sha256Base64(new Uint8Array(5 * MIB))
+    const upload = await issue<MultipartUpload>({
+      mode: 'multipart',
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: 6 * MIB,
+      partSize: 5 * MIB,
+      partChecksums: [first],
+    })
+    const response = await call('/v1/uploads/multipart/parts', {
+      origin: 'e2e',
+      key,
+      uploadId: upload.uploadId,
+      partNumbers: [1, 2],
+      checksums: [first],
+    })
+    // Checked against the upload, which signs each part's SHA-256: a conflict with it (409).
+    expect(response.status).toBe(409)
+    expect((await response.json<{ errors: { path: string }[] }>()).errors).toEqual([
+      {
+        path: 'checksums',
+        message:
+          "must hold one checksum per entry of partNumbers, in the same order: this upload signs each part's SHA-256",
+      },
+    ])
+    await call('/v1/uploads/multipart/abort', { origin: 'e2e', key, uploadId: upload.uploadId })
+  })
+
   it('refuses a tampered part URL', async () => {
     // 5 MiB + 100 bytes: part 2 is small, so the store reads the whole body before answering.
     const upload = await issue<MultipartUpload>({

@@ -23,8 +23,14 @@ interface Schema {
   items?: Schema
   maxItems?: number
   maximum?: number
+  minLength?: number
   maxLength?: number
   required?: string[]
+  uniqueItems?: boolean
+  oneOf?: Schema[]
+  allOf?: Schema[]
+  not?: Schema
+  const?: unknown
 }
 interface Operation {
   operationId?: string
@@ -110,11 +116,15 @@ describe('the OpenAPI document', () => {
   it('states the limits the code enforces', async () => {
     const document = await generated()
     const body = document.paths['/v1/sign']!.post!.requestBody!.content['application/json']!.schema
-    expect(body.properties!.keys!.maxItems).toBe(MAX_BATCH_CEILING)
-    expect(body.properties!.items!.maxItems).toBe(MAX_BATCH_CEILING)
-    expect(body.properties!.expiresIn!.maximum).toBe(MAX_EXPIRES_S)
-    expect(body.properties!.signingWindow!.maximum).toBe(MAX_SIGNING_WINDOW_S)
-    const overrides = body.properties!.items!.items!.properties!.response!.properties!
+    // One option per method: GET and HEAD, PUT, DELETE.
+    expect(body.oneOf).toHaveLength(3)
+    for (const option of body.oneOf!) {
+      expect(option.properties!.keys!.maxItems).toBe(MAX_BATCH_CEILING)
+      expect(option.properties!.items!.maxItems).toBe(MAX_BATCH_CEILING)
+      expect(option.properties!.expiresIn!.maximum).toBe(MAX_EXPIRES_S)
+      expect(option.properties!.signingWindow!.maximum).toBe(MAX_SIGNING_WINDOW_S)
+    }
+    const overrides = body.oneOf![0]!.properties!.items!.items!.properties!.response!.properties!
     for (const [name, field] of Object.entries(overrides)) {
       expect(field.maxLength).toBe(
         name === 'contentType' ? MAX_MEDIA_TYPE_CHARS : MAX_OVERRIDE_CHARS,
@@ -124,6 +134,48 @@ describe('the OpenAPI document', () => {
       (parameter) => parameter.name === 'limit',
     )
     expect(limit!.schema.maximum).toBe(MAX_LIST_LIMIT)
+  })
+
+  it('states the rules across fields that the code enforces', async () => {
+    const document = await generated()
+    const body = (path: string) =>
+      document.paths[path]!.post!.requestBody!.content['application/json']!.schema
+    // Only GET and HEAD take download and inline, and never both.
+    const [read, put, remove] = body('/v1/sign').oneOf!
+    expect(read!.properties!.items!.items!.allOf).toContainEqual({
+      not: { required: ['download', 'inline'] },
+    })
+    for (const write of [put!, remove!]) {
+      expect(write.properties!.items!.items!.properties!.download).toEqual({ not: {} })
+    }
+    expect(body('/v1/links').properties!.items!.items!.allOf).toContainEqual({
+      not: { required: ['download', 'inline'] },
+    })
+    // A key is never empty, wherever a body names one.
+    for (const path of [
+      '/v1/uploads/multipart/list',
+      '/v1/uploads/multipart/parts',
+      '/v1/uploads/multipart/complete',
+      '/v1/uploads/multipart/abort',
+      '/v1/uploads/complete',
+    ]) {
+      expect(body(path).properties!.key!.minLength, path).toBe(1)
+    }
+    // One upload, or items: never a key beside items; one option per mode.
+    const uploads = body('/v1/uploads')
+    expect(uploads.oneOf!.map((option) => option.properties!.mode!.const)).toEqual([
+      'put',
+      'post',
+      'multipart',
+    ])
+    const [batch] = uploads.allOf![0]!.oneOf!
+    expect(batch!.required).toEqual(['items'])
+    expect(batch!.not!).toHaveProperty('anyOf', expect.arrayContaining([{ required: ['key'] }]))
+    // Each prefix once.
+    const prefix = document.paths['/v1/list/{origin}']!.get!.parameters!.find(
+      (parameter) => parameter.name === 'prefix',
+    )
+    expect(prefix!.schema.uniqueItems).toBe(true)
   })
 
   it('answers uploads with a oneOf keyed on mode, one or a batch of them', async () => {

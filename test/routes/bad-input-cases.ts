@@ -697,22 +697,24 @@ const SIGN_ROWS: BadInputCase[] = [
     400,
     'policy',
   ),
+  // An S3 origin issues no CloudFront policy: refused like an artifact no grant covers (403).
   sign(
     'a policy on an S3 origin',
     { origin: 'photos', keys: ['a'], policy: 'canned' },
-    400,
+    403,
     'policy',
   ),
+  // What a CloudFront origin cannot serve: refused like an artifact no grant covers (403).
   sign(
     'PUT on a CloudFront origin',
     { origin: 'cdn', method: 'PUT', keys: ['public/a'] },
-    400,
+    403,
     'method',
   ),
   sign(
     'a versionId on a CloudFront origin',
     { origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] },
-    400,
+    403,
     'items.0',
   ),
   sign('a key outside every grant', { origin: 'cdn', keys: ['private/a'] }, 403, 'keys.0'),
@@ -750,7 +752,8 @@ const COOKIE_ROWS: BadInputCase[] = [
   cookies('origin a number', { origin: 1 }, 400, 'origin'),
   cookies('origin in upper case', { origin: 'CDN' }, 400, 'origin'),
   cookies('an unknown origin', { origin: 'nowhere' }, 403, 'origin', { worker: true }),
-  cookies('an S3 origin', { origin: 'photos', prefix: 'a/' }, 400, 'origin'),
+  // An S3 origin issues no cookies: refused like an artifact no grant covers (403).
+  cookies('an S3 origin', { origin: 'photos', prefix: 'a/' }, 403, 'origin'),
   // Which field the 403 names differs from the unknown-origin row: see the probing tests.
   cookies('an origin the caller has no grant on', COOKIES_VALID, 403, undefined, {
     caller: 'photos-only',
@@ -804,9 +807,6 @@ const redirect = (
 })
 
 const REDIRECT_ROWS: BadInputCase[] = [
-  redirect('download and inline', '/v1/redirect/photos/a.pdf?download&inline', 400, {
-    errorPath: 'inline',
-  }),
   redirect('download twice', '/v1/redirect/photos/a.pdf?download=a&download=b', 400, {
     errorPath: 'download',
   }),
@@ -1300,7 +1300,8 @@ const UPLOAD_ROWS: BadInputCase[] = [
   ),
   upload('no write grant on the origin', { ...UPLOAD_VALID }, 403, 'origin'),
   upload('an unknown origin', { ...UPLOAD_VALID, origin: 'nowhere' }, 403, 'origin'),
-  upload('a CloudFront origin', { ...UPLOAD_VALID, origin: 'cdn' }, 400, 'origin'),
+  // A CloudFront origin takes no uploads: refused like an origin without a grant (403).
+  upload('a CloudFront origin', { ...UPLOAD_VALID, origin: 'cdn' }, 403, 'origin'),
 ]
 // The "no write grant" row runs as the read-only caller.
 UPLOAD_ROWS[UPLOAD_ROWS.length - 3]!.caller = 'photos-only'
@@ -1351,27 +1352,12 @@ const MULTIPART_ROWS: BadInputCase[] = [
       ['parts', { ...MULTIPART_REF, partNumbers: [1], contentLength: 1 }, 'contentLength'],
       ['parts', { ...MULTIPART_REF, partNumbers: [1], uploadId: 'upload-1' }, 'uploadId'],
       ['parts', { ...MULTIPART_REF, partNumbers: [1], checksums: ['abc'] }, 'checksums.0'],
-      [
-        'parts',
-        {
-          ...MULTIPART_REF,
-          partNumbers: [1, 2],
-          checksums: ['n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg='],
-        },
-        'checksums',
-      ],
       ['complete', { ...MULTIPART_REF, parts: [] }, 'parts'],
-      [
-        'complete',
-        {
-          ...MULTIPART_REF,
-          parts: [
-            { partNumber: 2, etag: 'a' },
-            { partNumber: 1, etag: 'b' },
-          ],
-        },
-        'parts.1.partNumber',
-      ],
+      // Non-objects among the parts (Schemathesis found a 500 here: the order check read them).
+      ['complete', { ...MULTIPART_REF, parts: [null] }, 'parts.0'],
+      ['complete', { ...MULTIPART_REF, parts: [0] }, 'parts.0'],
+      ['complete', { ...MULTIPART_REF, parts: ['AAA'] }, 'parts.0'],
+      ['complete', { ...MULTIPART_REF, parts: [{ partNumber: 1, etag: 'a' }, null] }, 'parts.1'],
       ['complete', { ...MULTIPART_REF, parts: [{ partNumber: 1 }] }, 'parts.0.etag'],
       [
         'complete',

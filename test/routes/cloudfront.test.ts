@@ -134,18 +134,20 @@ describe('POST /v1/sign on a CloudFront origin', () => {
     expect(await nodeVerifies(keys.ecPublic, policy, signature, 'SHA256')).toBe(true)
   })
 
-  it('400 for what CloudFront cannot sign, and for a policy on an S3 origin', async () => {
+  it('403 for what an origin cannot serve, 400 for what no origin takes', async () => {
     const env = await cdnEnv()
-    const cases: Array<[unknown, string]> = [
-      [{ origin: 'cdn', method: 'PUT', keys: ['users/alice/a'] }, 'method'],
+    const cases: Array<[unknown, number, string]> = [
+      // Refused like an artifact no grant covers, as for an origin the caller has no grant on.
+      [{ origin: 'cdn', method: 'PUT', keys: ['users/alice/a'] }, 403, 'method'],
       // Response overrides travel to the bucket (issue #17); a version cannot.
-      [{ origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] }, 'items.0'],
-      [{ origin: 'photos', keys: ['a'], policy: 'wildcard' }, 'policy'],
-      [{ origin: 'cdn', keys: ['public/a'], policy: 'everything' }, 'policy'],
+      [{ origin: 'cdn', items: [{ key: 'public/a', versionId: 'v1' }] }, 403, 'items.0'],
+      [{ origin: 'cdn', keys: ['public/a'], policy: 'everything' }, 400, 'policy'],
+      [{ origin: 'photos', keys: ['a'], policy: 'wildcard' }, 403, 'policy'],
+      [{ origin: 'photos', keys: ['a'], policy: 'canned' }, 403, 'policy'],
     ]
-    for (const [body, path] of cases) {
+    for (const [body, status, path] of cases) {
       const response = await post('/v1/sign', body, env)
-      expect(response.status, JSON.stringify(body)).toBe(400)
+      expect(response.status, JSON.stringify(body)).toBe(status)
       expect((await problemOf(response)).errors?.[0]?.path).toBe(path)
     }
   })
@@ -169,7 +171,8 @@ describe('downloads through CloudFront', () => {
       { origin: 'cdn', items: [{ key: 'public/a b.pdf', download: true }] },
       await cdnEnv(),
     )
-    expect(response.status).toBe(400)
+    // What the origin cannot serve: a 403, as for an origin without a grant.
+    expect(response.status).toBe(403)
     const { errors = [] } = await problemOf(response)
     expect(errors.map((e) => e.path)).toEqual(['items.0'])
     expect(errors[0]!.message).toContain('responseOverrides')
@@ -313,8 +316,11 @@ describe('POST /v1/cookies', () => {
         .status,
     ).toBe(403)
     expect((await post('/v1/cookies', { origin: 'nowhere', prefix: 'x/' }, env)).status).toBe(403)
+    // An S3 origin issues no cookies: a 403 naming the origin, as for one without a grant.
+    const s3 = await post('/v1/cookies', { origin: 'photos', prefix: 'a/' }, env)
+    expect(s3.status).toBe(403)
+    expect((await problemOf(s3)).errors?.[0]?.path).toBe('origin')
     const cases: Array<[unknown, string]> = [
-      [{ origin: 'photos', prefix: 'a/' }, 'origin'],
       [{ origin: 'cdn', prefix: 'users/alice/../bob/' }, 'prefix'],
       [{ origin: 'cdn', prefix: 7 }, 'prefix'],
       [{ origin: 'cdn', prefix: 'users/alice/', expiresIn: 0 }, 'expiresIn'],

@@ -72,6 +72,15 @@ describe('GET /v1/redirect/{origin}/{key}', () => {
     expect((await redirect('/v1/redirect/photos/a.jpg', PHOTOS_KEY)).status).toBe(302)
   })
 
+  it('takes download over inline when both are given (a query cannot document "not both")', async () => {
+    const response = await redirect('/v1/redirect/photos/a.pdf?download&inline=b.pdf')
+    expect(response.status).toBe(302)
+    const location = new URL(response.headers.get('location')!)
+    expect(location.searchParams.get('response-content-disposition')).toMatch(
+      /^attachment; filename="a\.pdf"/,
+    )
+  })
+
   it('answers HEAD like GET', async () => {
     const response = await app.request(
       '/v1/redirect/photos/a.jpg',

@@ -14,6 +14,7 @@ import {
   pathTo,
   record,
   strict,
+  strictFields,
   typeName,
 } from '../../src/schemas/valibot'
 
@@ -93,12 +94,46 @@ describe('strict', () => {
     ])
   })
 
+  it('refuses an array even where every field is optional (valibot takes one as an object)', () => {
+    const Overrides = strict({ a: v.optional(v.string()) }, { type: 'must be an object' })
+    expect(errorsOf(Overrides, [])).toEqual([
+      { path: 'body', message: 'must be an object, not an array' },
+    ])
+    expect(errorsOf(Overrides, ['x'])).toEqual([
+      { path: 'body', message: 'must be an object, not an array' },
+    ])
+  })
+
+  it('names "__proto__" and "constructor" as unknown fields, which valibot passes over', () => {
+    const input = JSON.parse('{"origin":"photos","__proto__":1,"constructor":2,"x":3}') as unknown
+    expect(errorsOf(Body, input).map((error) => error.path)).toEqual([
+      '__proto__',
+      'constructor',
+      'x',
+    ])
+  })
+
   it('stops at the cap of reported problems', () => {
     const hostile = Object.fromEntries(
       Array.from({ length: 10 * MAX_REPORTED_ERRORS }, (_, i) => [`f${i}`, i]),
     )
     const result = v.safeParse(Body, { origin: 'photos', ...hostile })
     expect(result.issues).toHaveLength(MAX_REPORTED_ERRORS)
+  })
+})
+
+describe('strictFields', () => {
+  it('names every unknown field of an object, as strict does, and what is missing', () => {
+    const Fields = strictFields(
+      { mode: v.literal('put'), key: v.string() },
+      { required: { key: 'names the object' } },
+    )
+    expect(errorsOf(Fields, { mode: 'put', a: 1, b: 2 })).toEqual([
+      { path: 'key', message: 'names the object' },
+      { path: 'a', message: 'is not a known field (known: mode, key)' },
+      { path: 'b', message: 'is not a known field (known: mode, key)' },
+    ])
+    expect(v.parse(Fields, { mode: 'put', key: 'k' })).toEqual({ mode: 'put', key: 'k' })
   })
 })
 

@@ -229,8 +229,9 @@ const ROUTES = {
   },
   // Before complete and abort, which end the upload.
   'multipart list': multipartRoute('list', 200),
-  // Nothing was uploaded to these uploads: a granted caller gets the store's verdict on that.
-  'multipart complete': multipartRoute('complete', 400, () => ({
+  // Nothing was uploaded to these uploads: a granted caller gets the store's verdict on that, a
+  // conflict with the upload (409).
+  'multipart complete': multipartRoute('complete', 409, () => ({
     parts: [{ partNumber: 1, etag: '"0"' }],
   })),
   'multipart abort': multipartRoute('abort', 204),
@@ -406,8 +407,9 @@ const CLASSES: AttackClass[] = [
     name: 'a folder whose name extends the granted one (users/alice vs users/alice2)',
     attempt: () => ({ caller: 'alice', folder: `${ROOT}/alice2/` }),
     expect: every((route) => ({ status: 403, path: route.keyPath }), {
-      // Alice's own receipt names her own key: no other key can be checked with it.
-      'upload check': { status: 400, path: 'key' },
+      // Alice's own receipt names her own key: no other key can be checked with it (a 403, as a
+      // multipart handle's key).
+      'upload check': { status: 403, path: 'key' },
     }),
   },
   {
@@ -421,6 +423,8 @@ const CLASSES: AttackClass[] = [
       'list CloudFront': { na: 'takes a prefix: see the ".." folder class' },
       cookies: { na: 'takes a prefix: see the ".." folder class' },
       // The handle is bound to the key it was made for: any other key is someone else's upload.
+      // So is the receipt: it vouches for its own key only.
+      'upload check': { status: 403, path: 'key' },
       'multipart parts': { status: 403, path: 'uploadId' },
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
@@ -432,6 +436,7 @@ const CLASSES: AttackClass[] = [
     attempt: () => ({ caller: 'alice', folder: `${ALICE}../bob/` }),
     expect: every((route) => ({ status: 400, path: route.keyPath }), {
       redirect: { status: 403, path: 'key' },
+      'upload check': { status: 403, path: 'key' },
       'multipart parts': { status: 403, path: 'uploadId' },
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },

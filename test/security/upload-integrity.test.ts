@@ -100,9 +100,10 @@ describe('5: a receipt names its bytes, and expires', () => {
     const mine = await issuePut('alice', { key, contentLength: 10 })
     const sent = await put(mine, bytes(10, 5))
     expect(sent.status).toBe(200)
-    // Nothing but the ETag the store answered names this upload's bytes: required.
+    // Nothing but the ETag the store answered names this upload's bytes: required (a conflict
+    // with what the receipt says was signed, 409).
     const bare = await problem(await check('alice', { key, receipt: mine.receipt }))
-    expect(bare.status).toBe(400)
+    expect(bare.status).toBe(409)
     expect(bare.errors?.map((e) => e.path)).toEqual(['etag'])
     const etag = sent.headers.get('etag')
     expect((await check('alice', { key, receipt: mine.receipt, etag })).status).toBe(200)
@@ -160,7 +161,7 @@ describe('6: deleteMismatched deletes only what it checked was this upload', () 
     const bobs = await issuePut('bob', { key, contentType: 'text/plain', contentLength: 20 })
     expect((await put(bobs, bytes(20, 1))).status).toBe(200)
     const bare = await problem(await check('alice', { key, receipt: mine.receipt }))
-    expect(bare.status).toBe(400)
+    expect(bare.status).toBe(409)
     const guessed = await problem(await check('alice', { key, receipt: mine.receipt, etag: '"0"' }))
     expect(guessed.status).toBe(422)
     // Nothing about bob's object: neither its size nor its type.

@@ -10,7 +10,7 @@ import { RECEIPT_GRACE_S } from '../../limits'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
-import { invalid, WaybillError, type FieldError } from '../../errors'
+import { conflict, WaybillError, type FieldError } from '../../errors'
 import { deleteObjectIfMatch, headObject, type ObjectHead } from '../../store/client'
 import { originFor, permitFor } from '../permits'
 import { releaseUploads, settleUpload } from '../quotas'
@@ -79,14 +79,17 @@ export async function checkUpload(
     ? request.key.startsWith(receipt.key)
     : request.key === receipt.key
   if (!fits) {
-    throw invalid([
-      {
-        path: 'key',
-        message: receipt.keyIsPrefix
-          ? 'must start with the keyPrefix this receipt was issued for'
-          : 'is not the key this receipt was issued for',
-      },
-    ])
+    // A receipt vouches for one key (or prefix) only: any other is one it was not issued for.
+    throw new WaybillError('forbidden', 'This receipt was not issued for this key.', {
+      errors: [
+        {
+          path: 'key',
+          message: receipt.keyIsPrefix
+            ? 'must start with the keyPrefix this receipt was issued for'
+            : 'is not the key this receipt was issued for',
+        },
+      ],
+    })
   }
   // One grant of the caller must still admit what was signed.
   permitFor(config, principal, {
@@ -107,7 +110,8 @@ export async function checkUpload(
     },
   })
   if (receipt.checksumSha256 === undefined && request.etag === undefined) {
-    throw invalid([whose(receipt, undefined, undefined)!])
+    // The receipt says no checksum was signed: only the store's ETag names this upload's bytes.
+    throw conflict([whose(receipt, undefined, undefined)!])
   }
 
   const head = await headObject(origin, request.key)

@@ -8,7 +8,7 @@ import type { Config, Origin } from '../../config'
 import { FIRST_PART_URLS, MAX_PARTS, MAX_REPORTED_ERRORS, RECEIPT_GRACE_S } from '../../limits'
 import { choosePartSize, partCountOf } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
-import { invalid, WaybillError, type FieldError } from '../../errors'
+import { conflict, invalid, WaybillError, type FieldError } from '../../errors'
 import type { UploadItem, UploadRequest } from '../../schemas/uploads'
 import { createMultipartUpload } from '../../store/client'
 import { originFor, permitFor } from '../permits'
@@ -16,11 +16,19 @@ import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
 import { releaseUploads, reserveUploads, type Reservation } from '../quotas'
 import { sealHandle, sealReceipt } from './sealed'
 
-/** What the origin's type or store cannot do for this upload, once a grant is known. */
-function uploadFits(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
-  if (origin.type !== 's3') {
-    return [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
-  }
+/** What a CloudFront origin cannot serve at all (a 403, as an origin without a grant). */
+function uploadFits(origin: Origin) {
+  return origin.type === 's3'
+    ? []
+    : [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
+}
+
+/**
+ * What the origin's settings refuse for this upload (a 400: a client falls back from "post" to
+ * "put" when it names `mode`), once a grant is known.
+ */
+function uploadSettings(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
+  if (origin.type !== 's3') return []
   if (mode === 'post' && !origin.postPolicy) {
     return [
       {
@@ -110,8 +118,10 @@ export async function issueUpload(
         count: request.batch ? { n: items.length, path: 'items' } : undefined,
         expiresIn: request.expiresIn,
         content: contentOf(mode, item, at(i)),
-        fits: (origin) => uploadFits(origin, mode, item, at(i)),
+        fits: uploadFits,
       })
+      const unfit = uploadSettings(permit.origin, mode, item, at(i))
+      if (unfit.length > 0) throw invalid(unfit)
       return [{ permit, item: { ...item, key } }]
     } catch (error) {
       if (!(error instanceof WaybillError)) throw error
@@ -161,6 +171,13 @@ function chosenKey(
   uuid: string,
 ): string {
   const origin = originFor(config, principal, originName, 'write')
+  // A CloudFront origin takes no uploads at all, whatever the name: the permit's own 403.
+  const unfit = uploadFits(origin)
+  if (unfit.length > 0) {
+    throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
+      errors: unfit,
+    })
+  }
   const key = uploadKeyFor(config, principal, origin, filename, uuid)
   if (key === undefined) {
     throw invalid([
@@ -261,8 +278,10 @@ async function startMultipart({
     ])
   }
   const checksums = request.partChecksums
+  // More checksums than the plan has parts: the document cannot relate the three fields, so this
+  // is a conflict with the plan (409), not a 400 for a request it allows.
   if (checksums !== undefined && checksums.length > partCount) {
-    throw invalid([
+    throw conflict([
       {
         path: 'partChecksums',
         message: `lists ${checksums.length} parts; ${contentLength} bytes in parts of ${partSize} make ${partCount}`,

@@ -5,7 +5,7 @@ import type { Principal } from '../../principal'
 import type { Config, S3Origin } from '../../config'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag, multipartEtag, partCountOf, partSizeOf } from '../../core/s3/parts'
-import { invalid, WaybillError, type FieldError } from '../../errors'
+import { conflict, WaybillError, type FieldError } from '../../errors'
 import {
   abortMultipartUpload,
   completeMultipartUpload,
@@ -91,8 +91,15 @@ export async function moreParts(
       message:
         'cannot be signed: this upload was created without partChecksums (its parts carry none)',
     })
+  } else if (request.checksums && request.checksums.length !== request.partNumbers.length) {
+    errors.push({
+      path: 'checksums',
+      message:
+        "must hold one checksum per entry of partNumbers, in the same order: this upload signs each part's SHA-256",
+    })
   }
-  if (errors.length > 0) throw invalid(errors)
+  // Each is the upload's plan or its checksums against the request: a conflict with the upload.
+  if (errors.length > 0) throw conflict(errors)
   const { parts, expiresAt } = await partUploadUrls(
     permit,
     { uploadId: handle.uploadId, partSize: handle.partSize },
@@ -135,12 +142,12 @@ type StoredParts = ReadonlyMap<number, UploadedPart>
 function checkParts(
   uploaded: StoredParts,
   handle: UploadHandle,
-  parts: readonly CompletedPart[],
+  parts: readonly Named[],
 ): CompletedPart[] {
   const errors: FieldError[] = []
   const checked: CompletedPart[] = []
   let total = 0
-  parts.forEach(({ partNumber, etag }, i) => {
+  parts.forEach(({ part: { partNumber, etag }, at: i }) => {
     const part = uploaded.get(partNumber)
     const expected = partSizeOf(handle.contentLength, handle.partSize, partNumber)
     if (part === undefined) {
@@ -168,23 +175,47 @@ function checkParts(
       message: `add up to ${total} bytes; the upload was created for ${handle.contentLength} (parts 1 to ${partCountOf(handle.contentLength, handle.partSize)})`,
     })
   }
-  if (errors.length > 0) throw invalid(errors)
+  if (errors.length > 0) throw conflict(errors)
   return checked
 }
 
+/** A part to complete with, and where the request named it (`parts.<at>`). */
+interface Named {
+  part: CompletedPart
+  at: number
+}
+
+/**
+ * The caller's parts in part-number order, as S3 completes them, each with where the request
+ * named it. A part named again with the same ETag is the same part; with another, the store's
+ * listing refuses the one that is not the part (checkParts).
+ */
+function inPartOrder(parts: readonly CompletedPart[]): Named[] {
+  const named = new Set<string>()
+  return parts
+    .map((part, at) => ({ part, at }))
+    .filter(({ part }) => {
+      const id = `${part.partNumber}\n${bareEtag(part.etag)}`
+      if (named.has(id)) return false
+      named.add(id)
+      return true
+    })
+    .sort((a, b) => a.part.partNumber - b.part.partNumber)
+}
+
 /** Every part of the plan as the store lists it; a part missing is the caller's to upload. */
-function planParts(listed: StoredParts, handle: UploadHandle): CompletedPart[] {
+function planParts(listed: StoredParts, handle: UploadHandle): Named[] {
   const count = partCountOf(handle.contentLength, handle.partSize)
   const missing: number[] = []
-  const parts: CompletedPart[] = []
+  const parts: Named[] = []
   for (let n = 1; n <= count; n++) {
     const part = listed.get(n)
     if (part === undefined) missing.push(n)
-    else parts.push({ partNumber: n, etag: part.etag })
+    else parts.push({ part: { partNumber: n, etag: part.etag }, at: parts.length })
   }
   if (missing.length > 0) {
     const shown = missing.slice(0, 10).join(', ')
-    throw invalid([
+    throw conflict([
       {
         path: 'parts',
         message: `part${missing.length === 1 ? '' : 's'} ${shown}${missing.length > 10 ? ', …' : ''} of ${count} ${missing.length === 1 ? 'has' : 'have'} not been uploaded`,
@@ -218,6 +249,7 @@ export async function completeUpload(
   request: UploadRef & { parts?: CompletedPart[] | undefined },
 ): Promise<{ object: CompletedObject; storeUploadId: string }> {
   const { handle, origin } = authorizeFollowUp(config, principal, request)
+  const named = request.parts && inPartOrder(request.parts)
   const object = (etag: string) => ({
     origin: origin.name,
     key: request.key,
@@ -230,12 +262,12 @@ export async function completeUpload(
     listed = await listParts(origin, request.key, handle.uploadId)
   } catch (error) {
     if (!(error instanceof WaybillError) || error.code !== 'not_found') throw error
-    const again = await completedBefore(origin, request, handle)
+    const again = await completedBefore(origin, request.key, named, handle)
     if (again === undefined) throw error
     return { object: object(again), storeUploadId: handle.uploadId }
   }
   const uploaded = new Map(listed.map((part) => [part.partNumber, part]))
-  const parts = checkParts(uploaded, handle, request.parts ?? planParts(uploaded, handle))
+  const parts = checkParts(uploaded, handle, named ?? planParts(uploaded, handle))
   const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts, {
     ifNoneMatch: !handle.overwrite,
   })
@@ -250,20 +282,21 @@ export async function completeUpload(
  */
 async function completedBefore(
   origin: S3Origin,
-  request: UploadRef & { parts?: CompletedPart[] | undefined },
+  key: string,
+  parts: readonly Named[] | undefined,
   handle: UploadHandle,
 ): Promise<string | undefined> {
-  if (request.parts === undefined) return undefined
-  const expected = await multipartEtag(request.parts.map((part) => part.etag))
+  if (parts === undefined) return undefined
+  const expected = await multipartEtag(parts.map(({ part }) => part.etag))
   if (expected === undefined) return undefined
-  const head = await headObject(origin, request.key)
+  const head = await headObject(origin, key)
   if (head === undefined) return undefined
   const checksum = head.checksumSha256
   const same =
     bareEtag(head.etag) === bareEtag(expected) &&
     head.size === handle.contentLength &&
     canonicalMediaType(head.contentType) === handle.contentType &&
-    (!handle.checksums || (checksum !== undefined && checksum.endsWith(`-${request.parts.length}`)))
+    (!handle.checksums || (checksum !== undefined && checksum.endsWith(`-${parts.length}`)))
   return same && storedSince(head, handle.createdAt) ? head.etag : undefined
 }
 

@@ -1,0 +1,26 @@
+// Runs in Node before the schemathesis project: installs Schemathesis into .tools/ if missing
+// (scripts/schemathesis.mjs), starts the Worker it tests (./target.ts), and hands both to the test.
+
+import type { TestProject } from 'vitest/node'
+import { ensureSchemathesis } from '../../scripts/schemathesis.mjs'
+import { startFuzzTarget } from './target'
+
+export interface SchemathesisContext {
+  /** The pinned `st` command. */
+  st: string
+  baseUrl: string
+  apiKey: string
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    schemathesis: SchemathesisContext
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const st = ensureSchemathesis()
+  const target = await startFuzzTarget()
+  project.provide('schemathesis', { st, baseUrl: target.baseUrl, apiKey: target.apiKey })
+  return target.stop
+}

@@ -1,0 +1,156 @@
+// The Worker Schemathesis tests: `wrangler dev` on a free port against a fresh versitygw, with a
+// configuration that reaches every operation of docs/openapi.json. Its origins carry the names
+// the document's examples use ("photos"), so the examples and the generated requests reach the
+// services, not only the refusal of an unknown origin; one API key may do everything on them.
+
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ChildProcess } from 'node:child_process'
+import { envFileText } from '../../scripts/dev.mjs'
+import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
+import { spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
+
+const START_TIMEOUT_MS = 90_000
+const STOP_TIMEOUT_MS = 5_000
+const YEAR_S = 366 * 86_400
+
+export interface FuzzTarget {
+  /** http://127.0.0.1:<port> */
+  baseUrl: string
+  /** An API key granted every action on every origin. */
+  apiKey: string
+  stop: () => Promise<void>
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const kill = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
+    child.once('exit', () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+async function waitForHealthz(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS
+  let last = 'no answer'
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(
+        `wrangler dev exited with code ${child.exitCode}; rerun with WAYBILL_TEST_VERBOSE=1 to see why`,
+      )
+    }
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) })
+      if (response.ok) return
+      last = `${response.status} ${await response.text()}`
+    } catch (error) {
+      last = (error as Error).message
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  throw new Error(
+    `wrangler dev did not answer 200 on ${url} within ${START_TIMEOUT_MS} ms (${last})`,
+  )
+}
+
+/** The variables of the Worker under test, for an S3 store at `endpoint`. */
+function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: string }) {
+  const apiKey = `wb_fuzz_${randomBytes(24).toString('base64url')}`
+  const cdnKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const s3Origin = {
+    type: 's3',
+    bucket: 'photos',
+    region: 'us-east-1',
+    endpoint: s3.endpoint,
+    style: 'path',
+    credentials: 'FUZZ',
+    // Any key S3 takes: the document does not describe the safe-key policy's refusals.
+    keys: 'any',
+  }
+  const origins = {
+    photos: s3Origin,
+    cdn: {
+      type: 'cloudfront',
+      baseUrl: 'https://d111111abcdef8.cloudfront.net',
+      keyPairId: 'KFUZZ0000001',
+      privateKey: 'CDN_PRIVATE_KEY',
+      keys: 'any',
+    },
+  }
+  const everything = {
+    to: 'apiKey:fuzz',
+    actions: ['read', 'write', 'delete', 'list', 'debug'],
+    maxLinkExpiresIn: YEAR_S,
+  }
+  const grants = [
+    {
+      ...everything,
+      origin: 'photos',
+      overwrite: true,
+      uploadKey: 'uploads/{uuid}-{filename}',
+    },
+    { ...everything, origin: 'cdn', actions: ['read'], wildcard: true },
+  ]
+  const vars = {
+    FUZZ_ACCESS_KEY_ID: s3.accessKeyId,
+    FUZZ_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    CDN_PRIVATE_KEY: cdnKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    WAYBILL_ORIGINS: JSON.stringify(origins),
+    WAYBILL_API_KEYS: JSON.stringify([
+      { id: 'fuzz', sha256: createHash('sha256').update(apiKey).digest('hex') },
+    ]),
+    WAYBILL_GRANTS: JSON.stringify(grants),
+    WAYBILL_TOKEN_SECRETS: JSON.stringify([
+      { id: 'f', secret: randomBytes(32).toString('base64url') },
+    ]),
+    // wrangler dev 4.124 can drop its proxy connection when many concurrent requests each log
+    // (cloudflare/workers-sdk#15451): log failures only.
+    WAYBILL_REQUEST_LOG: 'errors',
+  }
+  return { apiKey, vars }
+}
+
+/** Starts versitygw and `wrangler dev` with the fuzzing configuration. */
+export async function startFuzzTarget(): Promise<FuzzTarget> {
+  const stops: (() => Promise<void> | void)[] = []
+  const stop = async () => {
+    for (const step of stops.reverse()) await step()
+  }
+  try {
+    const tmp = mkdtempSync(join(tmpdir(), 'waybill-fuzz-'))
+    stops.push(() => rmSync(tmp, { recursive: true, force: true }))
+    const accessKeyId = `FUZZ${randomBytes(8).toString('hex').toUpperCase()}`
+    const secretAccessKey = randomBytes(30).toString('base64url')
+    const s3 = await startVersitygw({
+      dataDir: join(tmp, 's3'),
+      accessKeyId,
+      secretAccessKey,
+      buckets: ['photos'],
+    })
+    stops.push(s3.stop)
+
+    const { apiKey, vars } = fuzzVars({ endpoint: s3.endpoint, accessKeyId, secretAccessKey })
+    const envFile = join(tmp, 'worker.vars')
+    writeFileSync(envFile, envFileText(vars), { mode: 0o600 })
+    const port = await freePort()
+    const wrangler = spawnWranglerDev({
+      port,
+      envFile,
+      inspectorPort: await freePort(),
+      quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
+    })
+    stops.push(() => stopChild(wrangler))
+    const baseUrl = `http://127.0.0.1:${port}`
+    await waitForHealthz(`${baseUrl}/healthz`, wrangler)
+    return { baseUrl, apiKey, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
