@@ -13,7 +13,7 @@ import {
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
 import { OriginName, queryNumber, wholeNumber } from './fields'
-import { isRecord, list, pathTo, strict, typeName } from './valibot'
+import { isRecord, list, strict, strictFields, typeName } from './valibot'
 
 const idMessage = 'must be 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
 const labelMessage = 'must be a string of at most 200 characters, without control characters'
@@ -201,37 +201,40 @@ export function recordParams(prefix: 'g' | 'q') {
 
 const linkIdMessage = 'must be a link id, as POST /v1/links answered it'
 
+// What each kind of revocation names.
+const revocationKinds = v.variant(
+  'kind',
+  [
+    strictFields({
+      kind: v.literal('key'),
+      key: v.pipe(KeyId, v.description('The API key: it stops working everywhere.')),
+    }),
+    strictFields({
+      kind: v.literal('link'),
+      link: v.pipe(
+        v.string(linkIdMessage),
+        v.regex(/^[A-Za-z0-9_-]{16}$/, linkIdMessage),
+        v.description('One link, by the id POST /v1/links answered with it.'),
+      ),
+    }),
+    strictFields({
+      kind: v.literal('links'),
+      issuedBefore: v.pipe(Time, v.description('Links issued before this time…')),
+      origin: v.optional(v.pipe(OriginName, v.description('…on this origin…'))),
+      principal: v.optional(v.pipe(PrincipalName, v.description('…by this caller.'))),
+    }),
+  ],
+  'must be "key", "link" or "links"',
+)
+
+// valibot's variant reads the discriminator first: without the object check, an array would be
+// "kind: must be…".
 export const RevocationBody = v.pipe(
-  // valibot's variant reads the discriminator first: without this, an array is "kind: must be…".
-  // (A check, not an object schema: those copy the fields, and a "__proto__" field would vanish.)
-  v.custom<Record<string, unknown>>(
+  v.custom<v.InferInput<typeof revocationKinds>>(
     isRecord,
     (issue) => `must be a JSON object, not ${typeName(issue.input)}`,
   ),
-  v.variant(
-    'kind',
-    [
-      strict({
-        kind: v.literal('key'),
-        key: v.pipe(KeyId, v.description('The API key: it stops working everywhere.')),
-      }),
-      strict({
-        kind: v.literal('link'),
-        link: v.pipe(
-          v.string(linkIdMessage),
-          v.regex(/^[A-Za-z0-9_-]{16}$/, linkIdMessage),
-          v.description('One link, by the id POST /v1/links answered with it.'),
-        ),
-      }),
-      strict({
-        kind: v.literal('links'),
-        issuedBefore: v.pipe(Time, v.description('Links issued before this time…')),
-        origin: v.optional(v.pipe(OriginName, v.description('…on this origin…'))),
-        principal: v.optional(v.pipe(PrincipalName, v.description('…by this caller.'))),
-      }),
-    ],
-    'must be "key", "link" or "links"',
-  ),
+  revocationKinds,
 )
 export type RevocationBody = v.InferOutput<typeof RevocationBody>
 
@@ -255,6 +258,10 @@ export const RevocationListAnswer = v.object({
 
 const subjectMessage =
   'must be "apiKey:<id>", "sub:<subject>", "role:<role>", "email:<address>" or "*"'
+
+// Either limit, or both: the one named first is the one a body without either lacks.
+const oneLimit = (body: { maxObjects?: unknown; maxBytes?: unknown }) =>
+  body.maxObjects !== undefined || body.maxBytes !== undefined
 
 export const QuotaBody = v.pipe(
   strict({
@@ -280,12 +287,11 @@ export const QuotaBody = v.pipe(
       v.description('The window, in seconds (86400: a day, from midnight UTC).'),
     ),
   }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    const body = dataset.value
-    if (isRecord(body) && body.maxObjects === undefined && body.maxBytes === undefined) {
-      addIssue({ message: 'is required (or "maxBytes")', path: pathTo(body, 'maxObjects') })
-    }
-  }),
+  v.forward(
+    v.partialCheck([['maxObjects'], ['maxBytes']], oneLimit, 'is required (or "maxBytes")'),
+    ['maxObjects'],
+  ),
+  v.metadata({ anyOf: [{ required: ['maxObjects'] }, { required: ['maxBytes'] }] }),
 )
 export type QuotaBody = v.InferOutput<typeof QuotaBody>
 
@@ -306,6 +312,9 @@ export const QuotaListAnswer = v.object({ quotas: v.array(QuotaRecord), cursor: 
 const dayMessage = 'must be a day such as "2026-11-23"'
 const Day = v.pipe(v.string(dayMessage), v.isoDate(dayMessage))
 
+// Whose usage: a caller, or an API key (the caller `api-key:<id>`), one of them.
+type Whose = { principal?: unknown; key?: unknown }
+
 export const UsageQuery = v.pipe(
   strict(
     {
@@ -318,18 +327,22 @@ export const UsageQuery = v.pipe(
     },
     { noun: 'parameter' },
   ),
-  v.rawCheck(({ dataset, addIssue }) => {
-    const query = dataset.value
-    if (!isRecord(query)) return
-    if (query.principal === undefined && query.key === undefined) {
-      addIssue({ message: 'is required (or "key")', path: pathTo(query, 'principal') })
-    } else if (query.principal !== undefined && query.key !== undefined) {
-      addIssue({
-        message: 'send either "principal" or "key", not both',
-        path: pathTo(query, 'key'),
-      })
-    }
-  }),
+  v.forward(
+    v.partialCheck(
+      [['principal'], ['key']],
+      (query: Whose) => query.principal !== undefined || query.key !== undefined,
+      'is required (or "key")',
+    ),
+    ['principal'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['principal'], ['key']],
+      (query: Whose) => query.principal === undefined || query.key === undefined,
+      'send either "principal" or "key", not both',
+    ),
+    ['key'],
+  ),
 )
 export type UsageQuery = v.InferOutput<typeof UsageQuery>
 
