@@ -180,10 +180,12 @@ function command(o, resource, verb, arg) {
       return { method: 'DELETE', path: `/quotas/${segment(arg, 'a quota id')}` }
     default:
       if (resource === 'usage') {
-        return {
-          method: 'GET',
-          path: `/usage${query({ key: o.key, principal: o.principal, from: o.from, to: o.to })}`,
+        // The API names a caller only: a key's is `api-key:<id>`.
+        if ((o.key === undefined) === (o.principal === undefined)) {
+          throw new Error(`usage needs --key or --principal, one of them\n${USAGE}`)
         }
+        const principal = o.principal ?? `api-key:${o.key}`
+        return { method: 'GET', path: `/usage${query({ principal, from: o.from, to: o.to })}` }
       }
       if (resource === 'token') {
         if (verb === undefined || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(verb)) {

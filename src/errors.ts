@@ -62,7 +62,7 @@ export const TITLE: Record<ErrorCode, string> = {
   precondition_failed: 'Precondition failed',
   quota_exceeded: 'Quota exceeded',
   control_unavailable: 'The control plane is unavailable',
-  conflict: 'Conflict with the upload',
+  conflict: 'Conflict with the current state',
   internal: 'Internal server error',
 }
 
@@ -103,9 +103,10 @@ export function fromCoreError(error: CoreError): WaybillError {
 }
 
 /**
- * A 409 for a request the document allows but the upload it names or plans does not: parts not
- * in the store, part numbers past its plan, checksums it does or does not sign, or more of them
- * than its parts. A conflict with that upload, which the document cannot state.
+ * A 409 for a request the document allows but the state it meets does not, which the document
+ * cannot state: an upload's (parts not in the store, part numbers past its plan, checksums it does
+ * or does not sign, or more of them than its parts), or the control plane's (an id already taken,
+ * a key already revoked, a quota already set, a list already full).
  */
 export function conflict(errors: readonly FieldError[]): WaybillError {
   return new WaybillError('conflict', invalid(errors).message, { errors })

@@ -2043,7 +2043,7 @@ export interface operations {
           }
         }
       }
-      /** @description Conflict with the upload */
+      /** @description Conflict with the current state */
       409: {
         headers: {
           [name: string]: unknown
@@ -2342,7 +2342,7 @@ export interface operations {
           }
         }
       }
-      /** @description Conflict with the upload */
+      /** @description Conflict with the current state */
       409: {
         headers: {
           [name: string]: unknown
@@ -2634,7 +2634,7 @@ export interface operations {
           }
         }
       }
-      /** @description Conflict with the upload */
+      /** @description Conflict with the current state */
       409: {
         headers: {
           [name: string]: unknown
@@ -3269,7 +3269,7 @@ export interface operations {
           }
         }
       }
-      /** @description Conflict with the upload */
+      /** @description Conflict with the current state */
       409: {
         headers: {
           [name: string]: unknown

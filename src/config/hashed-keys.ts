@@ -2,7 +2,7 @@
 // (the admin API). Both are `[{ "id", "sha256", "label"? }]`; only the hash is ever configured.
 
 import * as v from 'valibot'
-import { KeyId, KeyLabel } from '../schemas/admin'
+import { KeyId, KeyLabel } from '../schemas/fields'
 import { list, pathTo, strict } from '../schemas/valibot'
 import type { ApiKey } from './types'
 

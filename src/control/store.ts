@@ -241,14 +241,6 @@ export async function selectGrants(
   return results
 }
 
-/** Deletes grant `id`; answers whether there was one. */
-export async function deleteGrant(db: D1Database, id: string, nowMs: number) {
-  const { epoch, results } = await write(db, nowMs, [
-    db.prepare('DELETE FROM grants WHERE id = ?1').bind(id),
-  ])
-  return { epoch, deleted: results[0]!.meta.changes > 0 }
-}
-
 // ---- quotas -----------------------------------------------------------------------------------
 
 export function insertQuota(db: D1Database, quota: Omit<QuotaRow, 'created_at'>, nowMs: number) {
@@ -279,25 +271,6 @@ export async function quotaExists(
     .bind(subject, origin)
     .first()
   return row !== null
-}
-
-export async function selectQuotas(
-  db: D1Database,
-  after: string,
-  limit: number,
-): Promise<QuotaRow[]> {
-  const { results } = await db
-    .prepare('SELECT * FROM quotas WHERE id > ?1 ORDER BY id LIMIT ?2')
-    .bind(after, limit)
-    .all<QuotaRow>()
-  return results
-}
-
-export async function deleteQuota(db: D1Database, id: string, nowMs: number) {
-  const { epoch, results } = await write(db, nowMs, [
-    db.prepare('DELETE FROM quotas WHERE id = ?1').bind(id),
-  ])
-  return { epoch, deleted: results[0]!.meta.changes > 0 }
 }
 
 // ---- revocations ------------------------------------------------------------------------------
@@ -341,16 +314,36 @@ export async function countLinkRules(db: D1Database): Promise<number> {
   return row?.n ?? 0
 }
 
-export async function selectRevocations(
+// ---- records of any kind ----------------------------------------------------------------------
+
+/** The records a page of the admin API lists plainly: by id, from just after `after`. */
+type Listed = { quotas: QuotaRow; revocations: RevocationRow }
+
+/** `limit` records of `table` by id, from just after `after`. */
+export async function selectPage<TTable extends keyof Listed>(
   db: D1Database,
+  table: TTable,
   after: string,
   limit: number,
-): Promise<RevocationRow[]> {
+): Promise<Listed[TTable][]> {
   const { results } = await db
-    .prepare('SELECT * FROM revocations WHERE id > ?1 ORDER BY id LIMIT ?2')
+    .prepare(`SELECT * FROM ${table} WHERE id > ?1 ORDER BY id LIMIT ?2`)
     .bind(after, limit)
-    .all<RevocationRow>()
+    .all<Listed[TTable]>()
   return results
+}
+
+/** Deletes record `id` of `table`; answers whether there was one. */
+export async function deleteRecord(
+  db: D1Database,
+  table: 'grants' | 'quotas',
+  id: string,
+  nowMs: number,
+) {
+  const { epoch, results } = await write(db, nowMs, [
+    db.prepare(`DELETE FROM ${table} WHERE id = ?1`).bind(id),
+  ])
+  return { epoch, deleted: results[0]!.meta.changes > 0 }
 }
 
 // ---- usage and last use -----------------------------------------------------------------------

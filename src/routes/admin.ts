@@ -3,7 +3,7 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { grantSchema } from '../config/grants'
+import { StoredGrant } from '../config/grants'
 import { json } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { jsonContent, publicProblems } from '../http/openapi'
@@ -31,10 +31,11 @@ import {
   UsageAnswer,
   UsageQuery,
 } from '../schemas/admin'
-import { createGrant, listGrants, removeGrant } from '../services/admin/grants'
+import { createGrant, listGrants } from '../services/admin/grants'
 import { createKey, getKey, listKeys, rotate } from '../services/admin/keys'
-import { createQuota, listQuotas, removeQuota } from '../services/admin/quotas'
+import { createQuota, listQuotas } from '../services/admin/quotas'
 import { createRevocation, listRevocations } from '../services/admin/revocations'
+import { removeRecord } from '../services/admin/shared'
 import { usageOf } from '../services/admin/usage'
 
 /** Who may call: an admin token, or a Cloudflare Access identity with the admin role. */
@@ -54,10 +55,16 @@ const ADMIN_PROBLEMS = [
 ] as const
 const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
 
+/**
+ * Where a created record leads (OpenAPI links): to the operations on it by its id. For readers,
+ * and for tools that walk the API (Schemathesis).
+ */
+function byId(operationId: string, description: string) {
+  return { operationId, description, parameters: { id: '$response.body#/id' } }
+}
+
 /** The admin API, under /admin/v1. */
 export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
-  // The schema WAYBILL_GRANTS is checked by; the origins are checked by the service, per config.
-  const GrantBody = grantSchema(undefined)
   return new Hono<AppEnv>()
     .post(
       '/keys',
@@ -65,11 +72,17 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         operationId: 'adminCreateKey',
         summary: 'Make an API key, with its grants; the key is in this answer only',
         description:
-          'Only its SHA-256 is stored. Grants are as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema.',
+          'Only its SHA-256 is stored. Grants are as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema. An id already taken (here or in WAYBILL_API_KEYS) is a 409. A grant on an origin not configured is a 404; what its origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403, as the caller\'s routes answer what an origin cannot serve.',
         security: ADMIN_SECURITY,
         responses: {
-          201: jsonContent(KeyCreatedAnswer, 'The key (shown once) and its grants'),
-          ...publicProblems(...BAD_BODY, ...ADMIN_PROBLEMS),
+          201: {
+            ...jsonContent(KeyCreatedAnswer, 'The key (shown once) and its grants'),
+            links: {
+              adminGetKey: byId('adminGetKey', 'The key as stored.'),
+              adminRotateKey: byId('adminRotateKey', 'A new secret for it.'),
+            },
+          },
+          ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
@@ -115,10 +128,11 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       describeRoute({
         operationId: 'adminRotateKey',
         summary: 'A new secret for a key; the old one keeps working for the overlap',
+        description: 'A revoked key is a 409: make a new one instead.',
         security: ADMIN_SECURITY,
         responses: {
           200: jsonContent(RotatedAnswer, 'The new secret (shown once)'),
-          ...publicProblems(...BAD_BODY, 'not_found', ...ADMIN_PROBLEMS),
+          ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
@@ -137,16 +151,19 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         operationId: 'adminCreateGrant',
         summary: 'Add a grant: the same shape and schema as WAYBILL_GRANTS',
         description:
-          'Bound by `to` to a key, a subject, a role or an email (or `*`). It adds to the env’s grants; each target must still be allowed by one grant alone.',
+          'Bound by `to` to a key, a subject, a role or an email (or `*`). It adds to the env’s grants; each target must still be allowed by one grant alone. An origin not configured is a 404; what the origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403; a subject that holds the most grants one may, a 409.',
         security: ADMIN_SECURITY,
         responses: {
-          201: jsonContent(GrantAnswer, 'The grant as stored'),
-          ...publicProblems(...BAD_BODY, ...ADMIN_PROBLEMS),
+          201: {
+            ...jsonContent(GrantAnswer, 'The grant as stored'),
+            links: { adminDeleteGrant: byId('adminDeleteGrant', 'Remove it.') },
+          },
+          ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
       jsonBody(),
-      validBody(GrantBody),
+      validBody(StoredGrant),
       async (c) => {
         const body = c.req.valid('json')
         return json(c, await createGrant(c.get('config'), control, body, clock()), {}, 201)
@@ -181,7 +198,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       adminAuthenticated,
       validParams(recordParams('g')),
       async (c) => {
-        await removeGrant(c.get('config'), control, c.req.valid('param').id, clock())
+        await removeRecord(c.get('config'), control, 'grant', c.req.valid('param').id, clock())
         return c.body(null, 204)
       },
     )
@@ -191,11 +208,11 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         operationId: 'adminCreateRevocation',
         summary: 'Revoke a key, a link by its id, or links by issue time, origin and caller',
         description:
-          'Refused everywhere within seconds (the control plane’s bound). Revocations are permanent records.',
+          'Refused everywhere within seconds (the control plane’s bound). Revocations are permanent records. A key not made through the admin API is a 404; a revocation of links by time when the control plane holds the most it may, a 409.',
         security: ADMIN_SECURITY,
         responses: {
           201: jsonContent(RevocationAnswer, 'The revocation'),
-          ...publicProblems(...BAD_BODY, 'not_found', ...ADMIN_PROBLEMS),
+          ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
@@ -227,10 +244,15 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       describeRoute({
         operationId: 'adminCreateQuota',
         summary: 'Set an upload quota: objects and bytes per window, per caller, on an origin',
+        description:
+          'One per subject and origin: another is a 409. An origin not configured is a 404; one that cannot hold a quota (not S3, or no quota counters bound) a 403.',
         security: ADMIN_SECURITY,
         responses: {
-          201: jsonContent(QuotaAnswer, 'The quota'),
-          ...publicProblems(...BAD_BODY, ...ADMIN_PROBLEMS),
+          201: {
+            ...jsonContent(QuotaAnswer, 'The quota'),
+            links: { adminDeleteQuota: byId('adminDeleteQuota', 'Remove it.') },
+          },
+          ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
@@ -270,7 +292,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       adminAuthenticated,
       validParams(recordParams('q')),
       async (c) => {
-        await removeQuota(c.get('config'), control, c.req.valid('param').id, clock())
+        await removeRecord(c.get('config'), control, 'quota', c.req.valid('param').id, clock())
         return c.body(null, 204)
       },
     )

@@ -1,7 +1,7 @@
-// The admin API's requests and answers (/admin/v1, src/routes/admin.ts), and the fields the
-// configuration shares with it (a key's id and label, a link revocation's fields). A grant's own
-// schema is the configuration's (src/config/grants.ts: the same one WAYBILL_GRANTS is checked by);
-// the routes hand it to the bodies that carry grants.
+// The admin API's requests and answers (/admin/v1, src/routes/admin.ts). A grant's own schema is
+// the configuration's (src/config/grants.ts: the one WAYBILL_GRANTS is checked by, with `to` as the
+// control plane stores it); a key's id and label are the fields WAYBILL_API_KEYS shares
+// (./fields.ts).
 
 import * as v from 'valibot'
 import {
@@ -10,29 +10,12 @@ import {
   MAX_QUOTA_WINDOW_S,
   MAX_ROTATION_OVERLAP_S,
   MAX_UPLOAD_BYTES,
+  MAX_USAGE_DAYS,
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
-import { OriginName, queryNumber, wholeNumber } from './fields'
+import { KeyGrant, StoredSubject } from '../config/grants'
+import { characters, KeyId, KeyLabel, OriginName, queryNumber, wholeNumber } from './fields'
 import { isRecord, list, strict, strictFields, typeName } from './valibot'
-
-const idMessage = 'must be 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
-const labelMessage = 'must be a string of at most 200 characters, without control characters'
-
-/** An API key's (or admin token's) id: the caller `api-key:<id>`, named by grants as `apiKey:<id>`. */
-export const KeyId = v.pipe(
-  v.string(idMessage),
-  v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, idMessage),
-  v.description('A key id: `apiKey:<id>` in grants, `api-key:<id>` in logs and usage.'),
-  v.examples(['web']),
-)
-
-/** A label for people; stored and answered as given, never interpreted. */
-export const KeyLabel = v.pipe(
-  v.string(labelMessage),
-  v.maxLength(200, labelMessage),
-  v.regex(/^[^\p{Cc}]*$/u, labelMessage),
-  v.description('What the key is for, for people.'),
-)
 
 const timeMessage = 'must be a time such as "2026-11-23T12:00:00Z"'
 
@@ -47,9 +30,8 @@ const principalMessage = 'must be a caller as the request log names it, such as 
 
 /** A caller as logs, usage and link revocations name it: `api-key:web`, `jwt:alice`. */
 export const PrincipalName = v.pipe(
-  v.string(principalMessage),
-  v.maxLength(300, principalMessage),
-  v.regex(/^(?:api-key|jwt|access):[^\p{Cc}]+$/u, principalMessage),
+  characters(1, 300, principalMessage),
+  v.regex(/^(?:api-key|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, principalMessage),
   v.examples(['api-key:web']),
 )
 
@@ -67,8 +49,6 @@ const SecretPrefix = v.pipe(
   v.examples(['live']),
 )
 
-const grantItemMessage = 'must be an object: a grant as in WAYBILL_GRANTS, without "to"'
-
 export const KeyCreateBody = strict({
   id: v.optional(
     v.pipe(KeyId, v.description('The key id; a new one when absent (`k_…`). Cannot be changed.')),
@@ -76,13 +56,14 @@ export const KeyCreateBody = strict({
   label: v.optional(KeyLabel),
   prefix: v.optional(SecretPrefix),
   expiresAt: v.optional(
-    v.pipe(Time, v.description('When the key stops working; never when absent.')),
+    v.pipe(
+      Time,
+      v.description('When the key stops working; never when absent (a time past: it never works).'),
+    ),
   ),
   grants: v.optional(
     v.pipe(
-      // Checked whole by the grant schema in the service; an object schema here would copy the
-      // fields, and a "__proto__" among them would vanish instead of being refused.
-      list(v.custom<Record<string, unknown>>(isRecord, grantItemMessage)),
+      list(KeyGrant),
       v.maxLength(MAX_GRANTS_PER_SUBJECT, `must hold at most ${MAX_GRANTS_PER_SUBJECT} grants`),
       v.description(
         'Grants for this key, each as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema.',
@@ -171,8 +152,11 @@ export const GrantsQuery = strict(
     ...pageFields,
     to: v.optional(
       v.pipe(
-        v.string('must be a grant subject such as "apiKey:web"'),
-        v.maxLength(300, 'must be at most 300 characters'),
+        characters(
+          0,
+          300,
+          'must be a grant subject such as "apiKey:web", of at most 300 characters',
+        ),
         v.description('Only the grants of this subject.'),
       ),
     ),
@@ -266,8 +250,8 @@ const oneLimit = (body: { maxObjects?: unknown; maxBytes?: unknown }) =>
 export const QuotaBody = v.pipe(
   strict({
     to: v.pipe(
-      v.string(subjectMessage),
-      v.maxLength(300, subjectMessage),
+      characters(1, 300, subjectMessage),
+      StoredSubject,
       v.description(
         'Whose uploads: a subject as in grants; each caller it names is counted apart.',
       ),
@@ -312,37 +296,23 @@ export const QuotaListAnswer = v.object({ quotas: v.array(QuotaRecord), cursor: 
 const dayMessage = 'must be a day such as "2026-11-23"'
 const Day = v.pipe(v.string(dayMessage), v.isoDate(dayMessage))
 
-// Whose usage: a caller, or an API key (the caller `api-key:<id>`), one of them.
-type Whose = { principal?: unknown; key?: unknown }
-
-export const UsageQuery = v.pipe(
-  strict(
-    {
-      principal: v.optional(PrincipalName),
-      key: v.optional(
-        v.pipe(KeyId, v.description('An API key: the same as principal=api-key:<id>.')),
+export const UsageQuery = strict(
+  {
+    principal: v.pipe(
+      PrincipalName,
+      v.description('The caller, as the request log names it: `api-key:<id>` for an API key.'),
+    ),
+    from: v.optional(
+      v.pipe(
+        Day,
+        v.description(
+          `The first day (UTC); default 30 days before "to". At most ${MAX_USAGE_DAYS} days are answered, the last ones: the answer's "from" says where they start.`,
+        ),
       ),
-      from: v.optional(v.pipe(Day, v.description('The first day (UTC); default 30 days ago.'))),
-      to: v.optional(v.pipe(Day, v.description('The last day (UTC); default today.'))),
-    },
-    { noun: 'parameter' },
-  ),
-  v.forward(
-    v.partialCheck(
-      [['principal'], ['key']],
-      (query: Whose) => query.principal !== undefined || query.key !== undefined,
-      'is required (or "key")',
     ),
-    ['principal'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['principal'], ['key']],
-      (query: Whose) => query.principal === undefined || query.key === undefined,
-      'send either "principal" or "key", not both',
-    ),
-    ['key'],
-  ),
+    to: v.optional(v.pipe(Day, v.description('The last day (UTC); default today.'))),
+  },
+  { noun: 'parameter' },
 )
 export type UsageQuery = v.InferOutput<typeof UsageQuery>
 

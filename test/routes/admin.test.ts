@@ -5,7 +5,12 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/env'
-import { CONTROL_MAX_AGE_MS, DEFAULT_ROTATION_OVERLAP_S, USAGE_FLUSH_MS } from '../../src/limits'
+import {
+  CONTROL_MAX_AGE_MS,
+  DEFAULT_ROTATION_OVERLAP_S,
+  MAX_USAGE_DAYS,
+  USAGE_FLUSH_MS,
+} from '../../src/limits'
 import { ADMIN_TOKEN, admin, appWithClock, fresh, send, withControl } from '../control/harness'
 import { sha256Hex } from '../hex'
 import { createApp } from '../../src/app'
@@ -18,7 +23,7 @@ import {
   sign,
   type TestKey,
 } from '../auth/fixtures'
-import { ALL_KEY, NOW, problemOf, testEnv } from './helpers'
+import { ALL_KEY, NOW, problemOf, S3_AND_CDN_ORIGINS, testEnv } from './helpers'
 
 let env: Env
 
@@ -30,6 +35,7 @@ interface Created {
   id: string
   key: string
   label: string | null
+  expiresAt: string | null
   secrets: { prefix: string }[]
   grants: { id: string; grant: Record<string, unknown> }[]
 }
@@ -75,7 +81,7 @@ describe('API keys', () => {
     expect(JSON.parse(text)).toMatchObject({ id: created.id, label: 'the gallery' })
   })
 
-  it('takes an id, a prefix and an expiry; refuses ids in use and grants that do not check', async () => {
+  it('takes an id, a prefix and an expiry; refuses ids in use (409) and grants that do not check', async () => {
     const { app, clock } = appWithClock(NOW)
     const id = fresh('web')
     const folder = fresh('f')
@@ -87,12 +93,15 @@ describe('API keys', () => {
     })
     expect(created.id).toBe(id)
     expect(created.key).toMatch(/^live_/)
+    // Taken: a conflict with what is stored, which the document cannot know (409).
     const again = await admin(app, env, 'POST', '/keys', { id })
-    expect(again.status).toBe(400)
+    expect(again.status).toBe(409)
     expect((await problemOf(again)).errors?.map((e) => e.path)).toEqual(['id'])
     // The env's own key ids are taken too.
     const envId = await admin(app, env, 'POST', '/keys', { id: 'all' })
+    expect(envId.status).toBe(409)
     expect((await problemOf(envId)).errors?.map((e) => e.path)).toEqual(['id'])
+    // A grant's shape is the body's (400, every grant at fault named)…
     const bad = await admin(app, env, 'POST', '/keys', {
       grants: [
         { origin: 'nowhere', actions: ['read'] },
@@ -102,13 +111,32 @@ describe('API keys', () => {
     })
     expect(bad.status).toBe(400)
     expect((await problemOf(bad)).errors?.map((e) => e.path)).toEqual([
-      'grants.0.origin',
       'grants.1.actions.0',
       'grants.2.to',
     ])
+    // …an origin the deployment does not have is not found (404), as the document cannot say it.
+    const nowhere = await admin(app, env, 'POST', '/keys', {
+      grants: [
+        { origin: 'photos', actions: ['read'] },
+        { origin: 'nowhere', actions: ['read'] },
+      ],
+    })
+    expect(nowhere.status).toBe(404)
+    expect((await problemOf(nowhere)).errors?.map((e) => e.path)).toEqual(['grants.1.origin'])
     expect((await signA(app, created.key, folder)).status).toBe(200)
     // Past its expiry (the cache holds it, and judges the expiry itself).
     clock.advance(3_600_000)
+    expect((await signA(app, created.key, folder)).status).toBe(401)
+  })
+
+  it('makes a key whose expiry has passed, which never works', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      expiresAt: '2000-01-01T00:00:00Z',
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    expect(created.expiresAt).toBe('2000-01-01T00:00:00.000Z')
     expect((await signA(app, created.key, folder)).status).toBe(401)
   })
 
@@ -206,7 +234,7 @@ describe('usage', () => {
     clock.advance(USAGE_FLUSH_MS)
     await call('/v1/sign', { origin: 'photos', keys: [`${folder}/c`] })
     await waitOnExecutionContext(ctx)
-    const usage = await admin(app, env, 'GET', `/usage?key=${created.id}`)
+    const usage = await admin(app, env, 'GET', `/usage?principal=api-key:${created.id}`)
     expect(usage.status).toBe(200)
     const { days } = await usage.json<{ days: Record<string, unknown>[] }>()
     expect(days).toEqual([
@@ -230,6 +258,32 @@ describe('usage', () => {
         linksFollowed: 3,
       },
     ])
+  })
+
+  it('answers the days it can: none for a "to" before "from", the last 366 of a longer range', async () => {
+    const { app } = appWithClock(NOW)
+    const backwards = await admin(
+      app,
+      env,
+      'GET',
+      '/usage?principal=jwt:x&from=2026-11-23&to=2026-11-22',
+    )
+    expect(backwards.status).toBe(200)
+    expect(await backwards.json()).toEqual({
+      principal: 'jwt:x',
+      from: '2026-11-23',
+      to: '2026-11-22',
+      days: [],
+    })
+    const long = await admin(
+      app,
+      env,
+      'GET',
+      '/usage?principal=jwt:x&from=2024-01-01&to=2026-11-23',
+    )
+    expect(long.status).toBe(200)
+    expect(await long.json()).toMatchObject({ from: '2025-11-23', to: '2026-11-23' })
+    expect(MAX_USAGE_DAYS).toBe(366)
   })
 })
 
@@ -286,12 +340,39 @@ describe('grants', () => {
     })
     expect(response.status).toBe(400)
     expect((await problemOf(response)).errors?.map((e) => e.path)).toContain('prefix')
+    // What the deployment's origins are, the document cannot say: none is not found (404).
     const origin = await admin(app, env, 'POST', '/grants', {
       to: 'apiKey:x',
       origin: 'nowhere',
       actions: ['read'],
     })
+    expect(origin.status).toBe(404)
     expect((await problemOf(origin)).errors?.map((e) => e.path)).toEqual(['origin'])
+  })
+
+  it("refuses what an origin cannot hold (403), as the callers' routes refuse what it cannot serve", async () => {
+    const { app } = appWithClock(NOW)
+    const { photos, docs } = S3_AND_CDN_ORIGINS
+    const loose = {
+      type: 's3',
+      bucket: 'loose',
+      region: 'us-east-1',
+      credentials: 'MAIN',
+      keys: 'any',
+    }
+    const looseEnv = await withControl(
+      await testEnv({ WAYBILL_ORIGINS: JSON.stringify({ photos, docs, loose }) }),
+    )
+    const grant = (body: object) =>
+      admin(app, looseEnv, 'POST', '/grants', { to: 'apiKey:x', actions: ['write'], ...body })
+    // A prefix means nothing where keys such as "a/../b" are signed as they are.
+    const prefixed = await grant({ origin: 'loose', prefix: 'a/' })
+    expect(prefixed.status).toBe(403)
+    expect((await problemOf(prefixed)).errors?.map((e) => e.path)).toEqual(['prefix'])
+    // An uploadKey outside the prefix would choose keys the grant does not cover.
+    const outside = await grant({ origin: 'photos', prefix: 'a/', uploadKey: 'b/{uuid}' })
+    expect(outside.status).toBe(403)
+    expect((await problemOf(outside)).errors?.map((e) => e.path)).toEqual(['uploadKey'])
   })
 })
 
@@ -327,6 +408,8 @@ describe('quotas', () => {
       maxObjects: 1,
       windowS: 60,
     })
+    // One per subject and origin: another is a conflict with it (409).
+    expect(again.status).toBe(409)
     expect((await problemOf(again)).errors?.map((e) => e.path)).toEqual(['to'])
     const listed = await (await admin(app, env, 'GET', '/quotas?limit=1000')).text()
     expect(listed).toContain(id)
@@ -351,8 +434,9 @@ describe('revocations', () => {
     expect((await signA(app, created.key, folder)).status).toBe(401)
     const unknown = await admin(app, env, 'POST', '/revocations', { kind: 'key', key: fresh('no') })
     expect(unknown.status).toBe(404)
+    // A revoked key stays revoked: rotating it is a conflict with that (409).
     const rotate = await admin(app, env, 'POST', `/keys/${created.id}/rotate`, {})
-    expect(rotate.status).toBe(400)
+    expect(rotate.status).toBe(409)
     const list = await admin(app, env, 'GET', '/revocations?limit=1000')
     expect(await list.text()).toContain(created.id)
   })

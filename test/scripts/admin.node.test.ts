@@ -85,7 +85,10 @@ describe('npm run admin: the request of each command', () => {
     })
     expect(adminRequest(['usage', '--key', 'web', '--from', '2026-11-01'])).toMatchObject({
       method: 'GET',
-      path: '/usage?key=web&from=2026-11-01',
+      path: '/usage?principal=api-key%3Aweb&from=2026-11-01',
+    })
+    expect(adminRequest(['usage', '--principal', 'jwt:alice'])).toMatchObject({
+      path: '/usage?principal=jwt%3Aalice',
     })
   })
 
@@ -93,6 +96,10 @@ describe('npm run admin: the request of each command', () => {
     expect(() => adminRequest(['keys', 'fly'])).toThrow(/usage/)
     expect(() => adminRequest(['keys', 'list', '--colour', 'x'])).toThrow(/colour/)
     expect(() => adminRequest(['keys', 'show'])).toThrow(/needs a key id/)
+    expect(() => adminRequest(['usage'])).toThrow(/--key or --principal/)
+    expect(() => adminRequest(['usage', '--key', 'web', '--principal', 'jwt:a'])).toThrow(
+      /one of them/,
+    )
     expect(() => adminRequest(['grants', 'create', '{'])).toThrow(/not JSON/)
     expect(() => adminRequest(['keys', 'rotate', 'web', '--overlap', 'soon'])).toThrow(
       /whole number/,

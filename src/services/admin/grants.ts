@@ -2,16 +2,25 @@
 // key, a subject, a role or an email. They add to the env's grants (src/control/plane.ts).
 
 import type { Config } from '../../config'
-import { grantJson, type GrantDefinition } from '../../config/grants'
+import { grantJson, subjectText, type GrantDefinition } from '../../config/grants'
 import type { ControlPlane } from '../../control/plane'
-import { countGrants, deleteGrant, insertGrant, selectGrants } from '../../control/store'
-import { invalid, WaybillError } from '../../errors'
+import { countGrants, insertGrant, selectGrants } from '../../control/store'
+import { conflict } from '../../errors'
 import { MAX_GRANTS_PER_SUBJECT } from '../../limits'
-import { checkGrant, controlOf, iso, newId, page, pageOf, stored, subjectProblem } from './shared'
+import {
+  checkOnOrigin,
+  controlOf,
+  iso,
+  newId,
+  pageOf,
+  stored,
+  written,
+  type PageQuery,
+} from './shared'
 
 /**
- * Stores a grant, checked again against the origins configured now (the route checked its
- * shape), in its canonical form.
+ * Stores a grant (its shape checked by the route) once its origin, as configured now, can hold
+ * it, in its canonical form.
  */
 export async function createGrant(
   config: Config,
@@ -20,53 +29,32 @@ export async function createGrant(
   now: Date,
 ) {
   const { db } = controlOf(config)
+  checkOnOrigin(config, body, '')
   const grant = grantJson(body)
-  const checked = checkGrant(config, grant, '')
-  if ('errors' in checked) throw invalid(checked.errors)
-  const subject = grant.to as string
-  const problem = subjectProblem(subject)
-  if (problem !== undefined) throw invalid([{ path: 'to', message: problem }])
+  const subject = subjectText(body.subject)
   if ((await stored(() => countGrants(db, subject))) >= MAX_GRANTS_PER_SUBJECT) {
-    throw invalid([
+    throw conflict([
       { path: 'to', message: `already holds ${MAX_GRANTS_PER_SUBJECT} grants, the most one may` },
     ])
   }
   const id = newId('g', now)
-  const { epoch } = await stored(() =>
+  await written(config, plane, now, () =>
     insertGrant(db, { id, subject, body: JSON.stringify(grant) }, now.getTime()),
   )
-  plane.changed(config, epoch, now)
   return { id, createdAt: iso(now.getTime()), grant }
 }
 
-export async function listGrants(
-  config: Config,
-  query: { to?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
-) {
-  const { after, limit } = pageOf(query)
-  const rows = await stored(() =>
-    selectGrants(controlOf(config).db, query.to ?? null, after, limit + 1),
+export async function listGrants(config: Config, query: PageQuery & { to?: string | undefined }) {
+  const { db } = controlOf(config)
+  const { rows, cursor } = await pageOf(query, (after, limit) =>
+    selectGrants(db, query.to ?? null, after, limit),
   )
-  const { rows: kept, cursor } = page(rows, limit)
   return {
-    grants: kept.map((row) => ({
+    grants: rows.map((row) => ({
       id: row.id,
       createdAt: iso(row.created_at),
       grant: JSON.parse(row.body) as Record<string, unknown>,
     })),
     cursor,
-  }
-}
-
-/** Removes a grant: from then on (within the control plane's bound) it allows nothing. */
-export async function removeGrant(config: Config, plane: ControlPlane, id: string, now: Date) {
-  const { epoch, deleted } = await stored(() =>
-    deleteGrant(controlOf(config).db, id, now.getTime()),
-  )
-  plane.changed(config, epoch, now)
-  if (!deleted) {
-    throw new WaybillError('not_found', `No grant "${id}".`, {
-      errors: [{ path: 'id', message: 'is not a grant in the control plane' }],
-    })
   }
 }

@@ -3,7 +3,7 @@
 // (./revocations.ts).
 
 import type { Config } from '../../config'
-import { grantJson } from '../../config/grants'
+import { grantJson, keyGrant } from '../../config/grants'
 import type { ControlPlane } from '../../control/plane'
 import {
   insertKey,
@@ -15,10 +15,20 @@ import {
 } from '../../control/store'
 import { base64UrlEncode, hexEncode } from '../../core/bytes'
 import { keyDigest } from '../../auth/api-key'
-import { invalid, WaybillError, type FieldError } from '../../errors'
+import { conflict, WaybillError } from '../../errors'
 import { DEFAULT_ROTATION_OVERLAP_S } from '../../limits'
 import type { KeyCreateBody } from '../../schemas/admin'
-import { checkGrant, controlOf, iso, isoOrNull, newId, page, pageOf, stored } from './shared'
+import {
+  checkOnOrigin,
+  controlOf,
+  iso,
+  isoOrNull,
+  newId,
+  pageOf,
+  stored,
+  written,
+  type PageQuery,
+} from './shared'
 
 /** Random bytes in a key: 256 bits, 43 base64url characters. */
 const KEY_BYTES = 32
@@ -52,7 +62,10 @@ function keyView(row: KeyRow) {
   }
 }
 
-/** Makes a key with its grants, in one transaction. The key itself is in this answer only. */
+/**
+ * Makes a key with its grants, in one transaction. The key itself is in this answer only. An
+ * `expiresAt` already past makes a key that never works, as any key once it expires.
+ */
 export async function createKey(
   config: Config,
   plane: ControlPlane,
@@ -61,34 +74,22 @@ export async function createKey(
 ) {
   const { db } = controlOf(config)
   const id = body.id ?? newId('k', now)
-  const errors: FieldError[] = []
-  if (config.apiKeys.some((key) => key.id === id)) {
-    errors.push({ path: 'id', message: 'is the id of a key in WAYBILL_API_KEYS' })
-  }
-  if (body.expiresAt !== undefined && body.expiresAt <= now.getTime()) {
-    errors.push({ path: 'expiresAt', message: 'must be in the future' })
-  }
-  const grants = (body.grants ?? []).flatMap((item, i) => {
-    if ('to' in item) {
-      errors.push({
-        path: `grants.${i}.to`,
-        message: `is this key's ("apiKey:${id}"): leave it out`,
-      })
-      return []
-    }
-    const checked = checkGrant(config, { ...item, to: `apiKey:${id}` }, `grants.${i}.`)
-    if ('errors' in checked) {
-      errors.push(...checked.errors)
-      return []
-    }
-    return [{ id: newId('g', now), subject: `apiKey:${id}`, grant: grantJson(checked.grant) }]
-  })
-  if (errors.length > 0) throw invalid(errors)
   const taken = { path: 'id', message: 'is the id of another key' }
-  if (await stored(() => keyExists(db, id))) throw invalid([taken])
+  if (config.apiKeys.some((key) => key.id === id)) {
+    throw conflict([{ path: 'id', message: 'is the id of a key in WAYBILL_API_KEYS' }])
+  }
+  const grants = (body.grants ?? []).map((fields, i) => {
+    const grant = keyGrant(fields, id)
+    checkOnOrigin(config, grant, `grants.${i}.`)
+    return { id: newId('g', now), subject: `apiKey:${id}`, grant: grantJson(grant) }
+  })
+  if (await stored(() => keyExists(db, id))) throw conflict([taken])
   const secret = newSecret(body.prefix ?? 'wb')
   const nowMs = now.getTime()
-  const { epoch } = await stored(
+  await written(
+    config,
+    plane,
+    now,
     () =>
       insertKey(
         db,
@@ -107,7 +108,6 @@ export async function createKey(
       ),
     taken,
   )
-  plane.changed(config, epoch, now)
   return {
     id,
     key: secret.key,
@@ -121,14 +121,10 @@ export async function createKey(
   }
 }
 
-export async function listKeys(
-  config: Config,
-  query: { limit?: number | undefined; cursor?: string | undefined },
-) {
-  const { after, limit } = pageOf(query)
-  const rows = await stored(() => selectKeys(controlOf(config).db, after, limit + 1))
-  const { rows: kept, cursor } = page(rows, limit)
-  return { keys: kept.map(keyView), cursor }
+export async function listKeys(config: Config, query: PageQuery) {
+  const { db } = controlOf(config)
+  const { rows, cursor } = await pageOf(query, (after, limit) => selectKeys(db, after, limit))
+  return { keys: rows.map(keyView), cursor }
 }
 
 function notFound(id: string): WaybillError {
@@ -158,15 +154,14 @@ export async function rotate(
   const row = await stored(() => selectKey(db, id))
   if (row === null) throw notFound(id)
   if (row.revoked_at !== null) {
-    throw invalid([{ path: 'id', message: 'is revoked: make a new key instead' }])
+    throw conflict([{ path: 'id', message: 'is revoked: make a new key instead' }])
   }
   const prefix = (JSON.parse(row.secrets) as [string][]).at(-1)?.[0].split('_')[0] ?? 'wb'
   const secret = newSecret(prefix)
   const nowMs = now.getTime()
   const retireAt = nowMs + (overlapS ?? DEFAULT_ROTATION_OVERLAP_S) * 1000
-  const { epoch } = await stored(() =>
+  await written(config, plane, now, () =>
     rotateKey(db, id, { sha256: secret.sha256, prefix: secret.prefix }, retireAt, nowMs),
   )
-  plane.changed(config, epoch, now)
   return { id, key: secret.key, prefix: secret.prefix, previousExpiresAt: iso(retireAt) }
 }

@@ -8,13 +8,13 @@ import {
   countLinkRules,
   insertRevocation,
   keyExists,
-  selectRevocations,
+  selectPage,
   type RevocationRow,
 } from '../../control/store'
-import { invalid, WaybillError } from '../../errors'
+import { conflict, WaybillError } from '../../errors'
 import { MAX_LINK_RULES } from '../../limits'
 import type { RevocationBody } from '../../schemas/admin'
-import { controlOf, iso, newId, page, pageOf, stored } from './shared'
+import { controlOf, iso, newId, pageOf, stored, written, type PageQuery } from './shared'
 
 function view(row: RevocationRow) {
   return {
@@ -49,7 +49,7 @@ export async function createRevocation(
     })
   }
   if (body.kind === 'links' && (await stored(() => countLinkRules(db))) >= MAX_LINK_RULES) {
-    throw invalid([
+    throw conflict([
       {
         path: 'kind',
         message: `there are ${MAX_LINK_RULES} revocations of links by time already, the most the control plane holds: rotate WAYBILL_TOKEN_SECRETS instead`,
@@ -65,17 +65,12 @@ export async function createRevocation(
     origin: body.kind === 'links' ? (body.origin ?? null) : null,
     principal: body.kind === 'links' ? (body.principal ?? null) : null,
   }
-  const { epoch } = await stored(() => insertRevocation(db, row, now.getTime()))
-  plane.changed(config, epoch, now)
+  await written(config, plane, now, () => insertRevocation(db, row, now.getTime()))
   return view({ ...row, created_at: now.getTime() })
 }
 
-export async function listRevocations(
-  config: Config,
-  query: { limit?: number | undefined; cursor?: string | undefined },
-) {
-  const { after, limit } = pageOf(query)
-  const rows = await stored(() => selectRevocations(controlOf(config).db, after, limit + 1))
-  const { rows: kept, cursor } = page(rows, limit)
-  return { revocations: kept.map(view), cursor }
+export async function listRevocations(config: Config, query: PageQuery) {
+  const { db } = controlOf(config)
+  const page = await pageOf(query, (after, limit) => selectPage(db, 'revocations', after, limit))
+  return { revocations: page.rows.map(view), cursor: page.cursor }
 }

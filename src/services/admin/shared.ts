@@ -1,12 +1,12 @@
-// What the admin services share: ids, times, pages, and D1's failures as answers.
+// What the admin services share: ids, times, pages, origins, and D1's failures as answers.
 
-import * as v from 'valibot'
 import type { Config, ControlConfig } from '../../config'
-import { grantSchema, type GrantDefinition } from '../../config/grants'
+import { scopeProblem, type GrantDefinition } from '../../config/grants'
+import type { Origin } from '../../config/types'
 import { DEFAULT_ADMIN_PAGE } from '../../limits'
-import { invalid, type FieldError } from '../../errors'
-import { fieldErrors } from '../../schemas/valibot'
-import { unavailable } from '../../control/plane'
+import { conflict, WaybillError, type FieldError } from '../../errors'
+import { unavailable, type ControlPlane } from '../../control/plane'
+import { deleteRecord } from '../../control/store'
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz'
 
@@ -37,15 +37,15 @@ export function controlOf(config: Config): ControlConfig {
 
 /**
  * `read` as the admin API's answer: D1's failures are a 503 (logged without the statement's
- * values), a uniqueness conflict raced past the service's own check is the 400 `conflict` says.
+ * values), a uniqueness conflict raced past the service's own check is the 409 `taken` says.
  */
-export async function stored<T>(read: () => Promise<T>, conflict?: FieldError): Promise<T> {
+export async function stored<T>(read: () => Promise<T>, taken?: FieldError): Promise<T> {
   try {
     return await read()
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
-    if (conflict !== undefined && /UNIQUE constraint failed/.test(message)) {
-      throw invalid([conflict])
+    if (taken !== undefined && /UNIQUE constraint failed/.test(message)) {
+      throw conflict([taken])
     }
     throw unavailable(
       error,
@@ -54,45 +54,86 @@ export async function stored<T>(read: () => Promise<T>, conflict?: FieldError): 
   }
 }
 
-/** One page of rows by id: `limit` of them and the next page's cursor (null at the end). */
-export function page<T extends { id: string }>(rows: readonly T[], limit: number) {
+/** Which page of a list: `limit` records from just after `cursor` (src/schemas/admin.ts). */
+export type PageQuery = { limit?: number | undefined; cursor?: string | undefined }
+
+/**
+ * One page of records by id: `query.limit` of them (the default page otherwise) from just after
+ * `query.cursor`, and the next page's cursor (null at the end). `select` reads `limit` rows.
+ */
+export async function pageOf<T extends { id: string }>(
+  query: PageQuery,
+  select: (after: string, limit: number) => Promise<T[]>,
+): Promise<{ rows: T[]; cursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_ADMIN_PAGE
+  const rows = await stored(() => select(query.cursor ?? '', limit + 1))
   const more = rows.length > limit
   const kept = more ? rows.slice(0, limit) : rows
   return { rows: kept, cursor: more ? kept.at(-1)!.id : null }
 }
 
-export function pageOf(query: { limit?: number | undefined; cursor?: string | undefined }) {
-  return { after: query.cursor ?? '', limit: query.limit ?? DEFAULT_ADMIN_PAGE }
-}
-
-const KEY_SUBJECT = /^apiKey:(?![A-Za-z0-9][A-Za-z0-9._-]{0,63}$)/
-
 /**
- * Why a subject the control plane would store names nobody, or undefined: an `apiKey:` subject must
- * name a key id as keys are named (WAYBILL_GRANTS itself takes any text there, which matches no
- * key; stored, it would only clutter).
+ * A write to D1 (`write` answers the control plane's new epoch), then this isolate's control plane
+ * told at once; `taken` as for `stored`.
  */
-export function subjectProblem(to: string): string | undefined {
-  return KEY_SUBJECT.test(to)
-    ? 'must name a key as "apiKey:<id>", the id 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
-    : undefined
-}
-
-/**
- * A grant checked as WAYBILL_GRANTS checks one, against today's origins; each problem named under
- * `at` (`grants.3.`, or nothing for a body that is the grant).
- */
-export function checkGrant(
+export async function written<T extends { epoch: number }>(
   config: Config,
-  input: unknown,
-  at: string,
-): { grant: GrantDefinition } | { errors: FieldError[] } {
-  const parsed = v.safeParse(grantSchema(config.origins), input)
-  if (parsed.success) return { grant: parsed.output }
-  return {
-    errors: fieldErrors(parsed.issues).map(({ path, message }) => ({
-      path: path === 'body' ? at.replace(/\.$/, '') || 'body' : `${at}${path}`,
-      message,
-    })),
+  plane: ControlPlane,
+  now: Date,
+  write: () => Promise<T>,
+  taken?: FieldError,
+): Promise<T> {
+  const result = await stored(write, taken)
+  plane.changed(config, result.epoch, now)
+  return result
+}
+
+/** Removes grant or quota `id`: from then on (within the control plane's bound) it holds no more. */
+export async function removeRecord(
+  config: Config,
+  plane: ControlPlane,
+  kind: 'grant' | 'quota',
+  id: string,
+  now: Date,
+): Promise<void> {
+  const db = controlOf(config).db
+  const { deleted } = await written(config, plane, now, () =>
+    deleteRecord(db, `${kind}s`, id, now.getTime()),
+  )
+  if (!deleted) {
+    throw new WaybillError('not_found', `No ${kind} "${id}".`, {
+      errors: [{ path: 'id', message: `is not a ${kind} in the control plane` }],
+    })
+  }
+}
+
+/**
+ * The origin `name` configured now; a 404 naming the field at `path` when there is none (the
+ * document cannot know a deployment's origins).
+ */
+export function originNamed(config: Config, name: string, path: string): Origin {
+  const origin = config.origins.get(name)
+  if (origin !== undefined) return origin
+  throw new WaybillError('not_found', `No origin "${name}" is configured.`, {
+    errors: [{ path, message: 'is not an origin of WAYBILL_ORIGINS' }],
+  })
+}
+
+/** A 403 for what an origin cannot hold, as the caller's routes refuse what it cannot serve. */
+export function cannotHold(detail: string, errors: readonly FieldError[]): WaybillError {
+  return new WaybillError('forbidden', detail, { errors })
+}
+
+/**
+ * Throws unless `grant` (its shape checked by the route) can be one on its origin as configured
+ * now, each problem named under `at` (`grants.3.`, or nothing for a body that is the grant).
+ */
+export function checkOnOrigin(config: Config, grant: GrantDefinition, at: string): void {
+  const origin = originNamed(config, grant.origin, `${at}origin`)
+  const problem = scopeProblem(grant, origin)
+  if (problem !== undefined) {
+    throw cannotHold(`This grant would not hold on origin "${origin.name}".`, [
+      { path: `${at}${problem.path}`, message: problem.message },
+    ])
   }
 }

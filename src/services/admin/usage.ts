@@ -4,33 +4,30 @@
 import { principalHash } from '../../auth/links'
 import type { Config } from '../../config'
 import { selectUsage } from '../../control/store'
-import { invalid } from '../../errors'
 import { MAX_USAGE_DAYS } from '../../limits'
 import type { UsageQuery } from '../../schemas/admin'
 import { controlOf, stored } from './shared'
 
 const DAY_MS = 86_400_000
 
+/**
+ * A caller's usage from `from` to `to` (days, UTC), at most MAX_USAGE_DAYS of them: an earlier
+ * `from` is moved up to fit, and the answer says which days it covers; a `to` before `from` covers
+ * none.
+ */
 export async function usageOf(config: Config, query: UsageQuery, now: Date) {
-  const principal = query.principal ?? `api-key:${query.key!}`
+  const principal = query.principal
   const to = query.to ?? now.toISOString().slice(0, 10)
+  const earliest = new Date(Date.parse(to) - (MAX_USAGE_DAYS - 1) * DAY_MS)
+    .toISOString()
+    .slice(0, 10)
   const from = query.from ?? new Date(Date.parse(to) - 29 * DAY_MS).toISOString().slice(0, 10)
-  const days = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1
-  if (days < 1 || days > MAX_USAGE_DAYS) {
-    throw invalid([
-      {
-        path: days < 1 ? 'to' : 'from',
-        message:
-          days < 1
-            ? 'must not be before "from"'
-            : `must be at most ${MAX_USAGE_DAYS} days before "to"`,
-      },
-    ])
-  }
+  const first = from < earliest ? earliest : from
+  if (first > to) return { principal, from: first, to, days: [] }
   // A followed link names its issuer only by a hash of them.
   const follower = `link:${principalHash(principal)}`
   const rows = await stored(() =>
-    selectUsage(controlOf(config).db, [principal, follower], from, to),
+    selectUsage(controlOf(config).db, [principal, follower], first, to),
   )
   const merged = new Map<string, ReturnType<typeof emptyDay>>()
   for (const row of rows) {
@@ -43,7 +40,7 @@ export async function usageOf(config: Config, query: UsageQuery, now: Date) {
     day.bytesCompleted += row.bytes_completed
     day.linksFollowed += row.links_followed
   }
-  return { principal, from, to, days: [...merged.values()] }
+  return { principal, from: first, to, days: [...merged.values()] }
 }
 
 function emptyDay(day: string, origin: string) {
