@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { cloudflareTest } from '@cloudflare/vitest-plugin'
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { configDefaults, defineConfig } from 'vitest/config'
 import ts from 'typescript'
 import { makeTestKeys } from './test/crypto-service.ts'
@@ -46,11 +46,14 @@ const testKeys = makeTestKeys()
 // What the e2e Worker seals tokens with: made for this run.
 const TOKEN_SECRET = randomBytes(32).toString('base64url')
 
+// The control plane's schema (migrations/), applied to the local D1 by test/apply-migrations.ts.
+const migrations = await readD1Migrations('migrations')
+
 // Every answer an app gives in these tests is checked against docs/openapi.json.
 const workerd = {
   testTimeout: 30_000,
   provide: { testKeys },
-  setupFiles: ['./test/contract/setup.ts'],
+  setupFiles: ['./test/apply-migrations.ts', './test/contract/setup.ts'],
 }
 
 // What wrangler.jsonc's "alias" swaps in the deploy bundle (build/), so that the e2e project's Worker
@@ -73,7 +76,12 @@ export default defineConfig({
     teardownTimeout: 30_000,
     projects: [
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.jsonc' } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: './wrangler.jsonc' },
+            miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+          }),
+        ],
         test: {
           ...workerd,
           name: 'unit',
@@ -104,6 +112,7 @@ export default defineConfig({
                 // The Worker under test (`exports.default`) gets an origin on the versitygw the
                 // global setup started, in both addressing styles, and one API key for it.
                 bindings: {
+                  TEST_MIGRATIONS: migrations,
                   WAYBILL_ORIGINS: JSON.stringify({
                     e2e: {
                       type: 's3',

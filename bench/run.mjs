@@ -45,14 +45,16 @@ const CASES = [
 const APP_CASES = [
   ['app-healthz', 10_000, 9],
   ['app-redirect', 10_000, 9],
+  // The same redirect by a key made through the admin API, its grant in D1: warm caches.
+  ['app-redirect-d1', 10_000, 9],
   ['app-link', 10_000, 9],
   // 10,000 keys a request: three requests per timed call, each call once (no repetitions).
   ['app-sign-10k', 3, 9, 1],
   // The same body's validation alone (SignBody on the parsed body), three per timed call.
   ['validate-sign-10k', 3, 9, 1],
 ]
-// A baseline may predate signed links: before and after compare the other two.
-const APP_COMPARED = APP_CASES.filter(([name]) => name !== 'app-link')
+// A baseline may predate signed links and the control plane: before and after compare the others.
+const APP_COMPARED = APP_CASES.filter(([name]) => name !== 'app-link' && name !== 'app-redirect-d1')
 
 /** The cases compared with a baseline: waybill's own signing, one URL to a large batch. */
 const COMPARED = [
@@ -154,7 +156,7 @@ function ratio(rows, name) {
   return `${(of(name) / of('app-healthz')).toFixed(2)}×`
 }
 
-async function measure(start) {
+async function measure(start, appCases = APP_CASES) {
   const bench = await start()
   let timed
   try {
@@ -165,7 +167,7 @@ async function measure(start) {
   }
   const app = await start({ app: true })
   try {
-    return { ...timed, app: await timeRequests(app, APP_CASES) }
+    return { ...timed, app: await timeRequests(app, appCases) }
   } finally {
     await app.stop()
   }
@@ -185,11 +187,13 @@ function appTable(app) {
 const APP_LABELS = {
   'app-healthz': '`GET /healthz`',
   'app-redirect': '`GET /v1/redirect/photos/…` (API key)',
+  'app-redirect-d1': '…the same by a key in D1, its grant in D1 (warm caches)',
   'app-link': '`GET /l/{token}` (a signed link)',
   'app-sign-10k': '`POST /v1/sign`, 10,000 keys (API key)',
   'validate-sign-10k': 'its body schema alone (`SignBody`, 10,000 keys, parsed body)',
 }
 
+const signed = (v) => `${v >= 0 ? '+' : '−'}${fmt(Math.abs(v))}`
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toFixed(2))
 
 function tables(rows) {
@@ -219,7 +223,11 @@ async function main() {
   const { values } = parseArgs({ options: { baseline: { type: 'string' } } })
   const comparison = values.baseline === undefined ? [] : await compareWith(values.baseline)
   const workerd = await measure((options) => startBenchWorker(ROOT, options))
-  const node = await measure((options) => startNodeBench(ROOT, options))
+  // Node has no D1: the control plane's case is workerd's only.
+  const node = await measure(
+    (options) => startNodeBench(ROOT, options),
+    APP_CASES.filter(([name]) => name !== 'app-redirect-d1'),
+  )
   const size = bundleSize()
   const [cold] = await coldStarts([size])
   const [http] = await measureHttp()
@@ -239,6 +247,7 @@ async function main() {
     `- waybill: **${fmt(w('waybill'))} µs/URL** (target ≤ 5).`,
     `- A single URL (N = 1): **${fmt(get(workerd.rows, 'waybill', 1))} µs** with the batch's constants kept per isolate (target ≤ 8); ${fmt(get(workerd.rows, 'waybill-uncached', 1))} µs when they are built for it (the first request of a signing second).`,
     `- Whole requests inside the app: \`GET /healthz\` ${fmt(get(workerd.app.rows, 'app-healthz'))} µs, a redirect ${fmt(get(workerd.app.rows, 'app-redirect'))} µs (**${ratio(workerd.app.rows, 'app-redirect')}**), following a link ${fmt(get(workerd.app.rows, 'app-link'))} µs (**${ratio(workerd.app.rows, 'app-link')}**; goal ≤ 1.5×).`,
+    `- The control plane from warm caches: a redirect by a key made through the admin API, its grant in D1, ${fmt(get(workerd.app.rows, 'app-redirect-d1'))} µs, **${signed(get(workerd.app.rows, 'app-redirect-d1') - get(workerd.app.rows, 'app-redirect'))} µs** against the env's key and grant (target ≤ +1; \`npm run bench:control\` measures it with 100,000 keys, and a cold miss).`,
     `- A whole \`POST /v1/sign\` of 10,000 keys inside the app: **${fmt(get(workerd.app.rows, 'app-sign-10k') / 10_000)} µs/key** (goal ≤ 2.0), of which validating the body ${fmt(get(workerd.app.rows, 'validate-sign-10k') / 10_000)} µs/key.`,
     `- A media type parsed into its canonical form: ${fmt(w('media-type-canonical'))} µs per type (a response override or an upload's type, per item).`,
     `- aws4fetch ${fmt(w('aws4fetch'))} µs: waybill is **${(w('aws4fetch') / w('waybill')).toFixed(1)}×** faster (target ≥ 18×).`,

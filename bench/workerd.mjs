@@ -4,6 +4,7 @@
 
 import { build } from 'esbuild'
 import { nodeBuiltins, wasmModules } from '../scripts/esbuild-plugins.mjs'
+import { readD1Migrations } from '@cloudflare/vitest-plugin'
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare'
 import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
@@ -87,13 +88,15 @@ function caller(dispatch) {
 
 /**
  * The benchmark Worker in workerd (Miniflare, the runtime wrangler dev uses); with `app`, the app
- * benchmark (bench/workerd/app.ts) against `root`'s app.
+ * benchmark (bench/workerd/app.ts) against `root`'s app, with a local D1 (WAYBILL_DB) migrated as
+ * `wrangler d1 migrations apply` would, kept in `persist` when given, and more `bindings`.
  */
-export async function startBenchWorker(root = ROOT, { app = false } = {}) {
+export async function startBenchWorker(root = ROOT, { app = false, persist, bindings = {} } = {}) {
   const { outfile, wasm } = await bundle('browser', root, app)
   const keys = makeKeys()
   const mf = new Miniflare(
     convertV4MiniflareOptions({
+      ...(persist === undefined ? {} : { resourcePersistencePath: persist }),
       workers: [
         {
           name: 'bench',
@@ -105,13 +108,36 @@ export async function startBenchWorker(root = ROOT, { app = false } = {}) {
           compatibilityDate: COMPATIBILITY_DATE,
           // The AWS SDK's CloudFront signer and aws-cloudfront-sign need node:crypto.
           compatibilityFlags: ['nodejs_compat'],
-          bindings: keys.env,
+          bindings: { ...keys.env, ...bindings },
+          ...(app ? { d1Databases: { WAYBILL_DB: 'waybill-bench' } } : {}),
         },
       ],
     }),
   )
   await mf.ready
-  return { ...keys, call: caller((url) => mf.dispatchFetch(url)), stop: () => mf.dispose() }
+  if (app) await migrate(await mf.getD1Database('WAYBILL_DB'))
+  return {
+    ...keys,
+    mf,
+    call: caller((url) => mf.dispatchFetch(url)),
+    stop: () => mf.dispose(),
+  }
+}
+
+/** This checkout's migrations (migrations/), each in one batch; those applied before are skipped. */
+async function migrate(db) {
+  await db.exec('CREATE TABLE IF NOT EXISTS bench_migrations (name TEXT PRIMARY KEY)')
+  for (const { name, queries } of await readD1Migrations(join(ROOT, 'migrations'))) {
+    const done = await db
+      .prepare('SELECT 1 FROM bench_migrations WHERE name = ?')
+      .bind(name)
+      .first()
+    if (done !== null) continue
+    await db.batch([
+      ...queries.map((query) => db.prepare(query)),
+      db.prepare('INSERT INTO bench_migrations (name) VALUES (?)').bind(name),
+    ])
+  }
 }
 
 /** The same Worker's fetch handler called in-process in Node, for the Node columns. */

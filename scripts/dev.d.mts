@@ -16,13 +16,15 @@ export declare function workerVars(options: {
   wranglerVars: Record<string, unknown>
   devVars: Record<string, string>
   s3Endpoint: string
-  apiKeySha256: string
+  adminTokenSha256: string
   tokenSecrets: { id: string; secret: string }[]
   appOrigins: string[]
 }): {
   vars: Record<string, string>
-  /** False when .dev.vars's WAYBILL_API_KEYS left the run's key out. */
+  /** False when the run's key "demo" cannot be made (.dev.vars names one, or holds the admin tokens). */
   apiKey: boolean
+  /** False when .dev.vars's WAYBILL_ADMIN_TOKENS left the run's admin token out. */
+  admin: boolean
   fromDevVars: string[]
   corsOrigins: string[] | '*'
   warnings: string[]

@@ -4,19 +4,23 @@
 //
 // Starts versitygw on 127.0.0.1:<s3-port> with a bucket "demo" holding a few objects whose keys need
 // encoding and a few small images, with the CORS rules browser uploads need for the demo page and
-// each --app-origin; then `wrangler dev` on 127.0.0.1:<port> with the "demo" origin of
-// wrangler.jsonc pointed at that versitygw, an API key "demo", a generated WAYBILL_TOKEN_SECRETS
-// (what seals links, upload handles, receipts and cursors), and WAYBILL_CORS allowing each --app-origin. `.dev.vars` is read as
+// each --app-origin; then the local D1 database (the control plane) with the migrations applied,
+// and `wrangler dev` on 127.0.0.1:<port> with the "demo" origin of wrangler.jsonc pointed at that
+// versitygw, an admin token (WAYBILL_ADMIN_TOKENS), a generated WAYBILL_TOKEN_SECRETS (what seals
+// links, upload handles, receipts and cursors), and WAYBILL_CORS allowing each --app-origin. Then
+// it makes the API key "demo" through the admin API, as an operator would. `.dev.vars` is read as
 // wrangler reads it and wins over all of that, except that --app-origin adds to its WAYBILL_CORS
-// and the run's key to its WAYBILL_API_KEYS. Everything goes to wrangler as one env file, so each
-// value is a secret: wrangler's banner shows none of them. Prints what it set up.
+// and the run's admin token to its WAYBILL_ADMIN_TOKENS. Everything goes to wrangler as one env
+// file, so each value is a secret: wrangler's banner shows none of them. Prints what it set up,
+// with curl lines that run the control plane through its paces.
 //
-// Each start is a fresh demo (empty bucket re-seeded, a new API key and link secret) unless --keep,
-// which keeps the bucket's data, the key, the link secret and the app origins (when none are given)
-// in .tmp/dev/ from one start to the next.
+// Each start is a fresh demo (empty bucket re-seeded, a new database, API key, admin token and link
+// secret) unless --keep, which keeps the bucket's data, the database, the key, the admin token,
+// the link secret and the app origins (when none are given) in .tmp/dev/ from one start to the
+// next.
 //
 // The demo access key and secret below are fixtures for this local server only, never real
-// credentials. The API key is random; only its SHA-256 is given to the Worker.
+// credentials. The API key and admin token are random; only their SHA-256 reach the Worker.
 
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -41,6 +45,7 @@ const DEMO_ORIGIN = 'demo'
 const DEMO_ACCESS_KEY_ID = 'WAYBILLDEMO'
 const DEMO_SECRET_ACCESS_KEY = 'waybill-demo-secret-local-only'
 const API_KEY_ID = 'demo'
+const ADMIN_TOKEN_ID = 'npm-start'
 
 const USAGE = `usage: npm start -- [--port <n>] [--s3-port <n>] [--app-origin <origin>]… [--keep]
 
@@ -49,8 +54,9 @@ const USAGE = `usage: npm start -- [--port <n>] [--s3-port <n>] [--app-origin <o
   --app-origin <origin>  a page of yours that calls waybill and the bucket, e.g.
                          http://localhost:5180: added to WAYBILL_CORS and the bucket's CORS
                          rules (repeat for several)
-  --keep                 keep the bucket's data, the API key, the link secret and the app
-                         origins from the last start (default: a fresh demo)
+  --keep                 keep the bucket's data, the database (keys, grants, usage), the
+                         API key, the admin token, the link secret and the app origins from the
+                         last start (default: a fresh demo)
 
 Local secrets and settings go in .dev.vars (see .dev.vars.example); they win over npm start's.`
 
@@ -137,32 +143,34 @@ function jsonOf(text) {
 
 /**
  * What the Worker gets from `npm start`: npm start's values, then `.dev.vars` (`devVars`, as parsed
- * from the file) on top, except that app origins are added to its WAYBILL_CORS and the run's API
- * key to its WAYBILL_API_KEYS (unless it names a key "demo" itself). `wranglerVars` are
- * wrangler.jsonc's `vars`, whose "demo" origin is moved to `s3Endpoint`. Answers the variables
- * and what a person needs to know about them (never a value of .dev.vars).
+ * from the file) on top, except that app origins are added to its WAYBILL_CORS and the run's admin
+ * token to its WAYBILL_ADMIN_TOKENS. `wranglerVars` are wrangler.jsonc's `vars`, whose "demo"
+ * origin is moved to `s3Endpoint`. The API key "demo" is not here: it is made through the admin
+ * API once the Worker runs (`apiKey` says whether it can be: not when .dev.vars names a key "demo"
+ * itself). Answers the variables and what a person needs to know about them (never a value of
+ * .dev.vars).
  *
  * @example
  * const { vars } = workerVars({ wranglerVars, devVars: {}, s3Endpoint: 'http://127.0.0.1:7099',
- *   apiKeySha256, tokenSecrets, appOrigins: ['http://localhost:5180'] })
+ *   adminTokenSha256, tokenSecrets, appOrigins: ['http://localhost:5180'] })
  * vars.WAYBILL_CORS // '{"origins":["http://localhost:5180"]}'
  */
 export function workerVars({
   wranglerVars,
   devVars,
   s3Endpoint,
-  apiKeySha256,
+  adminTokenSha256,
   tokenSecrets,
   appOrigins,
 }) {
   const origins = structuredClone(wranglerVars.WAYBILL_ORIGINS ?? {})
   if (origins[DEMO_ORIGIN]?.type === 's3') origins[DEMO_ORIGIN].endpoint = s3Endpoint
-  const demoKey = { id: API_KEY_ID, sha256: apiKeySha256, label: 'npm start' }
+  const adminToken = { id: ADMIN_TOKEN_ID, sha256: adminTokenSha256 }
   const ours = {
     DEMO_ACCESS_KEY_ID,
     DEMO_SECRET_ACCESS_KEY,
     WAYBILL_ORIGINS: JSON.stringify(origins),
-    WAYBILL_API_KEYS: JSON.stringify([demoKey]),
+    WAYBILL_ADMIN_TOKENS: JSON.stringify([adminToken]),
     // .dev.vars's own secrets, under either name, replace the run's.
     ...(devVars.WAYBILL_TOKEN_SECRETS === undefined &&
       devVars.WAYBILL_LINK_SECRETS === undefined && {
@@ -173,18 +181,30 @@ export function workerVars({
   const vars = { ...ours, ...devVars }
   const warnings = []
   let apiKey = true
+  let admin = true
 
   if (devVars.WAYBILL_API_KEYS !== undefined) {
     const keys = jsonOf(devVars.WAYBILL_API_KEYS)
-    if (!Array.isArray(keys)) {
-      warnings.push("WAYBILL_API_KEYS in .dev.vars is not a JSON list; the run's key is not added")
-      apiKey = false
-    } else if (keys.some((key) => key?.id === API_KEY_ID)) {
+    if (Array.isArray(keys) && keys.some((key) => key?.id === API_KEY_ID)) {
       warnings.push(
-        `WAYBILL_API_KEYS in .dev.vars has its own key "${API_KEY_ID}"; the run's is not added`,
+        `WAYBILL_API_KEYS in .dev.vars has its own key "${API_KEY_ID}"; the run's is not made`,
       )
       apiKey = false
-    } else vars.WAYBILL_API_KEYS = JSON.stringify([...keys, demoKey])
+    }
+  }
+  if (devVars.WAYBILL_ADMIN_TOKENS !== undefined) {
+    const tokens = jsonOf(devVars.WAYBILL_ADMIN_TOKENS)
+    if (!Array.isArray(tokens)) {
+      warnings.push(
+        "WAYBILL_ADMIN_TOKENS in .dev.vars is not a JSON list; the run's admin token is not added",
+      )
+      admin = false
+    } else if (tokens.some((token) => token?.id === ADMIN_TOKEN_ID)) {
+      warnings.push(
+        `WAYBILL_ADMIN_TOKENS in .dev.vars has its own token "${ADMIN_TOKEN_ID}"; the run's is not added`,
+      )
+      admin = false
+    } else vars.WAYBILL_ADMIN_TOKENS = JSON.stringify([...tokens, adminToken])
   }
   if (devVars.WAYBILL_CORS !== undefined && appOrigins.length > 0) {
     const cors = jsonOf(devVars.WAYBILL_CORS)
@@ -204,7 +224,8 @@ export function workerVars({
   const cors = jsonOf(vars.WAYBILL_CORS ?? 'null')
   return {
     vars,
-    apiKey,
+    apiKey: apiKey && admin,
+    admin,
     fromDevVars: Object.keys(devVars),
     corsOrigins: cors?.origins ?? [],
     warnings,
@@ -237,7 +258,7 @@ function readState(file) {
   const state = existsSync(file) ? jsonOf(readFileSync(file, 'utf8')) : undefined
   // `linkSecrets`: what a run before WAYBILL_TOKEN_SECRETS kept.
   const tokenSecrets = state?.tokenSecrets ?? state?.linkSecrets
-  return typeof state?.apiKey === 'string' && Array.isArray(tokenSecrets)
+  return typeof state?.adminToken === 'string' && Array.isArray(tokenSecrets)
     ? { ...state, tokenSecrets }
     : undefined
 }
@@ -245,10 +266,39 @@ function readState(file) {
 function freshState() {
   const id = `dev-${new Date().toISOString().slice(0, 10)}`
   return {
-    apiKey: `wb_demo_${randomBytes(24).toString('base64url')}`,
+    // Made through the admin API once the Worker runs (its secret is the control plane's to make).
+    apiKey: undefined,
+    adminToken: `wba_${randomBytes(32).toString('base64url')}`,
     tokenSecrets: [{ id, secret: randomBytes(32).toString('base64url') }],
     appOrigins: [],
   }
+}
+
+/**
+ * Makes the API key "demo" through the admin API, as an operator would (`npm run admin -- keys
+ * create --id demo`), or, kept from the last start, finds it there. Answers the key, or undefined
+ * with a reason.
+ */
+async function seedDemoKey(base, adminToken, kept) {
+  const call = (method, path, body) =>
+    fetch(`${base}/admin/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  const existing = await call('GET', `/keys/${API_KEY_ID}`)
+  if (existing.status === 200 && kept !== undefined) return { key: kept }
+  // There, but its secret was not kept: a new one, the old one retired at once.
+  const made =
+    existing.status === 200
+      ? await call('POST', `/keys/${API_KEY_ID}/rotate`, { overlapS: 0 })
+      : await call('POST', '/keys', { id: API_KEY_ID, label: 'npm start' })
+  const answer = await made.json()
+  if (!made.ok) return { reason: `${made.status}: ${answer.detail}` }
+  return { key: answer.key }
 }
 
 /** wrangler's DevTools port when free, else any free one (another `wrangler dev` may hold it). */
@@ -411,8 +461,10 @@ async function main() {
   mkdirSync(dataDir, { recursive: true })
   const state = kept ?? freshState()
   if (options.appOrigins.length > 0 || kept === undefined) state.appOrigins = options.appOrigins
-  const { apiKey, tokenSecrets, appOrigins } = state
-  writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
+  const { adminToken, tokenSecrets, appOrigins } = state
+  const saveState = () =>
+    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
+  saveState()
 
   const s3 = await startVersitygw({
     dataDir,
@@ -448,7 +500,7 @@ async function main() {
     wranglerVars,
     devVars,
     s3Endpoint: s3.endpoint,
-    apiKeySha256: createHash('sha256').update(apiKey).digest('hex'),
+    adminTokenSha256: createHash('sha256').update(adminToken).digest('hex'),
     tokenSecrets,
     appOrigins,
   })
@@ -457,7 +509,13 @@ async function main() {
 
   // GET /docs loads Scalar's bundle, the demo page the client's, from the Worker's assets.
   await buildVendorAssets()
-  const wrangler = spawnWranglerDev({ port, envFile, inspectorPort: await inspectorPort() })
+  // The local D1 and Durable Objects, kept with --keep; the migrations are applied on the way.
+  const wrangler = spawnWranglerDev({
+    port,
+    envFile,
+    inspectorPort: await inspectorPort(),
+    persistTo: join(DEV_DIR, 'state'),
+  })
   children.push(
     () =>
       new Promise((resolve) => {
@@ -474,7 +532,17 @@ async function main() {
   })
   await waitForWorker(`${base}/healthz`, wrangler, 120_000)
 
-  const key = worker.apiKey ? apiKey : '<your API key>'
+  const seeded = worker.apiKey
+    ? await seedDemoKey(base, adminToken, kept?.apiKey)
+    : { reason: 'see below' }
+  if (seeded.key !== undefined) {
+    state.apiKey = seeded.key
+    saveState()
+  } else if (worker.apiKey) {
+    worker.warnings.push(`the API key "${API_KEY_ID}" could not be made: ${seeded.reason}`)
+  }
+  const key = seeded.key ?? '<your API key>'
+  const admin = worker.admin ? adminToken : '<your admin token>'
   const body = JSON.stringify({ origin: 'demo', keys: Object.keys(DEMO_OBJECTS) })
   const where = relative(process.cwd(), DEV_DIR) || '.'
   const lines = [
@@ -497,7 +565,17 @@ async function main() {
     ],
     [
       `API key "${API_KEY_ID}"`,
-      worker.apiKey ? `${apiKey}${kept ? ' (kept)' : ''}` : 'not added (see below)',
+      seeded.key !== undefined
+        ? `${seeded.key}${kept?.apiKey === seeded.key ? ' (kept)' : ' (made through the admin API)'}`
+        : 'not made (see below)',
+    ],
+    [
+      `admin token "${ADMIN_TOKEN_ID}"`,
+      worker.admin ? `${adminToken}${kept ? ' (kept)' : ''}` : 'not added (see below)',
+    ],
+    [
+      'control plane (D1)',
+      `${relative(process.cwd(), join(DEV_DIR, 'state')) || '.'} (migrations applied${kept ? ', data kept' : ''})`,
     ],
     [
       'token secrets (links, uploads, cursors)',
@@ -535,6 +613,20 @@ A signed link anyone may follow for a day:
   curl -s -X POST ${base}/v1/links -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"origin":"demo","keys":["hello.txt"]}'
 
 API reference: ${base}/docs (the document: ${base}/openapi.json)
+
+The control plane (the admin API, /admin/v1; or the same through npm run admin):
+  export WAYBILL_URL=${base} WAYBILL_ADMIN_TOKEN=${admin}
+Make a key (it is shown this once):
+  NEW=$(curl -s -X POST ${base}/admin/v1/keys -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"label":"try me"}' | node -e 'process.stdin.on("data",d=>{const k=JSON.parse(d);console.log(k.id+" "+k.key)})'); echo "$NEW"
+  ID=\${NEW% *} KEY=\${NEW#* }
+Grant it reads of the demo bucket:
+  curl -s -X POST ${base}/admin/v1/grants -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"to":"apiKey:'"$ID"'","origin":"demo","actions":["read"]}'
+Use it:
+  curl -s -X POST ${base}/v1/sign -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '{"origin":"demo","keys":["hello.txt"]}'
+Revoke it (refused everywhere within seconds):
+  curl -s -X POST ${base}/admin/v1/revocations -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"kind":"key","key":"'"$ID"'"}'
+Its usage, by day (written a few seconds after each request):
+  curl -s "${base}/admin/v1/usage?principal=api-key:$ID" -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN"
 `)
 }
 

@@ -1,9 +1,12 @@
 import type { ChildProcess } from 'node:child_process'
 
+export declare function applyLocalMigrations(options: { persistTo: string; root?: string }): void
+
 export declare function spawnWranglerDev(options: {
   port: number
   envFile: string
   quiet?: boolean
   inspectorPort?: number
   root?: string
+  persistTo?: string
 }): ChildProcess

@@ -2,8 +2,11 @@ import { Hono, type Handler } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import * as v from 'valibot'
+import { adminAuthenticated } from './auth/admin'
 import { authenticate } from './auth/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
+import { audit } from './control/audit'
+import { ControlPlane } from './control/plane'
 import { CoreError } from './core/errors'
 import { fromCoreError, WaybillError } from './errors'
 import { systemClock, type Clock } from './http/clock'
@@ -14,6 +17,7 @@ import { jsonContent, publicProblems } from './http/openapi'
 import { internalErrorResponse, problemResponse } from './http/problem'
 import { requestId, requestLog } from './http/request-log'
 import type { AppEnv, RouteDeps } from './http/types'
+import { adminRoutes } from './routes/admin'
 import { cookieRoutes } from './routes/cookies'
 import { followRoutes, linkRoutes } from './routes/links'
 import { listRoutes } from './routes/list'
@@ -76,10 +80,13 @@ export function createApp(options: AppOptions = {}) {
   const jwks = new RemoteJwksCache(options.fetch ?? ((input, init) => fetch(input, init)), () =>
     clock().getTime(),
   )
+  // Per app too: the control plane's caches (D1 keys, grants, quotas, link revocations).
+  const control = new ControlPlane()
   const app = new Hono<AppEnv>()
 
   app.use(requestId())
   app.use(requestLog())
+  app.use(audit({ control, clock }))
   app.use(cors())
   // The response policy (src/http/answer.ts): no-store unless a route earns a cache rule.
   app.use(noStore())
@@ -145,12 +152,16 @@ export function createApp(options: AppOptions = {}) {
 
   const deps: RouteDeps = {
     clock,
-    authenticated: authenticate({ jwks, clock }),
-    authenticatedByCookie: authenticate({ jwks, clock, cookie: true }),
+    control,
+    authenticated: authenticate({ jwks, clock, control }),
+    authenticatedByCookie: authenticate({ jwks, clock, control, cookie: true }),
+    adminAuthenticated: adminAuthenticated({ jwks, clock }),
   }
   app.use('/v1/*', requireConfig())
   app.route('/v1', api(deps))
   app.route('/l', followRoutes(deps))
+  app.use('/admin/v1/*', requireConfig())
+  app.route('/admin/v1', adminRoutes(deps))
 
   app.notFound(() =>
     problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'upstream_error'
   | 'upload_mismatch'
   | 'precondition_failed'
+  | 'quota_exceeded'
+  | 'control_unavailable'
   | 'conflict'
   /** Anything unexpected (src/app.ts onError): the answer names no cause; the log does. */
   | 'internal'
@@ -37,6 +39,8 @@ export const STATUS: Record<ErrorCode, number> = {
   upstream_error: 502,
   upload_mismatch: 422,
   precondition_failed: 412,
+  quota_exceeded: 429,
+  control_unavailable: 503,
   conflict: 409,
   internal: 500,
 }
@@ -56,7 +60,9 @@ export const TITLE: Record<ErrorCode, string> = {
   upstream_error: 'The storage service failed',
   upload_mismatch: 'The upload is not what was signed',
   precondition_failed: 'Precondition failed',
-  conflict: 'Conflict with the upload',
+  quota_exceeded: 'Quota exceeded',
+  control_unavailable: 'The control plane is unavailable',
+  conflict: 'Conflict with the current state',
   internal: 'Internal server error',
 }
 
@@ -97,9 +103,10 @@ export function fromCoreError(error: CoreError): WaybillError {
 }
 
 /**
- * A 409 for a request the document allows but the upload it names or plans does not: parts not
- * in the store, part numbers past its plan, checksums it does or does not sign, or more of them
- * than its parts. A conflict with that upload, which the document cannot state.
+ * A 409 for a request the document allows but the state it meets does not, which the document
+ * cannot state: an upload's (parts not in the store, part numbers past its plan, checksums it does
+ * or does not sign, or more of them than its parts), or the control plane's (an id already taken,
+ * a key already revoked, a quota already set, a list already full).
  */
 export function conflict(errors: readonly FieldError[]): WaybillError {
   return new WaybillError('conflict', invalid(errors).message, { errors })

@@ -133,3 +133,37 @@ export const NOTIFY_MAX_ERROR_CHARS = 200
  * bytes (192 bits) and 64 bytes").
  */
 export const MIN_WEBHOOK_SECRET_BYTES = 24
+
+/**
+ * The control plane (src/control/plane.ts). Every admin write bumps a change epoch in D1; an
+ * isolate reads it again once its reading is CONTROL_REFRESH_MS old (after the answer), and never
+ * trusts one older than CONTROL_MAX_AGE_MS (then the request waits for it, or gets a 503): a
+ * revoked key, grant or link is refused everywhere within CONTROL_MAX_AGE_MS.
+ */
+export const CONTROL_REFRESH_MS = 1_000
+export const CONTROL_MAX_AGE_MS = 4_000
+/** Retry-After when D1 (or a quota counter) cannot be reached. */
+export const CONTROL_RETRY_AFTER_S = 5
+/** Per-isolate caches, in entries; the least recently used goes first. */
+export const CONTROL_KEY_CACHE_ENTRIES = 10_000
+export const CONTROL_RULES_CACHE_ENTRIES = 2_000
+export const CONTROL_LINK_CACHE_ENTRIES = 10_000
+/** Grants, and quotas, one subject may hold in D1 (the admin API refuses more). */
+export const MAX_GRANTS_PER_SUBJECT = 1_000
+/** Link revocations by time (not by id) the control plane holds; the admin API refuses more. */
+export const MAX_LINK_RULES = 1_000
+/** Usage counters and last-used times are written after the answer, at most this often per isolate. */
+export const USAGE_FLUSH_MS = 5_000
+/** A key's last-used time is written at most once a minute. */
+export const LAST_USED_RESOLUTION_MS = 60_000
+/** API key rotation: how long the old secret keeps working by default, and at most. */
+export const DEFAULT_ROTATION_OVERLAP_S = 86_400
+export const MAX_ROTATION_OVERLAP_S = 30 * 86_400
+/** Admin lists: entries per page by default and at most. */
+export const DEFAULT_ADMIN_PAGE = 100
+export const MAX_ADMIN_PAGE = 1_000
+/** Usage answers: the most days one request covers. */
+export const MAX_USAGE_DAYS = 366
+/** Upload quotas: the shortest and longest window. */
+export const MIN_QUOTA_WINDOW_S = 60
+export const MAX_QUOTA_WINDOW_S = 366 * 86_400

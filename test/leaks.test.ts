@@ -18,6 +18,7 @@ import {
   sign,
   type TestKey,
 } from './auth/fixtures'
+import { sha256Hex } from './hex'
 import { postJson } from './requests'
 import { e2eOrigin, workerEnv } from './worker-env'
 import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, S3_AND_CDN_ORIGINS, testEnv } from './routes/helpers'
@@ -578,5 +579,124 @@ describe('unexpected errors', () => {
     const response = await failingCall()
     expect(response.status).toBe(500)
     expect(lines.join('\n')).not.toContain(S3_SECRET)
+  })
+})
+
+describe('the control plane', () => {
+  // Keys made through the admin API are shown once, in the answer that made them (or rotated
+  // them): never in a log line, an error, a list, and their hashes nowhere at all. The admin token
+  // and its hash appear nowhere either.
+  it('never shows an admin token, a stored key or a hash of either', async () => {
+    const { ADMIN_TOKEN, admin, send, withControl } = await import('./control/harness')
+    const app = createApp({ clock: () => NOW })
+    const env = await withControl(await leaksEnv())
+    const answers: Answer[] = []
+    const keep = async (label: string, response: Response) => {
+      answers.push({
+        label,
+        status: response.status,
+        headers: headerText(response.headers),
+        body: await response.text(),
+      })
+      return answers.at(-1)!
+    }
+
+    const created = await keep(
+      'create key',
+      await admin(app, env, 'POST', '/keys', {
+        label: 'leaks',
+        grants: [{ origin: 'photos', actions: ['read'] }],
+      }),
+    )
+    expect(created.status).toBe(201)
+    const { id, key } = JSON.parse(created.body) as { id: string; key: string }
+    const rotated = await keep(
+      'rotate key',
+      await admin(app, env, 'POST', `/keys/${id}/rotate`, { overlapS: 0 }),
+    )
+    const { key: newKey } = JSON.parse(rotated.body) as { key: string }
+    await keep('list keys', await admin(app, env, 'GET', '/keys?limit=1000'))
+    await keep('get key', await admin(app, env, 'GET', `/keys/${id}`))
+    const sign = (bearer: string) =>
+      send(app, env, 'POST', '/v1/sign', { bearer, body: { origin: 'photos', keys: ['a.jpg'] } })
+    await keep('sign with the new key', await sign(newKey))
+    await keep('401 the rotated-out key', await sign(key))
+    await keep(
+      '401 a caller key on the admin API',
+      await send(app, env, 'GET', '/admin/v1/keys', { bearer: newKey }),
+    )
+    await keep(
+      '401 the admin token padded',
+      await send(app, env, 'GET', '/admin/v1/keys', { bearer: `${ADMIN_TOKEN}x` }),
+    )
+    await keep(
+      '401 the admin token on the signing API',
+      await send(app, env, 'POST', '/v1/sign', {
+        bearer: ADMIN_TOKEN,
+        body: { origin: 'photos', keys: ['a.jpg'] },
+      }),
+    )
+    await keep(
+      '400 a grant that does not check',
+      await admin(app, env, 'POST', '/grants', { to: `apiKey:${id}`, origin: 'x', actions: [] }),
+    )
+    await keep(
+      'revoke the key',
+      await admin(app, env, 'POST', '/revocations', { kind: 'key', key: id }),
+    )
+    await keep('401 the revoked key', await sign(newKey))
+    await keep('usage', await admin(app, env, 'GET', `/usage?principal=api-key:${id}`))
+    expect(answers.map((a) => `${a.label} ${a.status}`)).toEqual([
+      'create key 201',
+      'rotate key 200',
+      'list keys 200',
+      'get key 200',
+      'sign with the new key 200',
+      '401 the rotated-out key 401',
+      '401 a caller key on the admin API 401',
+      '401 the admin token padded 401',
+      '401 the admin token on the signing API 401',
+      '400 a grant that does not check 400',
+      'revoke the key 201',
+      '401 the revoked key 401',
+      'usage 200',
+    ])
+
+    // The capture works: a request line per request.
+    expect(lines.filter((line) => line.includes('"message":"request"'))).toHaveLength(
+      answers.length,
+    )
+    const logged = lines.join('\n')
+    const hashes: Array<[string, string]> = [
+      ['admin token hash', await sha256Hex(ADMIN_TOKEN)],
+      ['key hash', await sha256Hex(key)],
+      ['rotated key hash', await sha256Hex(newKey)],
+    ]
+    for (const [name, secret] of [['admin token', ADMIN_TOKEN], ...hashes]) {
+      for (const form of forms(secret!)) {
+        expect(logged.includes(form), `${name} in a log line`).toBe(false)
+        for (const answer of answers) {
+          expect(
+            `${answer.headers}\n${answer.body}`.includes(form),
+            `${name} in ${answer.label}`,
+          ).toBe(false)
+        }
+      }
+    }
+    // The keys: in the answer that made each, nowhere else.
+    for (const [name, secret, shownIn] of [
+      ['key', key, 'create key'],
+      ['rotated key', newKey, 'rotate key'],
+    ] as const) {
+      for (const form of forms(secret)) {
+        expect(logged.includes(form), `${name} in a log line`).toBe(false)
+        for (const answer of answers.filter((a) => a.label !== shownIn)) {
+          expect(
+            `${answer.headers}\n${answer.body}`.includes(form),
+            `${name} in ${answer.label}`,
+          ).toBe(false)
+        }
+      }
+    }
   })
 })

@@ -4,6 +4,11 @@
 // (about a millisecond per request through Miniflare). bench/workerd.mjs bundles it against this
 // checkout's src/ or a baseline's, so the same requests measure both. `validate-sign-10k` is not
 // a request: the /v1/sign body schema alone on an already-parsed body of 10,000 keys.
+//
+// With a D1 binding (WAYBILL_DB, given by bench/workerd.mjs and bench/control.mjs), the control
+// plane's cases too: a redirect by a key made through the admin API, its grant in D1, from warm
+// caches (`app-redirect-d1`), the same with a key no cache has seen on every call (the cold miss,
+// from the keys bench/control.mjs stored in BENCH_COLD_KEYS), and an admin write.
 
 import * as v from 'valibot'
 import { createApp } from '../../src/app'
@@ -16,9 +21,58 @@ const API_KEY = 'wb_bench_app_key_not_a_secret_0123456789'
 const BASE = 'https://waybill.bench'
 const encoder = new TextEncoder()
 
+const ADMIN_TOKEN = 'wba_bench_admin_token_not_a_secret_0123456789'
+
 const app = createApp()
 let env: Promise<Record<string, unknown>> | undefined
+let controlEnv: Promise<Record<string, unknown>> | undefined
 let linkPath: Promise<string> | undefined
+let storedKey: Promise<string> | undefined
+let coldKeys: string[] | undefined
+let cold = 0
+
+const hex = (bytes: ArrayBuffer) =>
+  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('')
+
+/** The same config with the control plane bound: D1 and an admin token. */
+async function makeControlEnv(bindings: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const sha256 = hex(await crypto.subtle.digest('SHA-256', encoder.encode(ADMIN_TOKEN)))
+  return {
+    ...(await (env ??= makeEnv())),
+    WAYBILL_DB: bindings.WAYBILL_DB,
+    WAYBILL_ADMIN_TOKENS: JSON.stringify([{ id: 'bench', sha256 }]),
+  }
+}
+
+/** A request to the app as the admin. */
+async function adminRequest(
+  path: string,
+  body: unknown,
+  bindings: Record<string, unknown>,
+  ctx: ExecutionContext,
+) {
+  return app.fetch(
+    new Request(`${BASE}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    await (controlEnv ??= makeControlEnv(bindings)),
+    ctx,
+  )
+}
+
+/** A key made through the admin API, with a grant to read the bucket: the D1 cases' caller. */
+async function makeStoredKey(bindings: Record<string, unknown>, ctx: ExecutionContext) {
+  const response = await adminRequest(
+    '/keys',
+    { label: 'bench', grants: [{ origin: 'photos', actions: ['read'] }] },
+    bindings,
+    ctx,
+  )
+  if (response.status !== 201) throw new Error(`POST /admin/v1/keys: ${response.status}`)
+  return (await response.json<{ key: string }>()).key
+}
 
 /** One config for every case; request logging on errors only, as a busy deployment would run. */
 async function makeEnv(): Promise<Record<string, unknown>> {
@@ -54,9 +108,11 @@ async function issueLink(ctx: ExecutionContext): Promise<string> {
   return new URL(links[0]!.url).pathname
 }
 
-/** A request maker, the status it must answer, and whether its body is read (a streamed answer's
- * work happens as it is read). */
-type Case = [next: () => Request, expected: number, read?: boolean]
+/**
+ * A request maker, the status it must answer, and how: `read`, its body is read (a streamed
+ * answer's work happens as it is read); `control`, the app is given the control plane's D1.
+ */
+type Case = [next: () => Request, expected: number, how?: { read?: boolean; control?: boolean }]
 
 /** A `POST /v1/sign` body of 10,000 keys, built once. */
 const SIGN_BODY = JSON.stringify({
@@ -75,7 +131,10 @@ const VALIDATIONS: Record<string, () => boolean> = {
   'validate-sign-10k': () => v.safeParse(SignBody, SIGN_INPUT).success,
 }
 
-const CASES: Record<string, (ctx: ExecutionContext) => Case | Promise<Case>> = {
+const CASES: Record<
+  string,
+  (ctx: ExecutionContext, bindings: Record<string, unknown>) => Case | Promise<Case>
+> = {
   'app-healthz'() {
     return [() => new Request(`${BASE}/healthz`), 200]
   },
@@ -90,17 +149,59 @@ const CASES: Record<string, (ctx: ExecutionContext) => Case | Promise<Case>> = {
     return [
       () => new Request(`${BASE}/v1/sign`, { method: 'POST', headers, body: SIGN_BODY }),
       200,
-      true,
+      { read: true },
     ]
   },
   async 'app-link'(ctx) {
     const url = `${BASE}${await (linkPath ??= issueLink(ctx))}`
     return [() => new Request(url), 302]
   },
+  async 'app-redirect-d1'(ctx, bindings) {
+    const key = await (storedKey ??= makeStoredKey(bindings, ctx))
+    const init = { headers: { authorization: `Bearer ${key}` } }
+    return [() => new Request(`${BASE}/v1/redirect/photos/${KEY}`, init), 302, { control: true }]
+  },
+  /** Each call a key no cache has seen: its lookup and grants are one D1 query. */
+  'app-redirect-d1-cold'(_ctx, bindings) {
+    coldKeys ??= JSON.parse(bindings.BENCH_COLD_KEYS as string) as string[]
+    const keys = coldKeys
+    return [
+      () => {
+        const key = keys[cold++]
+        if (key === undefined) throw new Error('out of cold keys: store more in BENCH_COLD_KEYS')
+        return new Request(`${BASE}/v1/redirect/photos/${KEY}`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      },
+      302,
+      { control: true },
+    ]
+  },
+  /** An admin write: a key with one grant (three rows and the epoch, one transaction). */
+  'admin-create-key'() {
+    let i = 0
+    return [
+      () =>
+        new Request(`${BASE}/admin/v1/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            label: `bench ${i++}`,
+            grants: [{ origin: 'photos', prefix: `tenants/${i}/`, actions: ['read'] }],
+          }),
+        }),
+      201,
+      { control: true },
+    ]
+  },
 }
 
 export default {
-  async fetch(request: Request, _env: unknown, ctx: ExecutionContext): Promise<Response> {
+  async fetch(
+    request: Request,
+    bindings: Record<string, unknown>,
+    ctx: ExecutionContext,
+  ): Promise<Response> {
     const url = new URL(request.url)
     const name = url.pathname.slice(1)
     if (name === 'empty') return new Response('{}')
@@ -115,8 +216,10 @@ export default {
     }
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
-    const [next, expected, read = false] = await make(ctx)
-    const appEnv = await (env ??= makeEnv())
+    const [next, expected, { read = false, control = false } = {}] = await make(ctx, bindings)
+    const appEnv = control
+      ? await (controlEnv ??= makeControlEnv(bindings))
+      : await (env ??= makeEnv())
     // Bodies are left unread, as the runtime would stream them, unless the case reads them; every
     // status is checked.
     let response: Response | undefined

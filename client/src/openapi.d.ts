@@ -927,7 +927,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -935,7 +935,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1173,7 +1176,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -1181,7 +1184,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1351,7 +1357,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -1359,7 +1365,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1578,7 +1587,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -1586,7 +1595,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2031,7 +2043,7 @@ export interface operations {
           }
         }
       }
-      /** @description Conflict with the upload */
+      /** @description Conflict with the current state */
       409: {
         headers: {
           [name: string]: unknown
@@ -2103,7 +2115,7 @@ export interface operations {
           }
         }
       }
-      /** @description Too many requests */
+      /** @description Quota exceeded; Too many requests */
       429: {
         headers: {
           [name: string]: unknown
@@ -2111,7 +2123,7 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:too_many_requests'
+            type: 'urn:waybill:problem:quota_exceeded' | 'urn:waybill:problem:too_many_requests'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2175,7 +2187,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -2183,7 +2195,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2327,7 +2342,7 @@ export interface operations {
           }
         }
       }
-      /** @description Conflict with the upload */
+      /** @description Conflict with the current state */
       409: {
         headers: {
           [name: string]: unknown
@@ -2447,7 +2462,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -2455,7 +2470,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2616,7 +2634,7 @@ export interface operations {
           }
         }
       }
-      /** @description Conflict with the upload */
+      /** @description Conflict with the current state */
       409: {
         headers: {
           [name: string]: unknown
@@ -2784,7 +2802,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -2792,7 +2810,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3075,7 +3096,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -3083,7 +3104,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3245,7 +3269,7 @@ export interface operations {
           }
         }
       }
-      /** @description Conflict with the upload */
+      /** @description Conflict with the current state */
       409: {
         headers: {
           [name: string]: unknown
@@ -3437,7 +3461,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -3445,7 +3469,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3712,7 +3739,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -3720,7 +3747,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -3801,6 +3831,8 @@ export interface operations {
                * @description https://<this waybill>/l/<token>: anyone holding it may follow it.
                */
               url: string
+              /** @description The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }. */
+              id: string
             }[]
           }
         }
@@ -3973,7 +4005,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured; Authentication temporarily unavailable */
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -3981,7 +4013,10 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:auth_unavailable'
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -4116,7 +4151,7 @@ export interface operations {
           }
         }
       }
-      /** @description Service misconfigured */
+      /** @description Service misconfigured; The control plane is unavailable */
       503: {
         headers: {
           [name: string]: unknown
@@ -4124,7 +4159,7 @@ export interface operations {
         content: {
           'application/problem+json': {
             /** @enum {string} */
-            type: 'urn:waybill:problem:config_invalid'
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */

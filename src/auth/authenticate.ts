@@ -11,15 +11,18 @@ import { MAX_TOKEN_BYTES } from '../limits'
 import { WaybillError } from '../errors'
 import { enforceRateLimit } from '../http/rate-limit'
 import type { AppEnv } from '../http/types'
-import { findApiKey } from './api-key'
+import { findApiKey, keyDigest } from './api-key'
+import type { ControlPlane, Defer } from '../control/plane'
+import { deferOf } from '../http/defer'
 import type { RemoteJwksCache } from './jwks'
 import { principalName, type Principal } from '../principal'
 import { invalidToken, verifyAccess, verifyJwt } from './tokens'
 
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+/** `Authorization: Bearer <credential>`, and where Cloudflare Access puts its token. */
+export const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+export const ACCESS_HEADER = 'cf-access-jwt-assertion'
+export const ACCESS_COOKIE = 'CF_Authorization'
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
-const ACCESS_HEADER = 'cf-access-jwt-assertion'
-const ACCESS_COOKIE = 'CF_Authorization'
 
 function unauthorized(detail: string): WaybillError {
   return new WaybillError('unauthorized', detail, {
@@ -35,7 +38,9 @@ function checkSize(token: string): void {
 /** What the caller may present, described for the 401 message. */
 function methodsHint(config: Config, cookieAllowed: boolean): string {
   const methods: string[] = []
-  if (config.apiKeys.length > 0) methods.push('an API key as "Authorization: Bearer <key>"')
+  if (config.apiKeys.length > 0 || config.control !== undefined) {
+    methods.push('an API key as "Authorization: Bearer <key>"')
+  }
   if (config.jwt !== undefined) {
     methods.push('a JWT as "Authorization: Bearer <token>"')
     if (cookieAllowed && config.jwt.cookie !== undefined)
@@ -51,20 +56,24 @@ async function fromBearer(
   token: string,
   config: Config,
   jwks: RemoteJwksCache,
+  control: ControlPlane,
   now: Date,
+  defer: Defer,
 ): Promise<Principal> {
   checkSize(token)
   if (config.jwt !== undefined && JWT_SHAPE.test(token))
     return verifyJwt(token, config.jwt, jwks, now)
-  const key = config.apiKeys.length > 0 ? findApiKey(config.apiKeys, token) : undefined
-  if (key === undefined) {
-    throw unauthorized(
-      config.apiKeys.length > 0
-        ? 'The API key is not valid.'
-        : 'API keys are not enabled; send a JWT.',
-    )
-  }
-  return { kind: 'api-key', id: key.id, claims: {}, roles: new Set() }
+  const keysOn = config.apiKeys.length > 0 || config.control !== undefined
+  if (!keysOn) throw unauthorized('API keys are not enabled; send a JWT.')
+  const digest = keyDigest(token)
+  // The env's keys first (no I/O), then the control plane's (D1, through its caches).
+  const id =
+    findApiKey(config.apiKeys, token, digest)?.id ??
+    (config.control === undefined
+      ? undefined
+      : (await control.apiKey(config, token, digest, now, defer))?.id)
+  if (id === undefined) throw unauthorized('The API key is not valid.')
+  return { kind: 'api-key', id, claims: {}, roles: new Set() }
 }
 
 /**
@@ -75,12 +84,18 @@ async function fromBearer(
  *   and links reach without an Authorization header). Never on routes that sign in bulk: a cookie is
  *   sent by the browser on cross-site requests too.
  */
-export function authenticate(options: { jwks: RemoteJwksCache; clock: Clock; cookie?: boolean }) {
-  const { jwks, clock } = options
+export function authenticate(options: {
+  jwks: RemoteJwksCache
+  clock: Clock
+  control: ControlPlane
+  cookie?: boolean
+}) {
+  const { jwks, clock, control } = options
   const cookieAllowed = options.cookie ?? false
   return createMiddleware<AppEnv>(async function authenticate(c, next) {
     const config = c.get('config')
     const now = clock()
+    const defer = deferOf(c)
     let principal: Principal | undefined
 
     const authorization = c.req.header('authorization')
@@ -98,7 +113,7 @@ export function authenticate(options: { jwks: RemoteJwksCache; clock: Clock; coo
         throw unauthorized(
           `The Authorization header must be "Bearer <credential>". ${methodsHint(config, cookieAllowed)}`,
         )
-      principal = await fromBearer(match[1]!, config, jwks, now)
+      principal = await fromBearer(match[1]!, config, jwks, control, now, defer)
     } else if (accessToken !== undefined && config.access !== undefined) {
       checkSize(accessToken)
       principal = await verifyAccess(accessToken, config.access, jwks, now)
@@ -111,6 +126,10 @@ export function authenticate(options: { jwks: RemoteJwksCache; clock: Clock; coo
     c.set('principal', principal)
     c.get('log').principal = principalName(principal)
     await enforceRateLimit(c)
+    // What the caller may sign: the env's grants, plus theirs in the control plane.
+    if (config.control !== undefined) {
+      c.set('config', await control.configFor(config, principal, now, defer))
+    }
     await next()
   })
 }

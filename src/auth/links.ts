@@ -21,6 +21,8 @@ const Payload = v.object({
   i: v.pipe(v.number(), v.integer()),
   /** Who issued it: a hash of the caller as the request log names it (see `principalHash`). */
   p: v.string(),
+  /** Its id, to revoke it alone (16 base64url characters; links issued before ids have none). */
+  j: v.optional(v.string()),
   /** `attachment` or `inline`, a file name (the key's last segment when absent), a content type. */
   d: v.optional(v.picklist(['attachment', 'inline'])),
   n: v.optional(v.string()),
@@ -34,6 +36,11 @@ export type LinkPayload = v.InferOutput<typeof Payload>
  */
 export function principalHash(principal: string): string {
   return base64UrlEncode(sha256(encoder.encode(principal)).subarray(0, 8))
+}
+
+/** A new link's id: 12 random bytes, 16 base64url characters. */
+export function newLinkId(): string {
+  return base64UrlEncode(crypto.getRandomValues(new Uint8Array(12)))
 }
 
 /**

@@ -2,7 +2,10 @@
 //
 //   { "jwt": { "issuer", "audience", "jwksUrl" | "jwks" | "hs256": true, "algorithms"?,
 //              "clockToleranceS"?, "rolesClaim"?, "cookie"? },
-//     "access": { "teamDomain", "aud", "clockToleranceS"? } }
+//     "access": { "teamDomain", "aud", "clockToleranceS"?, "admins"? } }
+//
+// `access.admins` lists the Access identities (their verified emails) that hold the admin role:
+// they may call the admin API (/admin/v1). No other caller credential ever reaches it.
 //
 // The HS256 shared secret is a secret of its own, WAYBILL_JWT_HS256_SECRET, never part of a var.
 
@@ -139,6 +142,18 @@ function jwt(env: Env) {
   )
 }
 
+const adminsMessage = 'must be a list of email addresses (Access identities with the admin role)'
+const Admins = v.optional(
+  v.pipe(
+    v.array(
+      v.pipe(v.string(adminsMessage), v.email(adminsMessage), v.maxLength(254, adminsMessage)),
+      adminsMessage,
+    ),
+    v.transform((emails): ReadonlySet<string> => new Set(emails)),
+  ),
+  [],
+)
+
 const teamDomainMessage =
   'must be your Access team domain, such as "https://<team>.cloudflareaccess.com"'
 const audMessage = "must be the Access application's AUD tag (64 hex digits)"
@@ -158,6 +173,7 @@ const Access = v.pipe(
       ),
       aud: v.pipe(v.string(audMessage), v.regex(/^[0-9a-f]{64}$/, audMessage)),
       clockToleranceS: ClockTolerance,
+      admins: Admins,
     },
     { type: 'must be an object' },
   ),

@@ -41,6 +41,16 @@ export interface Env {
   WAYBILL_UPLOAD_QUEUE?: unknown
   /** `all` (default): a log line per request; `errors`: only for answers of 400 and above. */
   WAYBILL_REQUEST_LOG?: unknown
+  /** Optional D1 binding: the control plane (keys, grants, revocations, quotas, usage). */
+  WAYBILL_DB?: unknown
+  /** Optional Durable Object namespace binding (class QuotaCounter): upload quota counters. */
+  WAYBILL_QUOTAS?: unknown
+  /** Secret, JSON: `[{ "id", "sha256" }]`, the admin API's bearer tokens, as hashes. */
+  WAYBILL_ADMIN_TOKENS?: unknown
+  /** Optional Analytics Engine dataset binding: audit events. */
+  WAYBILL_AUDIT?: unknown
+  /** Optional Queue producer binding: audit events. */
+  WAYBILL_AUDIT_QUEUE?: unknown
   /** The static assets binding (wrangler.jsonc `assets.binding`): the API document and page. */
   ASSETS?: Fetcher
   /** Optional Workers Rate Limiting binding, keyed per principal. */

@@ -6,11 +6,13 @@
 import * as v from 'valibot'
 import type { FieldError } from '../errors'
 import { ExpiresIn, wholeNumber } from '../schemas/fields'
-import { fieldErrors, list, pathTo, strict } from '../schemas/valibot'
+import { fieldErrors, pathTo } from '../schemas/valibot'
 import { authSchema } from './auth'
 import { Cors } from './cors'
 import type { Env } from './env'
-import { grantsSchema } from './grants'
+import { completeGrant, grantsSchema } from './grants'
+import { hashedKeys } from './hashed-keys'
+import { AuditDataset, AuditQueue, D1Binding, QuotasBinding } from './control'
 import { LinkRevocations } from './links'
 import { TokenSecrets } from './tokens'
 import {
@@ -22,10 +24,7 @@ import {
 } from '../limits'
 import { notifySchema } from './notify'
 import { originsSchema } from './origins'
-import type { ApiKey, Config, ConfigResult, Origin } from './types'
-
-const API_KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
-const SHA256_HEX = /^[0-9a-f]{64}$/
+import type { Config, ConfigResult, Origin } from './types'
 
 const cache = new WeakMap<object, ConfigResult>()
 
@@ -72,7 +71,7 @@ export function parseConfig(env: Env): ConfigResult {
 function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
   return v.pipe(
     v.object({
-      WAYBILL_API_KEYS: json(ApiKeys),
+      WAYBILL_API_KEYS: json(hashedKeys('WAYBILL_API_KEYS', 'npm run hash-key')),
       WAYBILL_AUTH: json(authSchema(env)),
       WAYBILL_CORS: json(Cors),
       WAYBILL_MAX_BATCH: count(DEFAULT_MAX_BATCH, wholeNumber(1, MAX_BATCH_CEILING)),
@@ -89,6 +88,28 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
         v.picklist(['all', 'errors'], 'must be "all" (the default) or "errors"'),
         'all',
       ),
+      WAYBILL_DB: D1Binding,
+      WAYBILL_QUOTAS: QuotasBinding,
+      WAYBILL_ADMIN_TOKENS: json(hashedKeys('WAYBILL_ADMIN_TOKENS', 'npm run admin -- token <id>')),
+      WAYBILL_AUDIT: AuditDataset,
+      WAYBILL_AUDIT_QUEUE: AuditQueue,
+    }),
+    // What needs the control plane's database.
+    v.rawTransform(({ dataset: { value: vars }, addIssue, NEVER }) => {
+      if (vars.WAYBILL_DB !== undefined) return vars
+      const needy = (['WAYBILL_QUOTAS', 'WAYBILL_ADMIN_TOKENS'] as const).filter((name) =>
+        name === 'WAYBILL_QUOTAS'
+          ? vars.WAYBILL_QUOTAS !== undefined
+          : vars.WAYBILL_ADMIN_TOKENS.length > 0,
+      )
+      for (const name of needy) {
+        addIssue({
+          message:
+            'needs WAYBILL_DB, the control plane\'s D1 database (wrangler.jsonc "d1_databases")',
+          path: pathTo(env, name),
+        })
+      }
+      return needy.length > 0 ? NEVER : vars
     }),
     // One list of token secrets, under its name or its former one.
     v.rawTransform(({ dataset: { value: vars }, addIssue, NEVER }) => {
@@ -112,9 +133,7 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       jwt: vars.WAYBILL_AUTH.jwt,
       access: vars.WAYBILL_AUTH.access,
       grants: Object.freeze(
-        vars.WAYBILL_GRANTS.map((grant) =>
-          Object.freeze({ ...grant, maxBatch: grant.maxBatch ?? vars.WAYBILL_MAX_BATCH }),
-        ),
+        vars.WAYBILL_GRANTS.map((grant) => completeGrant(grant, vars.WAYBILL_MAX_BATCH)),
       ),
       cors: vars.WAYBILL_CORS,
       maxBatch: vars.WAYBILL_MAX_BATCH,
@@ -126,6 +145,17 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
           ? vars.WAYBILL_TOKEN_SECRETS
           : vars.WAYBILL_LINK_SECRETS,
       linkRevocations: vars.WAYBILL_LINK_REVOCATIONS,
+      control:
+        vars.WAYBILL_DB === undefined
+          ? undefined
+          : Object.freeze({
+              db: vars.WAYBILL_DB,
+              quotaCounters: vars.WAYBILL_QUOTAS,
+              adminTokens: vars.WAYBILL_ADMIN_TOKENS,
+            }),
+      audit: Object.freeze({ dataset: vars.WAYBILL_AUDIT, queue: vars.WAYBILL_AUDIT_QUEUE }),
+      // The env's own config has none; the control plane adds a caller's (src/control/plane.ts).
+      quotas: Object.freeze([]),
     })),
   )
 }
@@ -165,51 +195,6 @@ function count<TOutput>(fallback: number, schema: v.GenericSchema<number, TOutpu
     schema,
   )
 }
-
-const idMessage = 'must be 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
-const sha256Message =
-  'must be the SHA-256 of the key as 64 lower-case hex digits (npm run hash-key)'
-const labelMessage = 'must be a string of at most 200 characters'
-
-/**
- * WAYBILL_API_KEYS (a secret): `[{ "id", "sha256", "label"? }]`. None at all is valid: then only
- * the methods in WAYBILL_AUTH can authenticate.
- */
-const ApiKeys = v.optional(
-  v.pipe(
-    list(
-      strict(
-        {
-          id: v.pipe(v.string(idMessage), v.regex(API_KEY_ID, idMessage)),
-          label: v.optional(v.pipe(v.string(labelMessage), v.maxLength(200, labelMessage))),
-          sha256: v.pipe(
-            v.string(sha256Message),
-            v.regex(SHA256_HEX, sha256Message),
-            v.transform((hex) =>
-              Uint8Array.from({ length: 32 }, (_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16)),
-            ),
-          ),
-        },
-        { type: 'must be an object { "id", "sha256", "label"? }' },
-      ),
-      () => 'must be a JSON array of { "id", "sha256", "label"? }',
-    ),
-    v.rawTransform(({ dataset: { value: keys }, addIssue }): readonly ApiKey[] => {
-      const first = new Map<string, number>()
-      keys.forEach(({ id }, index) => {
-        const earlier = first.get(id)
-        if (earlier === undefined) first.set(id, index)
-        else
-          addIssue({
-            message: `duplicates WAYBILL_API_KEYS.${earlier}.id`,
-            path: pathTo(keys, index, 'id'),
-          })
-      })
-      return Object.freeze(keys.map((key) => Object.freeze(key)))
-    }),
-  ),
-  [],
-)
 
 /**
  * The config's errors, one per field, each at its dotted path from the variable

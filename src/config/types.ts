@@ -6,6 +6,7 @@ import type { AddressingStyle, S3Endpoint } from '../core/s3/endpoint'
 import type { Credentials } from '../core/s3/presign'
 import type { FieldError } from '../errors'
 import type { NotifyConfig } from './notify'
+import type { QuotaCounter } from '../control/quota-counter'
 
 /**
  * Which object keys an origin signs: `safe` refuses keys a client or CDN could normalize into
@@ -95,6 +96,8 @@ export interface AccessConfig {
   /** The Access application's AUD tag. */
   readonly aud: string
   readonly clockToleranceS: number
+  /** Verified Access emails that hold the admin role: they may call the admin API (/admin/v1). */
+  readonly admins: ReadonlySet<string>
 }
 
 /** `debug`: may see the canonical request and string to sign behind URLs (never a key). */
@@ -147,6 +150,35 @@ export interface Grant {
   readonly overwrite: boolean
 }
 
+/**
+ * An upload quota (the control plane's, in D1): at most `maxObjects` uploads and `maxBytes` bytes
+ * per `windowS` seconds, for each caller `subject` matches, on `origin`.
+ */
+export interface Quota {
+  readonly id: string
+  readonly subject: GrantSubject
+  readonly origin: string
+  readonly maxObjects?: number | undefined
+  readonly maxBytes?: number | undefined
+  readonly windowS: number
+}
+
+/** The control plane's bindings: present when WAYBILL_DB is bound. */
+export interface ControlConfig {
+  /** Keys (hashes), grants, revocations, quota settings and usage. */
+  readonly db: D1Database
+  /** One quota counter per quota and caller; without it, no quota can be enforced. */
+  readonly quotaCounters?: DurableObjectNamespace<QuotaCounter> | undefined
+  /** WAYBILL_ADMIN_TOKENS: who may call the admin API with a bearer token (hashes only). */
+  readonly adminTokens: readonly ApiKey[]
+}
+
+/** Where audit events go: an Analytics Engine dataset and/or a Queue; neither, nowhere. */
+export interface AuditConfig {
+  readonly dataset?: Pick<AnalyticsEngineDataset, 'writeDataPoint'> | undefined
+  readonly queue?: Pick<Queue, 'send'> | undefined
+}
+
 export interface CorsConfig {
   readonly origins: '*' | ReadonlySet<string>
   readonly credentials: boolean
@@ -171,6 +203,15 @@ export interface Config {
   /** What seals tokens (links, upload handles and receipts, cursors): the first seals, all open. */
   readonly tokenSecrets: readonly TokenSecret[]
   readonly linkRevocations: readonly LinkRevocation[]
+  /** The control plane (D1, Durable Objects), when bound. */
+  readonly control?: ControlConfig | undefined
+  /** Audit event sinks. */
+  readonly audit: AuditConfig
+  /**
+   * The upload quotas that apply to the request's caller: none in the env's own config; the
+   * control plane's, once the caller is known (src/control/plane.ts adds them with its grants).
+   */
+  readonly quotas: readonly Quota[]
 }
 
 /** Links issued before `issuedBefore` (ms), on `origin` and by `principal` when given, are refused. */

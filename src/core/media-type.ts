@@ -146,6 +146,15 @@ export function passiveTypePattern(): string {
   return mediaTypePattern(families.join('|'))
 }
 
+/**
+ * A pattern for what a grant names in `contentTypes` and `responseContentTypes`: one exact type in
+ * lower case without parameters, or a family whose passive types are known (`image/*`).
+ */
+export function grantTypePattern(): string {
+  const lower = TOKEN_SOURCE.replace('A-Za-z', 'a-z')
+  return `^(?:(?:${MEDIA_FAMILIES.join('|')})/\\*|${lower}/${lower})$`
+}
+
 /** True for a type on the passive list: what a family pattern, or no list at all, admits. */
 export function isPassive(essence: string): boolean {
   return PASSIVE.has(essence)

@@ -33,12 +33,16 @@ const problemSchema = (codes: readonly ErrorCode[]) =>
     v.description('An RFC 9457 problem. `type` is `urn:waybill:problem:<code>`.'),
   )
 
-/** The answers every authenticated route may give besides its own (a JWT's key set may be down). */
+/**
+ * The answers every authenticated route may give besides its own (a JWT's key set, or the control
+ * plane's D1, may be down).
+ */
 const AUTHENTICATED: readonly ErrorCode[] = [
   'unauthorized',
   'too_many_requests',
   'config_invalid',
   'auth_unavailable',
+  'control_unavailable',
 ]
 
 /** Responses for each problem an authenticated route may answer, by status. */
@@ -138,6 +142,12 @@ export const SECURITY_SCHEMES: Record<
     in: 'cookie',
     name: 'CF_Authorization',
     description: 'The Cloudflare Access cookie.',
+  },
+  adminToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The admin API only: an admin token (WAYBILL_ADMIN_TOKENS), `Authorization: Bearer <token>`. Caller API keys and JWTs are refused there.',
   },
   jwtCookie: {
     type: 'apiKey',

@@ -4,6 +4,7 @@ import type { Principal } from '../principal'
 import type { Action, Config } from '../config'
 import type { Env } from '../config/env'
 import type { Clock } from './clock'
+import type { ControlPlane } from '../control/plane'
 
 /** What the request log line says about a request; routes fill in what they know. */
 export interface LogFields {
@@ -13,16 +14,23 @@ export interface LogFields {
   /** Uploads: put, post or multipart. */
   mode?: string
   items?: number
+  /** Uploads: bytes signed (declared), or bytes checked complete. */
+  bytesReserved?: number
+  bytesCompleted?: number
 }
 
 /** What every route factory is given by the app. */
 export interface RouteDeps {
   /** Signing and token-checking time. */
   readonly clock: Clock
+  /** The control plane's per-isolate caches (D1 keys, grants, quotas, link revocations). */
+  readonly control: ControlPlane
   /** Authentication (Bearer, Access) and the rate limit: what every signing route runs first. */
   readonly authenticated: MiddlewareHandler<AppEnv>
   /** The same, also accepting the JWT cookie: for links a browser follows (redirects). */
   readonly authenticatedByCookie: MiddlewareHandler<AppEnv>
+  /** The admin API's authentication: an admin token or an Access admin, never a caller's key. */
+  readonly adminAuthenticated: MiddlewareHandler<AppEnv>
 }
 
 /** Hono's environment for every route: bindings, and what middleware puts on the context. */
@@ -31,6 +39,10 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     config: Config
     principal: Principal
+    /** Who called the admin API: `admin:<token id>` or `admin:access:<email>`. */
+    admin: string
+    /** A followed link's issuer, as the link names it (a hash), for the audit trail. */
+    linkIssuer: string
     log: LogFields
   }
 }

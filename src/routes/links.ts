@@ -3,6 +3,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { found, json, privateUntil } from '../http/answer'
+import { deferOf } from '../http/defer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
 import { FOUND, jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
@@ -45,7 +46,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
 }
 
 /** `GET /l/{token}`: no credentials; the token is the authority. */
-export function followRoutes({ clock }: RouteDeps) {
+export function followRoutes({ clock, control }: RouteDeps) {
   return new Hono<AppEnv>().get(
     '/:token',
     describeRoute({
@@ -54,15 +55,32 @@ export function followRoutes({ clock }: RouteDeps) {
       security: [],
       responses: {
         302: FOUND,
-        ...publicProblems('forbidden', 'not_found', 'gone', 'config_invalid'),
+        ...publicProblems(
+          'forbidden',
+          'not_found',
+          'gone',
+          'config_invalid',
+          'control_unavailable',
+        ),
       },
     }),
     requireConfig(),
     validParams(LinkParams),
     async (c) => {
       const { token } = c.req.valid('param')
+      const config = c.get('config')
       const now = clock()
-      const { location, expiresAt } = await followLink(c.get('config'), token, now)
+      const { location, expiresAt, link } = await followLink(
+        config,
+        token,
+        now,
+        config.control === undefined
+          ? undefined
+          : (facts) => control.linkRevoked(config, facts, now, deferOf(c)),
+      )
+      // For the audit trail: the link's issuer, by the hash the link carries.
+      logFields(c, { origin: link.origin, action: 'read', items: 1 })
+      c.set('linkIssuer', link.issuer)
       return found(location, { 'cache-control': privateUntil(expiresAt, now) })
     },
   )

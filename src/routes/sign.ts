@@ -41,8 +41,10 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
     async (c) => {
       const config = c.get('config')
       const body = c.req.valid('json')
+      // The origin first: a refusal's log line and audit event name it too.
+      logFields(c, { origin: body.origin })
       const batch = signBatch(config, c.get('principal'), body, clock())
-      logFields(c, { origin: body.origin, action: batch.permit.action, items: batch.size })
+      logFields(c, { action: batch.permit.action, items: batch.size })
       const headers = { 'waybill-expires-at': batch.expiresAt.toISOString() }
       return wantsNdjson(c)
         ? streamed(batch.lines(), 'ndjson', headers)

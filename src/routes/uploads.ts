@@ -99,7 +99,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
             ...jsonContent(UploadAnswer, 'A PUT URL, a POST policy, or a multipart upload'),
             links: UPLOAD_LINKS,
           },
-          ...problems(...BAD_BODY, 'forbidden', 'conflict', 'upstream_error'),
+          ...problems(...BAD_BODY, 'forbidden', 'conflict', 'upstream_error', 'quota_exceeded'),
         },
       }),
       authenticated,
@@ -112,6 +112,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           action: 'write',
           mode: request.mode,
           items: request.items.length,
+          bytesReserved: request.items.reduce((sum, item) => sum + (item.contentLength ?? 0), 0),
         })
         const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
         return json(c, answer)
@@ -168,6 +169,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           c.get('principal'),
           request,
         )
+        logFields(c, { bytesCompleted: object.size })
         announce(c, { ...object, mode: 'multipart', occurrence: storeUploadId }, clock())
         return json(c, object)
       },
@@ -222,6 +224,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
         const done = await checkUpload(c.get('config'), c.get('principal'), request, clock())
+        logFields(c, { bytesCompleted: done.size })
         announce(c, { ...done, occurrence: done.lastModified }, clock())
         return json(c, done)
       },

@@ -426,3 +426,26 @@ export function keysOrItems<TSchema extends v.GenericSchema<unknown, Batch>>(sch
   return v.pipe(schema, ...(rules as unknown as v.GenericValidation<v.InferOutput<TSchema>>[]))
 }
 type Batch = { keys?: unknown; items?: unknown }
+
+/** An API key's id as WAYBILL_API_KEYS and the admin API name keys (and admin tokens). */
+export const KEY_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}'
+const idMessage = 'must be 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
+
+/** An API key's (or admin token's) id: the caller `api-key:<id>`, named by grants as `apiKey:<id>`. */
+export const KeyId = v.pipe(
+  v.string(idMessage),
+  v.regex(new RegExp(`^${KEY_ID_PATTERN}$`), idMessage),
+  v.description('A key id: `apiKey:<id>` in grants, `api-key:<id>` in logs and usage.'),
+  v.examples(['web']),
+)
+
+// Text without control characters (Unicode's Cc: C0, DEL and C1), as the document's pattern says.
+const NO_CONTROLS = /^[^\x00-\x1f\x7f-\x9f]*$/
+const labelMessage = 'must be a string of at most 200 characters, without control characters'
+
+/** A label for people; stored and answered as given, never interpreted. */
+export const KeyLabel = v.pipe(
+  characters(0, 200, labelMessage),
+  v.regex(NO_CONTROLS, labelMessage),
+  v.description('What the key is for, for people.'),
+)

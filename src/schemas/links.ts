@@ -82,6 +82,12 @@ export const LinksAnswer = v.object({
         v.url(),
         v.description('https://<this waybill>/l/<token>: anyone holding it may follow it.'),
       ),
+      id: v.pipe(
+        v.string(),
+        v.description(
+          "The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }.",
+        ),
+      ),
     }),
   ),
 })

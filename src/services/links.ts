@@ -1,7 +1,7 @@
 // Signed links: issue them for a caller's objects (POST /v1/links), and follow one (GET /l/{token})
 // to a freshly signed URL that lives only minutes.
 
-import { principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
+import { newLinkId, principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
 import { linkPermit } from '../auth/policy'
 import { principalName, type Principal } from '../principal'
 import type { Config, LinkRevocation } from '../config'
@@ -9,6 +9,7 @@ import { LINK_URL_EXPIRES_S } from '../limits'
 import { epochSeconds } from '../core/sigv4/time'
 import { WaybillError } from '../errors'
 import type { LinksBody } from '../schemas/links'
+import type { LinkFacts } from '../control/plane'
 import { objectItem, type ObjectRequest } from './objects'
 import { permitFor } from './permits'
 import { batchSigner } from './signers'
@@ -48,15 +49,17 @@ export function issueLinks(
   const expires = issued + permit.expiresIn
   const by = principalHash(principalName(principal))
   const links = requests.map((request) => {
+    const id = newLinkId()
     const token = signLink(config, {
       o: permit.origin.name,
       k: request.key,
       e: expires,
       i: issued,
       p: by,
+      j: id,
       ...options(request),
     })
-    return { key: request.key, url: `${baseUrl}/l/${token}` }
+    return { key: request.key, url: `${baseUrl}/l/${token}`, id }
   })
   return { origin: permit.origin.name, expiresAt: new Date(expires * 1000).toISOString(), links }
 }
@@ -76,7 +79,12 @@ function revoked(revocations: readonly LinkRevocation[], link: LinkPayload): boo
  * redirect's cache rule. 404 for what is not a link, 403 for a token tampered with or under a
  * secret no longer configured, 410 for a link expired or revoked.
  */
-export async function followLink(config: Config, token: string, now: Date) {
+export async function followLink(
+  config: Config,
+  token: string,
+  now: Date,
+  revokedElsewhere: (link: LinkFacts) => Promise<boolean> = () => Promise.resolve(false),
+) {
   const notALink = () =>
     new WaybillError('not_found', 'No such link.', {
       errors: [{ path: 'token', message: 'is not a link waybill issued' }],
@@ -101,7 +109,9 @@ export async function followLink(config: Config, token: string, now: Date) {
   if (left <= 0) {
     throw new WaybillError('gone', `This link expired at ${new Date(link.e * 1000).toISOString()}.`)
   }
-  if (revoked(config.linkRevocations, link)) {
+  const facts: LinkFacts = { id: link.j, issuedAtMs: link.i * 1000, origin: link.o, issuer: link.p }
+  // The env's revocations, then the control plane's (by id, or by time).
+  if (revoked(config.linkRevocations, link) || (await revokedElsewhere(facts))) {
     throw new WaybillError('gone', 'This link has been revoked.')
   }
   const name = link.n ?? true
@@ -122,5 +132,5 @@ export async function followLink(config: Config, token: string, now: Date) {
   }
   const signer = batchSigner(permit, { method: 'GET', now })
   const [location] = await signer.sign()
-  return { location: location!, expiresAt: signer.expiresAt }
+  return { location: location!, expiresAt: signer.expiresAt, link: facts }
 }

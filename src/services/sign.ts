@@ -6,10 +6,11 @@ import type { Config, Origin } from '../config'
 import { STREAM_CHUNK_ITEMS } from '../limits'
 import { commonKeyPrefix } from '../core/keys'
 import type { PresignItem } from '../core/s3/presign'
-import type { FieldError } from '../errors'
+import { WaybillError, type FieldError } from '../errors'
 import type { SignBody } from '../schemas/sign'
 import { objectItem } from './objects'
 import { permitFor } from './permits'
+import { quotaFor } from '../control/quota'
 import { batchSigner, type BatchSigner } from './signers'
 
 /** What the request asks that the origin's type cannot do. */
@@ -89,6 +90,17 @@ export function signBatch(
   )
   if (body.debug) {
     permitFor(config, principal, { kind: 'debug', origin: body.origin, items, itemPath })
+  }
+  // A bare PUT URL admits any size, which no quota can count: where one counts the caller's
+  // uploads, uploads go through POST /v1/uploads, which reserves them.
+  const quota =
+    permit.action === 'write' ? quotaFor(config.quotas, principal, permit.origin.name) : undefined
+  if (quota !== undefined) {
+    throw new WaybillError(
+      'forbidden',
+      `Upload quota ${quota.id} counts this caller's uploads on this origin, and a bare PUT URL admits any size: use POST /v1/uploads.`,
+      { errors: [{ path: 'method', message: `PUT is not counted by quota ${quota.id}` }] },
+    )
   }
   const signer = batchSigner(permit, { method: body.method, now })
   const expiresAt = signer.expiresAt.toISOString()

@@ -127,6 +127,6 @@ describe('links', () => {
     const fake = fakeWaybill()
     const client = createClient({ baseUrl: WAYBILL, fetch: fake.fetch })
     const { links } = await client.links({ origin: 'photos', keys: ['r.pdf'], expiresIn: 3600 })
-    expect(links).toEqual([{ key: 'r.pdf', url: `${WAYBILL}/l/r.pdf` }])
+    expect(links).toEqual([{ key: 'r.pdf', url: `${WAYBILL}/l/r.pdf`, id: 'link0' }])
   })
 })

@@ -284,7 +284,11 @@ export function fakeWaybill(options: FakeOptions = {}) {
       return json({
         origin,
         expiresAt: expiry().expiresAt,
-        links: keys.map((key) => ({ key, url: `${WAYBILL}/l/${encodeURIComponent(key)}` })),
+        links: keys.map((key, i) => ({
+          key,
+          url: `${WAYBILL}/l/${encodeURIComponent(key)}`,
+          id: `link${i}`,
+        })),
       })
     }
     if (path === '/v1/uploads') {

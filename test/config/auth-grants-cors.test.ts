@@ -52,6 +52,8 @@ describe('WAYBILL_AUTH', () => {
       teamDomain: 'https://team.cloudflareaccess.com',
       aud: 'f'.repeat(64),
       clockToleranceS: 60,
+      // No Access identity holds the admin role unless listed.
+      admins: new Set(),
     })
   })
 

@@ -2,10 +2,12 @@
 // cache rule, and only the GETs whose answer is a function of the caller and the URL earn one.
 
 import { describe, expect, it } from 'vitest'
+import { admin, fresh, send, withControl } from '../control/harness'
 import { postJson } from '../requests'
 import { ALL_KEY, app, testEnv } from '../routes/helpers'
 
 const env = await testEnv()
+const controlEnv = await withControl(env)
 const bearer = { authorization: `Bearer ${ALL_KEY}` }
 
 async function linkPath(): Promise<string> {
@@ -96,5 +98,46 @@ describe('the response policy', () => {
     expect(response.headers.get('cache-control')).toBe('private, max-age=240')
     const location = new URL(response.headers.get('location')!)
     expect(location.searchParams.get('X-Amz-Date')).toBe('20261123T100000Z')
+  })
+})
+
+// The admin API answers keys shown once, hashes' prefixes and usage: never kept by any cache.
+describe('the response policy on the admin API', () => {
+  it.each([
+    [
+      'POST /admin/v1/keys (the key, shown once)',
+      () => admin(app, controlEnv, 'POST', '/keys', { label: fresh('policy') }),
+      201,
+    ],
+    ['GET /admin/v1/keys', () => admin(app, controlEnv, 'GET', '/keys'), 200],
+    [
+      'GET /admin/v1/usage',
+      () => admin(app, controlEnv, 'GET', `/usage?principal=api-key:${fresh('policy')}`),
+      200,
+    ],
+    [
+      'DELETE /admin/v1/grants/{id}',
+      async () => {
+        const created = await admin(app, controlEnv, 'POST', '/grants', {
+          to: `sub:${fresh('policy')}`,
+          origin: 'photos',
+          actions: ['read'],
+        })
+        const { id } = await created.json<{ id: string }>()
+        return admin(app, controlEnv, 'DELETE', `/grants/${id}`)
+      },
+      204,
+    ],
+    [
+      "a 401 (a caller's API key)",
+      () => send(app, controlEnv, 'GET', '/admin/v1/keys', { bearer: ALL_KEY }),
+      401,
+    ],
+    ['a 405', () => admin(app, controlEnv, 'PUT', '/keys'), 405],
+  ] as const)('%s: no-store', async (_, request, status) => {
+    const response = await request()
+    expect(response.status, await response.clone().text()).toBe(status)
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    expect(response.headers.get('etag')).toBeNull()
   })
 })

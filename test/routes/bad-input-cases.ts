@@ -6,6 +6,8 @@
 // policy), a CloudFront origin `cdn`, API keys `all` (every origin) and `photos-only`, an HS256 JWT
 // with the `wb_token` cookie, and Cloudflare Access. Rows marked `worker` also run through the real
 // Worker entry, whose env only has the `e2e` origins: they must not depend on the origin names above.
+// The admin API's rows (/admin/v1) call as the admin (`caller: 'admin'`, an admin token made for
+// the run) against the pool's local D1.
 
 import {
   MAX_BODY_BYTES,
@@ -19,8 +21,12 @@ import {
 const KIB = 1024
 export const MIB = 1024 * KIB
 
-/** Who calls: the harness's all-origins key, the photos-only key, nobody, or these raw headers. */
-export type Caller = 'valid' | 'photos-only' | 'none' | { headers: Record<string, string> }
+/**
+ * Who calls: the harness's all-origins key, the photos-only key, the admin (an admin token),
+ * nobody, or these raw headers.
+ */
+export type Caller =
+  'valid' | 'photos-only' | 'admin' | 'none' | { headers: Record<string, string> }
 
 type RowBody =
   | { json: unknown }
@@ -165,12 +171,16 @@ function jsonPostRoute(
   valid: Record<string, unknown>,
   limitBytes = MAX_SMALL_BODY_BYTES,
   wrongMethods: readonly string[] = ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'],
+  who: Who = CALLER,
 ): BadInputCase[] {
   const row = (name: string, rest: Omit<BadInputCase, 'name' | 'method' | 'path'>) => ({
     name: `POST ${path}: ${name}`,
     method: 'POST',
     path,
+    ...who.as,
     ...rest,
+    // The Worker's env has no admin token: rows that call as the admin run in the app only.
+    ...(who.as.caller === undefined ? {} : { worker: false }),
   })
   const text = JSON.stringify(valid)
   return [
@@ -331,18 +341,30 @@ function jsonPostRoute(
       status: 400,
       errorPath: 'body',
     }),
-    ...authRows('POST', path, { json: valid }),
-    ...methodRows(path, ALLOW_POST, wrongMethods),
+    ...who.auth('POST', path, { json: valid }),
+    ...methodRows(path, who.allow ?? ALLOW_POST, wrongMethods),
   ]
 }
 
 /** The rows every authenticated `GET` route gets: wrong credentials and wrong methods. */
-function getRoute(path: string): BadInputCase[] {
-  return [
-    ...authRows('GET', path),
-    ...methodRows(path, ALLOW_GET, ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']),
-  ]
+function getRoute(
+  path: string,
+  who: Who = CALLER,
+  wrongMethods: readonly string[] = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+): BadInputCase[] {
+  return [...who.auth('GET', path), ...methodRows(path, who.allow ?? ALLOW_GET, wrongMethods)]
 }
+
+/**
+ * Who a route's shared rows call as, and which credentials it refuses: a caller (the signing API),
+ * or the admin (the admin API). `allow`: the route's `Allow`, when its path answers more methods.
+ */
+interface Who {
+  as: Pick<BadInputCase, 'caller'>
+  auth: (method: string, path: string, body?: RowBody) => BadInputCase[]
+  allow?: string
+}
+const CALLER: Who = { as: {}, auth: authRows }
 
 function utf16le(text: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(text.length * 2)
@@ -1444,6 +1466,336 @@ const LINK_ROWS: BadInputCase[] = [
   ...methodRows(`/l/${A_TOKEN}`, ALLOW_GET, ['POST', 'PUT', 'DELETE']),
 ]
 
+// ---- the admin API (/admin/v1) ----------------------------------------------------------------
+
+/**
+ * Credentials the admin API refuses: none, a caller's (an API key, a JWT), a forged or malformed
+ * admin token. 401 comes before any look at the body or the control plane.
+ */
+function adminAuthRows(method: string, path: string, body?: RowBody): BadInputCase[] {
+  const row = (name: string, caller: Caller, detail: string, worker = false): BadInputCase => ({
+    name: `${method} ${path}: ${name}`,
+    method,
+    path,
+    caller,
+    body,
+    status: 401,
+    detail,
+    worker,
+  })
+  const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } })
+  return [
+    // The Worker's env has no admin token: its detail says none is configured.
+    row('no credentials', 'none', 'admin', true),
+    row("a caller's API key", 'valid', 'not an admin token'),
+    row("a caller's JWT", bearer('eyJhbGciOiJIUzI1NiJ9.e30.AAAA'), 'not an admin token'),
+    row(
+      'a forged admin token',
+      bearer('wba_forged_0123456789abcdef0123456789'),
+      'not an admin token',
+    ),
+    row('Basic instead of Bearer', { headers: { authorization: 'Basic YTpi' } }, 'Bearer', true),
+    row('a 64 KiB bearer token', bearer('a'.repeat(64 * KIB)), `longer than ${MAX_TOKEN_BYTES}`),
+  ]
+}
+
+const ADMIN: Who = { as: { caller: 'admin' }, auth: adminAuthRows }
+const ADMIN_GET_POST: Who = { ...ADMIN, allow: 'POST, GET, HEAD' }
+
+const adminRow = (
+  method: string,
+  path: string,
+  name: string,
+  body: unknown,
+  status: number,
+  errorPath: string,
+): BadInputCase => ({
+  name: `${method} ${path.split('?')[0]}: ${name}`,
+  method,
+  path,
+  caller: 'admin',
+  ...(body === undefined ? {} : { body: { json: body } }),
+  status,
+  errorPath,
+})
+
+const KEY_VALID = { label: 'the gallery' }
+const keyRow = (name: string, body: unknown, errorPath: string, status = 400) =>
+  adminRow('POST', '/admin/v1/keys', name, body, status, errorPath)
+const GRANT = { origin: 'photos', actions: ['read'] }
+
+const ADMIN_KEY_ROWS: BadInputCase[] = [
+  ...jsonPostRoute(
+    '/admin/v1/keys',
+    KEY_VALID,
+    MAX_SMALL_BODY_BYTES,
+    ['PUT', 'DELETE', 'PATCH'],
+    ADMIN_GET_POST,
+  ),
+  keyRow('an id with a slash', { id: 'a/b' }, 'id'),
+  keyRow('an id of 65 characters', { id: 'k'.repeat(65) }, 'id'),
+  keyRow('an id that is a number', { id: 7 }, 'id'),
+  keyRow('an id with SQL in it', { id: "x'; DROP TABLE api_keys; --" }, 'id'),
+  // An id already taken (WAYBILL_API_KEYS' "all", or a stored key's) is no bad input but a
+  // conflict with what is there (409): test/routes/admin.test.ts.
+  keyRow('a label of 201 characters', { label: 'l'.repeat(201) }, 'label'),
+  keyRow('a label with a line break', { label: 'a\nb' }, 'label'),
+  keyRow('a label with NUL', { label: 'a\u0000b' }, 'label'),
+  keyRow('a label that is an object', { label: { text: 'x' } }, 'label'),
+  keyRow('an upper-case prefix', { prefix: 'WB' }, 'prefix'),
+  keyRow('a prefix with an underscore', { prefix: 'wb_' }, 'prefix'),
+  keyRow('a prefix with a quote', { prefix: "wb'--" }, 'prefix'),
+  keyRow('an empty prefix', { prefix: '' }, 'prefix'),
+  keyRow('a prefix of 17 characters', { prefix: 'p'.repeat(17) }, 'prefix'),
+  keyRow('expiresAt that is not a time', { expiresAt: 'tomorrow' }, 'expiresAt'),
+  keyRow('grants that is not a list', { grants: GRANT }, 'grants'),
+  keyRow('a grant that is a string', { grants: ['read'] }, 'grants.0'),
+  // The document cannot know the deployment's origins: one not configured is not found (404).
+  keyRow(
+    'a grant on an unknown origin',
+    { grants: [{ ...GRANT, origin: 'nowhere' }] },
+    'grants.0.origin',
+    404,
+  ),
+  keyRow('a grant with its own "to"', { grants: [{ ...GRANT, to: '*' }] }, 'grants.0.to'),
+  keyRow('a grant with an unknown field', { grants: [{ ...GRANT, bogus: 1 }] }, 'grants.0.bogus'),
+  keyRow(
+    'a grant with no actions',
+    { grants: [{ origin: 'photos', actions: [] }] },
+    'grants.0.actions',
+  ),
+  keyRow(
+    'a grant prefix with {sub} (an API key fills only {apiKey})',
+    { grants: [{ ...GRANT, prefix: 'users/{sub}/' }] },
+    'grants.0.prefix',
+  ),
+  keyRow('1001 grants', { grants: new Array(1001).fill(GRANT) }, 'grants'),
+  ...adminAuthRows('GET', '/admin/v1/keys'),
+  ...(
+    [
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['limit=ten', 'limit'],
+      ['cursor=..%2Fx', 'cursor'],
+      ["cursor=x'%20OR%201=1", 'cursor'],
+      ['colour=blue', 'colour'],
+    ] as const
+  ).map(([query, errorPath]) =>
+    adminRow('GET', `/admin/v1/keys?${query}`, query, undefined, 400, errorPath),
+  ),
+  ...getRoute('/admin/v1/keys/web', ADMIN, ['POST', 'PUT', 'DELETE', 'PATCH']),
+  adminRow('GET', "/admin/v1/keys/x'%20OR%20'1'='1", 'an id with SQL in it', undefined, 400, 'id'),
+  adminRow(
+    'GET',
+    '/admin/v1/keys/%7B%7Bsecret%7D%7D',
+    'an id with a template',
+    undefined,
+    400,
+    'id',
+  ),
+  adminRow('GET', '/admin/v1/keys/nobody-here', 'an unknown key', undefined, 404, 'id'),
+  ...jsonPostRoute(
+    '/admin/v1/keys/nobody-here/rotate',
+    { overlapS: 60 },
+    MAX_SMALL_BODY_BYTES,
+    ['GET', 'PUT', 'DELETE', 'PATCH'],
+    ADMIN,
+  ),
+  ...(
+    [
+      [{ overlapS: -1 }, 'overlapS'],
+      [{ overlapS: 1.5 }, 'overlapS'],
+      [{ overlapS: 30 * 86_400 + 1 }, 'overlapS'],
+      [{ overlapS: '60' }, 'overlapS'],
+    ] as const
+  ).map(([body, errorPath]) =>
+    adminRow(
+      'POST',
+      '/admin/v1/keys/nobody-here/rotate',
+      JSON.stringify(body),
+      body,
+      400,
+      errorPath,
+    ),
+  ),
+  adminRow('POST', '/admin/v1/keys/nobody-here/rotate', 'an unknown key', {}, 404, 'id'),
+  adminRow('POST', '/admin/v1/keys/a%20b/rotate', 'an id with a space', {}, 400, 'id'),
+]
+
+const GRANT_VALID = { to: 'apiKey:web', origin: 'photos', actions: ['read'] }
+const grantRow = (name: string, body: unknown, errorPath: string, status = 400) =>
+  adminRow('POST', '/admin/v1/grants', name, body, status, errorPath)
+const A_GRANT_ID = 'g_0mkz3c9a1b2c3d4e5f6g'
+
+const ADMIN_GRANT_ROWS: BadInputCase[] = [
+  ...jsonPostRoute(
+    '/admin/v1/grants',
+    GRANT_VALID,
+    MAX_SMALL_BODY_BYTES,
+    ['PUT', 'DELETE', 'PATCH'],
+    ADMIN_GET_POST,
+  ),
+  grantRow('no "to"', { origin: 'photos', actions: ['read'] }, 'to'),
+  grantRow('"to" of an unknown kind', { ...GRANT_VALID, to: 'group:x' }, 'to'),
+  grantRow('"to" with nothing after the colon', { ...GRANT_VALID, to: 'apiKey:' }, 'to'),
+  grantRow('an unknown origin', { ...GRANT_VALID, origin: 'nowhere' }, 'origin', 404),
+  grantRow('an origin name with SQL', { ...GRANT_VALID, origin: "photos' --" }, 'origin'),
+  grantRow('an unknown action', { ...GRANT_VALID, actions: ['admin'] }, 'actions.0'),
+  grantRow('a prefix with ".."', { ...GRANT_VALID, prefix: 'a/../b/' }, 'prefix'),
+  grantRow(
+    'a prefix with a broken placeholder',
+    { ...GRANT_VALID, prefix: 'users/{sub/' },
+    'prefix',
+  ),
+  grantRow('a {sub} prefix for an API key', { ...GRANT_VALID, prefix: 'users/{sub}/' }, 'prefix'),
+  grantRow(
+    'a family nobody knows',
+    { ...GRANT_VALID, actions: ['write'], contentTypes: ['model/*'] },
+    'contentTypes',
+  ),
+  grantRow('an uploadKey without write', { ...GRANT_VALID, uploadKey: '{uuid}' }, 'uploadKey'),
+  grantRow(
+    'maxExpiresIn past seven days',
+    { ...GRANT_VALID, maxExpiresIn: 604_801 },
+    'maxExpiresIn',
+  ),
+  grantRow('wildcard that is a string', { ...GRANT_VALID, wildcard: 'yes' }, 'wildcard'),
+  ...adminAuthRows('GET', '/admin/v1/grants'),
+  adminRow(
+    'GET',
+    `/admin/v1/grants?to=${'x'.repeat(301)}`,
+    'a "to" of 301 characters',
+    undefined,
+    400,
+    'to',
+  ),
+  adminRow('GET', '/admin/v1/grants?limit=0', 'limit=0', undefined, 400, 'limit'),
+  ...methodRows(`/admin/v1/grants/${A_GRANT_ID}`, 'DELETE', ['GET', 'POST', 'PUT']),
+  ...adminAuthRows('DELETE', `/admin/v1/grants/${A_GRANT_ID}`),
+  adminRow(
+    'DELETE',
+    '/admin/v1/grants/q_0mkz3c9a1b2c3d4e5f6g',
+    'the id of a quota',
+    undefined,
+    400,
+    'id',
+  ),
+  adminRow(
+    'DELETE',
+    "/admin/v1/grants/g_x'%20OR%201=1",
+    'an id with SQL in it',
+    undefined,
+    400,
+    'id',
+  ),
+  adminRow('DELETE', `/admin/v1/grants/${A_GRANT_ID}`, 'an unknown grant', undefined, 404, 'id'),
+]
+
+const LINK_ID = 'AAAAAAAAAAAAAAAA'
+const revocationRow = (name: string, body: unknown, errorPath: string, status = 400) =>
+  adminRow('POST', '/admin/v1/revocations', name, body, status, errorPath)
+
+const ADMIN_REVOCATION_ROWS: BadInputCase[] = [
+  ...jsonPostRoute(
+    '/admin/v1/revocations',
+    { kind: 'link', link: LINK_ID },
+    MAX_SMALL_BODY_BYTES,
+    ['PUT', 'DELETE', 'PATCH'],
+    ADMIN_GET_POST,
+  ),
+  revocationRow('no kind', { link: LINK_ID }, 'kind'),
+  revocationRow('an unknown kind', { kind: 'everything' }, 'kind'),
+  revocationRow('kind key without a key', { kind: 'key' }, 'key'),
+  revocationRow(
+    'a key id with SQL in it',
+    { kind: 'key', key: "'; DELETE FROM revocations; --" },
+    'key',
+  ),
+  revocationRow('a key nobody made', { kind: 'key', key: 'nobody-here' }, 'key', 404),
+  revocationRow('a link id of 15 characters', { kind: 'link', link: LINK_ID.slice(1) }, 'link'),
+  revocationRow('a link id with a dot', { kind: 'link', link: `${LINK_ID.slice(1)}.` }, 'link'),
+  revocationRow('a link with a key field', { kind: 'link', link: LINK_ID, key: 'web' }, 'key'),
+  revocationRow('links without issuedBefore', { kind: 'links' }, 'issuedBefore'),
+  revocationRow(
+    'links with a time that is not one',
+    { kind: 'links', issuedBefore: 'now' },
+    'issuedBefore',
+  ),
+  revocationRow(
+    'links by a caller named without its kind',
+    { kind: 'links', issuedBefore: '2026-11-23T12:00:00Z', principal: 'alice' },
+    'principal',
+  ),
+  revocationRow(
+    'links on an origin name that is not one',
+    { kind: 'links', issuedBefore: '2026-11-23T12:00:00Z', origin: 'Photos!' },
+    'origin',
+  ),
+  ...adminAuthRows('GET', '/admin/v1/revocations'),
+  adminRow('GET', '/admin/v1/revocations?limit=-1', 'limit=-1', undefined, 400, 'limit'),
+]
+
+const QUOTA_VALID = { to: 'apiKey:web', origin: 'photos', maxObjects: 10, windowS: 3600 }
+const quotaRow = (name: string, body: unknown, errorPath: string, status = 400) =>
+  adminRow('POST', '/admin/v1/quotas', name, body, status, errorPath)
+const A_QUOTA_ID = 'q_0mkz3c9a1b2c3d4e5f6g'
+
+const ADMIN_QUOTA_ROWS: BadInputCase[] = [
+  ...jsonPostRoute(
+    '/admin/v1/quotas',
+    QUOTA_VALID,
+    MAX_SMALL_BODY_BYTES,
+    ['PUT', 'DELETE', 'PATCH'],
+    ADMIN_GET_POST,
+  ),
+  quotaRow(
+    'neither maxObjects nor maxBytes',
+    { ...QUOTA_VALID, maxObjects: undefined },
+    'maxObjects',
+  ),
+  quotaRow('maxObjects 0', { ...QUOTA_VALID, maxObjects: 0 }, 'maxObjects'),
+  quotaRow('maxBytes that is a string', { ...QUOTA_VALID, maxBytes: '1 GB' }, 'maxBytes'),
+  quotaRow('a window of 59 s', { ...QUOTA_VALID, windowS: 59 }, 'windowS'),
+  quotaRow('no window', { ...QUOTA_VALID, windowS: undefined }, 'windowS'),
+  quotaRow('"to" that names nobody', { ...QUOTA_VALID, to: 'nobody' }, 'to'),
+  // What the deployment's origins are, the document cannot say: none is a 404, one that cannot
+  // hold a quota a 403 (as the callers' routes answer what an origin cannot serve).
+  quotaRow('an unknown origin', { ...QUOTA_VALID, origin: 'nowhere' }, 'origin', 404),
+  quotaRow('a CloudFront origin', { ...QUOTA_VALID, origin: 'cdn' }, 'origin', 403),
+  ...adminAuthRows('GET', '/admin/v1/quotas'),
+  ...methodRows(`/admin/v1/quotas/${A_QUOTA_ID}`, 'DELETE', ['GET', 'POST']),
+  ...adminAuthRows('DELETE', `/admin/v1/quotas/${A_QUOTA_ID}`),
+  adminRow('DELETE', `/admin/v1/quotas/${A_GRANT_ID}`, 'the id of a grant', undefined, 400, 'id'),
+  adminRow('DELETE', `/admin/v1/quotas/${A_QUOTA_ID}`, 'an unknown quota', undefined, 404, 'id'),
+]
+
+// A range of days the answer cannot cover (a "to" before "from", more than MAX_USAGE_DAYS) is
+// answered for the days it can (test/routes/admin.test.ts), not refused: the document cannot say it.
+const ADMIN_USAGE_ROWS: BadInputCase[] = [
+  ...getRoute('/admin/v1/usage?principal=api-key:web', ADMIN),
+  ...(
+    [
+      ['', 'principal'],
+      ['key=web', 'key'],
+      ['key=web&principal=api-key:web', 'key'],
+      ['principal=web', 'principal'],
+      ['principal=api-key:a%0Ab', 'principal'],
+      ['principal=api-key:web&from=2026-13-01', 'from'],
+      ['principal=api-key:web&to=yesterday', 'to'],
+      ['principal=api-key:web&day=2026-11-23', 'day'],
+    ] as const
+  ).map(([query, errorPath]) =>
+    adminRow(
+      'GET',
+      `/admin/v1/usage?${query}`,
+      query || 'no parameters',
+      undefined,
+      400,
+      errorPath,
+    ),
+  ),
+]
+
 /** Every row of the matrix. */
 export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...SIGN_ROWS,
@@ -1454,4 +1806,9 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...MULTIPART_ROWS,
   ...LINK_ROWS,
   ...OTHER_ROWS,
+  ...ADMIN_KEY_ROWS,
+  ...ADMIN_GRANT_ROWS,
+  ...ADMIN_REVOCATION_ROWS,
+  ...ADMIN_QUOTA_ROWS,
+  ...ADMIN_USAGE_ROWS,
 ]

@@ -18,6 +18,7 @@ import {
   ISSUER,
   makeKey,
 } from '../auth/fixtures'
+import { ADMIN_TOKEN, withControl } from '../control/harness'
 import { postJson } from '../requests'
 import { BAD_INPUT_CASES, MIB, type BadInputCase, type Caller } from './bad-input-cases'
 import {
@@ -71,7 +72,8 @@ beforeAll(async () => {
   const server = new FakeJwksServer()
   server.sets.set(ACCESS_CERTS, { keys: [accessKey.publicJwk] })
   app = createApp({ clock: () => NOW, fetch: server.fetch })
-  env = await matrixEnv()
+  // With the control plane: the pool's D1 and quota counters, and an admin token.
+  env = await withControl(await matrixEnv())
   // The env must be valid, or every row would be the same 503.
   const health = await app.request('/healthz', {}, env)
   expect(health.status, await health.clone().text()).toBe(200)
@@ -86,6 +88,7 @@ function requestInit(row: BadInputCase, keys: Keys): RequestInit {
   const headers = new Headers()
   const caller: Caller = row.caller ?? 'valid'
   if (caller === 'valid') headers.set('authorization', `Bearer ${keys.valid}`)
+  else if (caller === 'admin') headers.set('authorization', `Bearer ${ADMIN_TOKEN}`)
   else if (caller === 'photos-only') headers.set('authorization', `Bearer ${keys.photosOnly}`)
   else if (caller !== 'none') for (const [k, v] of Object.entries(caller.headers)) headers.set(k, v)
 
@@ -192,6 +195,7 @@ describe(`bad-input matrix (${BAD_INPUT_CASES.length} rows)`, () => {
       '/l/k1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA',
       '/healthz',
       '/openapi.json',
+      '/admin/v1',
     ]) {
       expect(routes, route).toContain(route)
     }
@@ -231,7 +235,9 @@ describe(`the same rows through the Worker entry (${WORKER_ROWS.length} rows)`, 
     for (const name of ['sign', 'cookies', 'redirect', 'list', 'uploads', 'links']) {
       expect(routes, name).toContain(`/v1/${name}`)
     }
-    for (const path of ['/l', '/healthz', '/openapi.json']) expect(routes, path).toContain(path)
+    for (const path of ['/l', '/healthz', '/openapi.json', '/admin']) {
+      expect(routes, path).toContain(path)
+    }
     expect(new Set(WORKER_ROWS.map((row) => row.status))).toEqual(
       new Set(BAD_INPUT_CASES.map((row) => row.status)),
     )

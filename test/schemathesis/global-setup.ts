@@ -10,6 +10,7 @@ export interface SchemathesisContext {
   st: string
   baseUrl: string
   apiKey: string
+  adminToken: string
 }
 
 declare module 'vitest' {
@@ -21,6 +22,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const st = ensureSchemathesis()
   const target = await startFuzzTarget()
-  project.provide('schemathesis', { st, baseUrl: target.baseUrl, apiKey: target.apiKey })
+  const { baseUrl, apiKey, adminToken } = target
+  project.provide('schemathesis', { st, baseUrl, apiKey, adminToken })
   return target.stop
 }

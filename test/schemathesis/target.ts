@@ -1,7 +1,8 @@
 // The Worker Schemathesis tests: `wrangler dev` on a free port against a fresh versitygw, with a
 // configuration that reaches every operation of docs/openapi.json. Its origins carry the names
 // the document's examples use ("photos"), so the examples and the generated requests reach the
-// services, not only the refusal of an unknown origin; one API key may do everything on them.
+// services, not only the refusal of an unknown origin; one API key may do everything on them, and
+// one admin token calls the admin API (/admin/v1) on the local D1, which spawnWranglerDev migrates.
 
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,6 +22,8 @@ export interface FuzzTarget {
   baseUrl: string
   /** An API key granted every action on every origin. */
   apiKey: string
+  /** An admin token (WAYBILL_ADMIN_TOKENS): the admin API's only credential here. */
+  adminToken: string
   stop: () => Promise<void>
 }
 
@@ -59,9 +62,12 @@ async function waitForHealthz(url: string, child: ChildProcess): Promise<void> {
   )
 }
 
+const sha256 = (secret: string) => createHash('sha256').update(secret).digest('hex')
+
 /** The variables of the Worker under test, for an S3 store at `endpoint`. */
 function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: string }) {
   const apiKey = `wb_fuzz_${randomBytes(24).toString('base64url')}`
+  const adminToken = `wba_fuzz_${randomBytes(24).toString('base64url')}`
   const cdnKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const s3Origin = {
     type: 's3',
@@ -102,10 +108,9 @@ function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: 
     FUZZ_SECRET_ACCESS_KEY: s3.secretAccessKey,
     CDN_PRIVATE_KEY: cdnKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
     WAYBILL_ORIGINS: JSON.stringify(origins),
-    WAYBILL_API_KEYS: JSON.stringify([
-      { id: 'fuzz', sha256: createHash('sha256').update(apiKey).digest('hex') },
-    ]),
+    WAYBILL_API_KEYS: JSON.stringify([{ id: 'fuzz', sha256: sha256(apiKey) }]),
     WAYBILL_GRANTS: JSON.stringify(grants),
+    WAYBILL_ADMIN_TOKENS: JSON.stringify([{ id: 'fuzz-admin', sha256: sha256(adminToken) }]),
     WAYBILL_TOKEN_SECRETS: JSON.stringify([
       { id: 'f', secret: randomBytes(32).toString('base64url') },
     ]),
@@ -113,7 +118,7 @@ function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: 
     // (cloudflare/workers-sdk#15451): log failures only.
     WAYBILL_REQUEST_LOG: 'errors',
   }
-  return { apiKey, vars }
+  return { apiKey, adminToken, vars }
 }
 
 /** Starts versitygw and `wrangler dev` with the fuzzing configuration. */
@@ -135,7 +140,11 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     })
     stops.push(s3.stop)
 
-    const { apiKey, vars } = fuzzVars({ endpoint: s3.endpoint, accessKeyId, secretAccessKey })
+    const { apiKey, adminToken, vars } = fuzzVars({
+      endpoint: s3.endpoint,
+      accessKeyId,
+      secretAccessKey,
+    })
     const envFile = join(tmp, 'worker.vars')
     writeFileSync(envFile, envFileText(vars), { mode: 0o600 })
     const port = await freePort()
@@ -148,7 +157,7 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     stops.push(() => stopChild(wrangler))
     const baseUrl = `http://127.0.0.1:${port}`
     await waitForHealthz(`${baseUrl}/healthz`, wrangler)
-    return { baseUrl, apiKey, stop }
+    return { baseUrl, apiKey, adminToken, stop }
   } catch (error) {
     await stop()
     throw error

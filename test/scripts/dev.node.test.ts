@@ -29,7 +29,7 @@ const vars = (devVars: Record<string, string>, appOrigins: string[] = []) =>
     wranglerVars: WRANGLER_VARS,
     devVars,
     s3Endpoint: 'http://127.0.0.1:7099',
-    apiKeySha256: SHA256,
+    adminTokenSha256: SHA256,
     tokenSecrets: TOKEN_SECRETS,
     appOrigins,
   })
@@ -94,19 +94,21 @@ describe('npm start options', () => {
 })
 
 describe('what the Worker gets', () => {
-  it('the demo origin on this run’s S3 port, the run’s key, signed links, CORS for the app', () => {
+  it('the demo origin on this run’s S3 port, the run’s admin token, signed links, CORS for the app', () => {
     const worker = vars({}, [APP])
     expect(JSON.parse(worker.vars.WAYBILL_ORIGINS!)).toEqual({
       demo: { ...WRANGLER_VARS.WAYBILL_ORIGINS.demo, endpoint: 'http://127.0.0.1:7099' },
     })
-    expect(JSON.parse(worker.vars.WAYBILL_API_KEYS!)).toEqual([
-      { id: 'demo', sha256: SHA256, label: 'npm start' },
+    expect(JSON.parse(worker.vars.WAYBILL_ADMIN_TOKENS!)).toEqual([
+      { id: 'npm-start', sha256: SHA256 },
     ])
+    // The API key "demo" is made through the admin API once the Worker runs, never configured.
+    expect(worker.vars.WAYBILL_API_KEYS).toBeUndefined()
     expect(JSON.parse(worker.vars.WAYBILL_TOKEN_SECRETS!)).toEqual(TOKEN_SECRETS)
     expect(JSON.parse(worker.vars.WAYBILL_CORS!)).toEqual({ origins: [APP] })
     // wrangler.jsonc's grants stay wrangler.jsonc's.
     expect(worker.vars.WAYBILL_GRANTS).toBeUndefined()
-    expect(worker).toMatchObject({ apiKey: true, fromDevVars: [], warnings: [] })
+    expect(worker).toMatchObject({ apiKey: true, admin: true, fromDevVars: [], warnings: [] })
     // The input is not changed.
     expect(WRANGLER_VARS.WAYBILL_ORIGINS.demo.endpoint).toBe('http://127.0.0.1:7070')
   })
@@ -130,21 +132,32 @@ describe('what the Worker gets', () => {
     expect(worker.vars.WAYBILL_TOKEN_SECRETS).toBeUndefined()
   })
 
-  it('adds the run’s key to the keys of .dev.vars, unless it has its own "demo"', () => {
+  it('adds the run’s admin token to the tokens of .dev.vars, unless it has its own', () => {
     const mine = { id: 'mine', sha256: 'e'.repeat(64) }
-    const added = vars({ WAYBILL_API_KEYS: JSON.stringify([mine]) })
-    expect(JSON.parse(added.vars.WAYBILL_API_KEYS!)).toEqual([
+    const added = vars({ WAYBILL_ADMIN_TOKENS: JSON.stringify([mine]) })
+    expect(JSON.parse(added.vars.WAYBILL_ADMIN_TOKENS!)).toEqual([
       mine,
-      { id: 'demo', sha256: SHA256, label: 'npm start' },
+      { id: 'npm-start', sha256: SHA256 },
     ])
-    expect(added.apiKey).toBe(true)
+    expect(added).toMatchObject({ apiKey: true, admin: true })
 
+    const own = JSON.stringify([{ id: 'npm-start', sha256: 'f'.repeat(64) }])
+    const kept = vars({ WAYBILL_ADMIN_TOKENS: own })
+    expect(kept.vars.WAYBILL_ADMIN_TOKENS).toBe(own)
+    // Without the run's admin token, the run cannot make its key either.
+    expect(kept).toMatchObject({ apiKey: false, admin: false })
+    expect(kept.warnings).toEqual([
+      'WAYBILL_ADMIN_TOKENS in .dev.vars has its own token "npm-start"; the run\'s is not added',
+    ])
+  })
+
+  it('makes no key "demo" when .dev.vars configures one itself', () => {
     const own = JSON.stringify([{ id: 'demo', sha256: 'f'.repeat(64) }])
     const kept = vars({ WAYBILL_API_KEYS: own })
     expect(kept.vars.WAYBILL_API_KEYS).toBe(own)
-    expect(kept.apiKey).toBe(false)
+    expect(kept).toMatchObject({ apiKey: false, admin: true })
     expect(kept.warnings).toEqual([
-      'WAYBILL_API_KEYS in .dev.vars has its own key "demo"; the run\'s is not added',
+      'WAYBILL_API_KEYS in .dev.vars has its own key "demo"; the run\'s is not made',
     ])
   })
 

@@ -736,3 +736,382 @@ describe('an unknown origin and an ungranted one answer alike', () => {
     })
   }
 })
+
+// ---- The admin surface (/admin/v1) ----------------------------------------------------------
+//
+// Every admin route against every way in that is not an admin's (a caller's API key or JWT, none,
+// a forged admin token), and against SQL and template injection through each string it takes
+// (labels, prefixes, ids, subjects, cursors): refused naming the field, or stored and answered
+// verbatim, never interpreted. The control plane is the pool's D1; the admin token is this run's.
+
+const SQL = ["x'; DROP TABLE api_keys; --", '1 OR 1=1', '") OR ("1"="1']
+const TEMPLATES = ['{{7*7}}', '${7*7}', '<%= 7*7 %>', '#{7*7}']
+const PAYLOADS = [...SQL, ...TEMPLATES]
+
+/** What an admin route does with a payload in one of its strings. */
+type Injection =
+  /** Refused, naming the field. */
+  | { status: 400; path: string }
+  /** Taken as data: the answer says exactly what was sent. */
+  | { verbatim: (response: Response, payload: string) => Promise<void> }
+
+interface AdminRoute {
+  route: string
+  /** The status an admin's own request gets. */
+  ok: number
+  send(headers: Record<string, string>, payload?: string): Promise<Response>
+  /** Each string field a payload goes through, and what must come of it. */
+  fields: Record<string, Injection>
+}
+
+let adminEnv: Env
+let adminToken = ''
+let sentinel = { id: '', key: '' }
+const adminHeaders = () => ({ authorization: `Bearer ${adminToken}` })
+const enc = encodeURIComponent
+
+function adminCall(
+  headers: Record<string, string>,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Response> {
+  return Promise.resolve(
+    app.request(
+      path,
+      {
+        method,
+        headers: {
+          ...headers,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      },
+      adminEnv,
+    ),
+  )
+}
+
+const echoes =
+  (field: string) =>
+  async (response: Response, payload: string): Promise<void> => {
+    expect(response.status, await response.clone().text()).toBeLessThan(300)
+    const body = await response.json<Record<string, unknown>>()
+    expect(JSON.stringify(body)).toContain(JSON.stringify(payload).slice(1, -1))
+    if (field !== '') expect(body[field]).toBe(payload)
+  }
+
+/** The field a payload lands in decides: a key id or a grant id in a path, a body's field. */
+const ADMIN_ROUTES = {
+  'create key': {
+    route: 'POST /admin/v1/keys',
+    ok: 201,
+    send: (h, p) =>
+      adminCall(h, 'POST', '/admin/v1/keys', p === undefined ? {} : { label: p, id: p, prefix: p }),
+    fields: { id: { status: 400, path: 'id' }, prefix: { status: 400, path: 'prefix' } },
+  },
+  'create key (label)': {
+    route: 'POST /admin/v1/keys',
+    ok: 201,
+    send: (h, p) => adminCall(h, 'POST', '/admin/v1/keys', p === undefined ? {} : { label: p }),
+    fields: { label: { verbatim: echoes('label') } },
+  },
+  'list keys': {
+    route: 'GET /admin/v1/keys',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/keys${p === undefined ? '' : `?cursor=${enc(p)}`}`),
+    fields: { cursor: { status: 400, path: 'cursor' } },
+  },
+  'get key': {
+    route: 'GET /admin/v1/keys/:id',
+    ok: 200,
+    send: (h, p) => adminCall(h, 'GET', `/admin/v1/keys/${enc(p ?? sentinel.id)}`),
+    fields: { id: { status: 400, path: 'id' } },
+  },
+  'rotate key': {
+    route: 'POST /admin/v1/keys/:id/rotate',
+    ok: 200,
+    // The sentinel keeps its secret through every rotation (a day's overlap).
+    send: (h, p) => adminCall(h, 'POST', `/admin/v1/keys/${enc(p ?? sentinel.id)}/rotate`, {}),
+    fields: { id: { status: 400, path: 'id' } },
+  },
+  'create grant': {
+    route: 'POST /admin/v1/grants',
+    ok: 201,
+    send: (h, p) =>
+      adminCall(h, 'POST', '/admin/v1/grants', {
+        to: p === undefined ? `apiKey:${sentinel.id}` : `apiKey:${p}`,
+        origin: 's3',
+        actions: ['read'],
+      }),
+    fields: { to: { status: 400, path: 'to' } },
+  },
+  'create grant (prefix)': {
+    route: 'POST /admin/v1/grants',
+    ok: 201,
+    send: (h, p) =>
+      adminCall(h, 'POST', '/admin/v1/grants', {
+        to: `sub:${p ?? 'nobody'}`,
+        origin: 's3',
+        prefix: `${ROOT}/${p ?? 'x'}/`,
+        actions: ['read'],
+      }),
+    fields: {
+      // Placeholders are parsed strictly: a template is a malformed one (400), SQL is data.
+      prefix: {
+        verbatim: async (response, payload) => {
+          if (/[{}]/.test(payload)) {
+            expect(response.status).toBe(400)
+            expect((await problem(response)).errors?.map((e) => e.path)).toEqual(['prefix'])
+            return
+          }
+          const { grant } = await response.json<{ grant: { to: string; prefix: string } }>()
+          expect(grant).toMatchObject({ to: `sub:${payload}`, prefix: `${ROOT}/${payload}/` })
+        },
+      },
+    },
+  },
+  'list grants': {
+    route: 'GET /admin/v1/grants',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/grants${p === undefined ? '' : `?to=${enc(p)}`}`),
+    // A filter: it finds no grant of that name, and nothing else.
+    fields: {
+      to: {
+        verbatim: async (response) => {
+          expect(response.status).toBe(200)
+          expect((await response.json<{ grants: unknown[] }>()).grants).toEqual([])
+        },
+      },
+    },
+  },
+  'delete grant': {
+    route: 'DELETE /admin/v1/grants/:id',
+    // No such grant: the admin learns that, and nothing more.
+    ok: 404,
+    send: (h, p) => adminCall(h, 'DELETE', `/admin/v1/grants/${enc(p ?? 'g_0000000000000000000')}`),
+    fields: { id: { status: 400, path: 'id' } },
+  },
+  'create revocation': {
+    route: 'POST /admin/v1/revocations',
+    ok: 201,
+    send: (h, p) =>
+      adminCall(
+        h,
+        'POST',
+        '/admin/v1/revocations',
+        p === undefined
+          ? { kind: 'links', issuedBefore: '2000-01-01T00:00:00Z' }
+          : { kind: 'key', key: p },
+      ),
+    fields: { key: { status: 400, path: 'key' } },
+  },
+  'create revocation (principal)': {
+    route: 'POST /admin/v1/revocations',
+    ok: 201,
+    send: (h, p) =>
+      adminCall(h, 'POST', '/admin/v1/revocations', {
+        kind: 'links',
+        issuedBefore: '2000-01-01T00:00:00Z',
+        principal: `jwt:${p ?? 'nobody'}`,
+      }),
+    fields: {
+      principal: {
+        verbatim: async (response, payload) => {
+          expect(response.status).toBe(201)
+          expect((await response.json<{ principal: string }>()).principal).toBe(`jwt:${payload}`)
+        },
+      },
+    },
+  },
+  'list revocations': {
+    route: 'GET /admin/v1/revocations',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/revocations${p === undefined ? '' : `?cursor=${enc(p)}`}`),
+    fields: { cursor: { status: 400, path: 'cursor' } },
+  },
+  'create quota': {
+    route: 'POST /admin/v1/quotas',
+    ok: 201,
+    send: (h, p) =>
+      adminCall(h, 'POST', '/admin/v1/quotas', {
+        to: p === undefined ? `apiKey:${crypto.randomUUID()}` : `apiKey:${p}`,
+        origin: 's3',
+        maxObjects: 10,
+        windowS: 3600,
+      }),
+    fields: { to: { status: 400, path: 'to' } },
+  },
+  'list quotas': {
+    route: 'GET /admin/v1/quotas',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/quotas${p === undefined ? '' : `?cursor=${enc(p)}`}`),
+    fields: { cursor: { status: 400, path: 'cursor' } },
+  },
+  'delete quota': {
+    route: 'DELETE /admin/v1/quotas/:id',
+    ok: 404,
+    send: (h, p) => adminCall(h, 'DELETE', `/admin/v1/quotas/${enc(p ?? 'q_0000000000000000000')}`),
+    fields: { id: { status: 400, path: 'id' } },
+  },
+  // Whose usage is a caller's name, taken as it is: a filter that finds nothing.
+  usage: {
+    route: 'GET /admin/v1/usage',
+    ok: 200,
+    send: (h, p) => adminCall(h, 'GET', `/admin/v1/usage?principal=${enc(`jwt:${p ?? 'x'}`)}`),
+    fields: {
+      principal: {
+        verbatim: async (response, payload) => {
+          expect(response.status).toBe(200)
+          const usage = await response.json<{ principal: string; days: unknown[] }>()
+          expect(usage).toEqual(expect.objectContaining({ principal: `jwt:${payload}`, days: [] }))
+        },
+      },
+    },
+  },
+} satisfies Record<string, AdminRoute>
+
+type AdminRouteName = keyof typeof ADMIN_ROUTES
+
+/** Who knocks, and what every admin route must answer. */
+const ADMIN_CLASSES: {
+  name: string
+  headers: () => Record<string, string> | Promise<Record<string, string>>
+  status: number
+}[] = [
+  { name: 'no credentials', headers: () => ({}), status: 401 },
+  {
+    name: "a caller's API key",
+    headers: () => ({ authorization: 'Bearer wb_test_sec_alice_0123456789' }),
+    status: 401,
+  },
+  {
+    name: "a caller's JWT (valid, and granted on the signing API)",
+    headers: async () => {
+      const now = Math.floor(Date.now() / 1000)
+      const token = await sign(
+        { alg: 'HS256', secret: new TextEncoder().encode(HS256_SECRET) },
+        { sub: 'alice', roles: ['admin'] },
+        { iat: now, exp: now + 600 },
+      )
+      return { authorization: `Bearer ${token}` }
+    },
+    status: 401,
+  },
+  {
+    name: 'a forged admin token (the right shape, not a configured one)',
+    headers: () => ({ authorization: `Bearer wba_${crypto.randomUUID().replaceAll('-', '')}` }),
+    status: 401,
+  },
+  {
+    name: 'an admin token one character off',
+    headers: () => ({
+      authorization: `Bearer ${adminToken.slice(0, -1)}${adminToken.endsWith('a') ? 'b' : 'a'}`,
+    }),
+    status: 401,
+  },
+  {
+    name: 'an admin token as Basic',
+    headers: () => ({ authorization: `Basic ${btoa(`admin:${adminToken}`)}` }),
+    status: 401,
+  },
+]
+
+describe('the admin surface', () => {
+  beforeAll(async () => {
+    const { ADMIN_TOKEN, withControl } = await import('../control/harness')
+    adminToken = ADMIN_TOKEN
+    adminEnv = await withControl(env)
+    const created = await adminCall(adminHeaders(), 'POST', '/admin/v1/keys', {
+      label: 'sentinel',
+      grants: [{ origin: 's3', prefix: `${ROOT}/alice/`, actions: ['read'] }],
+    })
+    expect(created.status).toBe(201)
+    sentinel = await created.json<{ id: string; key: string }>()
+  })
+
+  it('every admin route the app serves is in the table', () => {
+    const served = new Set(
+      app.routes
+        .filter((r) => r.method !== 'ALL' && r.path.startsWith('/admin/'))
+        .map((r) => `${r.method} ${r.path}`),
+    )
+    const tabled = new Set(Object.values(ADMIN_ROUTES).map((route) => route.route))
+    expect([...served].sort()).toEqual([...tabled].sort())
+  })
+
+  for (const attack of ADMIN_CLASSES) {
+    describe(attack.name, () => {
+      for (const [name, route] of Object.entries(ADMIN_ROUTES) as [AdminRouteName, AdminRoute][]) {
+        it(`${name}: ${attack.status}`, async () => {
+          const response = await route.send(await attack.headers())
+          const text = await response.text()
+          expect(response.status, text).toBe(attack.status)
+          expect(JSON.parse(text)).toMatchObject({ status: attack.status })
+          // Nothing about the control plane leaks to a stranger.
+          expect(text).not.toMatch(/sha256|wb_[A-Za-z0-9_-]{20}|"keys"|"grants"/)
+        })
+      }
+    })
+  }
+
+  describe('the admin, for control', () => {
+    for (const [name, route] of Object.entries(ADMIN_ROUTES) as [AdminRouteName, AdminRoute][]) {
+      it(`${name}: ${route.ok}`, async () => {
+        const response = await route.send(adminHeaders())
+        expect(response.status, await response.clone().text()).toBe(route.ok)
+      })
+    }
+  })
+
+  describe('SQL and template injection through labels, prefixes, ids and subjects', () => {
+    for (const [name, route] of Object.entries(ADMIN_ROUTES) as [AdminRouteName, AdminRoute][]) {
+      for (const [field, expectation] of Object.entries(route.fields)) {
+        it(`${name}, ${field}: ${'status' in expectation ? `400 naming ${expectation.path}` : 'taken verbatim'}`, async () => {
+          for (const payload of PAYLOADS) {
+            const response = await route.send(adminHeaders(), payload)
+            if ('verbatim' in expectation) {
+              await expectation.verbatim(response, payload)
+              continue
+            }
+            const body = await problem(response)
+            expect(body.status, `${payload}: ${body.detail}`).toBe(400)
+            expect(body.errors?.map((e) => e.path)).toContain(expectation.path)
+          }
+        })
+      }
+    }
+
+    it('leaves every table whole: the sentinel key still signs, the admin still lists', async () => {
+      const signed = await app.request(
+        '/v1/sign',
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sentinel.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ origin: 's3', keys: [`${ROOT}/alice/a0.png`] }),
+        },
+        adminEnv,
+      )
+      expect(signed.status, await signed.clone().text()).toBe(200)
+      for (const path of [
+        '/admin/v1/keys',
+        '/admin/v1/grants',
+        '/admin/v1/revocations',
+        '/admin/v1/quotas',
+      ]) {
+        expect((await adminCall(adminHeaders(), 'GET', path)).status).toBe(200)
+      }
+    })
+  })
+
+  it('an admin token signs nothing on any signing route', async () => {
+    for (const [name, route] of Object.entries(ROUTES) as [RouteName, SigningRoute][]) {
+      const response = await route.send({ caller: { token: adminToken }, folder: ALICE })
+      expect(response.status, name).toBe(401)
+    }
+  })
+})

@@ -13,6 +13,7 @@ import { epochSeconds } from '../../core/sigv4/time'
 import { conflict, WaybillError, type FieldError } from '../../errors'
 import { deleteObjectIfMatch, headObject, type ObjectHead } from '../../store/client'
 import { originFor, permitFor } from '../permits'
+import { releaseUploads, settleUpload } from '../quotas'
 import { storedSince, unsealReceipt, type UploadReceipt } from './sealed'
 
 /** A PUT or POST upload's completion: what the store holds, checked against its receipt. */
@@ -156,6 +157,9 @@ export async function checkUpload(
         if (!(error instanceof WaybillError) || error.code !== 'precondition_failed') throw error
       }
     }
+    // Gone: its room comes back. Kept: it counts at the size it has.
+    if (deleted) await releaseUploads(config, principal, receipt.quota && [receipt.quota])
+    else await settleUpload(config, principal, receipt.quota, head.size)
     const shown = mayRead(config, principal, origin, request.key)
     throw new WaybillError(
       'upload_mismatch',
@@ -166,6 +170,8 @@ export async function checkUpload(
       { errors: shown ? errors : errors.map(({ path }) => ({ path, message: 'differs' })) },
     )
   }
+  // What a quota counts of it from now on: its real size.
+  await settleUpload(config, principal, receipt.quota, head.size)
   return {
     origin: origin.name,
     key: request.key,

@@ -13,6 +13,7 @@ import type { UploadItem, UploadRequest } from '../../schemas/uploads'
 import { createMultipartUpload } from '../../store/client'
 import { originFor, permitFor } from '../permits'
 import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
+import { releaseUploads, reserveUploads, type Reservation } from '../quotas'
 import { sealHandle, sealReceipt } from './sealed'
 
 /** What a CloudFront origin cannot serve at all (a 403, as an origin without a grant). */
@@ -129,14 +130,35 @@ export async function issueUpload(
     }
   })
   if (failures.length > 0) throw refused(failures)
-  if (mode === 'multipart') {
-    const { permit, item } = permits[0]!
-    return startMultipart({ config, permit, principal, request, item, now })
-  }
-  const uploads = await Promise.all(
-    permits.map(({ permit, item }) => issueOne({ config, permit, principal, request, item, now })),
+  // Reserved against the caller's quota, if one counts them, before anything is signed: at the
+  // size each signature admits (a POST policy's most, when no length is given).
+  const reservations = await reserveUploads(
+    config,
+    principal,
+    request.origin,
+    permits.map(({ permit, item }, i) => ({
+      bytes: item.contentLength ?? (mode === 'post' ? permit.maxContentLength : undefined),
+      path: `${at(i)}contentLength`,
+    })),
+    now,
   )
-  return request.batch ? { uploads } : uploads[0]!
+  try {
+    if (mode === 'multipart') {
+      const { permit, item } = permits[0]!
+      const quota = reservations?.[0]
+      return await startMultipart({ config, permit, principal, request, item, now, quota })
+    }
+    const uploads = await Promise.all(
+      permits.map(({ permit, item }, i) =>
+        issueOne({ config, permit, principal, request, item, now, quota: reservations?.[i] }),
+      ),
+    )
+    return request.batch ? { uploads } : uploads[0]!
+  } catch (error) {
+    // Nothing was signed (the store refused to start a multipart upload, say): the room comes back.
+    await releaseUploads(config, principal, reservations)
+    throw error
+  }
 }
 
 /** The key the grant's `uploadKey` gives a file name, or the 400 saying there is none. */
@@ -169,7 +191,7 @@ function chosenKey(
   return key
 }
 
-/** One authorized upload of a request, to issue. */
+/** One authorized upload of a request, to issue, with its reservation when a quota counts it. */
 interface Authorized {
   readonly config: Config
   readonly permit: Permit
@@ -177,6 +199,7 @@ interface Authorized {
   readonly request: UploadRequest
   readonly item: UploadItem
   readonly now: Date
+  readonly quota: Reservation | undefined
 }
 
 /** The permit's origin: uploads go to S3 origins only (`uploadFits` lets no other through). */
@@ -187,7 +210,7 @@ function s3OriginOf(permit: Permit) {
 }
 
 /** One PUT URL or POST policy, with the receipt its completion check takes. */
-async function issueOne({ config, permit, principal, request, item, now }: Authorized) {
+async function issueOne({ config, permit, principal, request, item, now, quota }: Authorized) {
   const origin = s3OriginOf(permit)
   const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
   const signed =
@@ -209,6 +232,7 @@ async function issueOne({ config, permit, principal, request, item, now }: Autho
     overwrite: permit.content?.overwrite !== undefined,
     issuedAt: epochSeconds(now),
     expiresAt: epochSeconds(signed.expiresAt) + RECEIPT_GRACE_S,
+    quota,
   })
   const expiresAt = signed.expiresAt.toISOString()
   if ('fields' in signed) {
@@ -234,7 +258,15 @@ async function issueOne({ config, permit, principal, request, item, now }: Autho
 }
 
 /** Starts a multipart upload at the store and signs its first part URLs. */
-async function startMultipart({ config, permit, principal, request, item, now }: Authorized) {
+async function startMultipart({
+  config,
+  permit,
+  principal,
+  request,
+  item,
+  now,
+  quota,
+}: Authorized) {
   const origin = s3OriginOf(permit)
   // The schema requires it for multipart.
   const contentLength = item.contentLength ?? 0
@@ -275,6 +307,7 @@ async function startMultipart({ config, permit, principal, request, item, now }:
     checksums: checksums !== undefined,
     overwrite: permit.content?.overwrite !== undefined,
     createdAt: epochSeconds(now),
+    quota,
   })
   return {
     mode: 'multipart' as const,

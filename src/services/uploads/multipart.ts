@@ -15,6 +15,7 @@ import {
   type UploadedPart,
 } from '../../store/client'
 import { originFor, permitFor } from '../permits'
+import { releaseUploads, settleUpload } from '../quotas'
 import { partUploadUrls } from '../signers'
 import type { Permit } from '../../auth/policy'
 import { storedSince, unsealHandle, type UploadHandle } from './sealed'
@@ -270,6 +271,7 @@ export async function completeUpload(
   const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts, {
     ifNoneMatch: !handle.overwrite,
   })
+  await settleUpload(config, principal, handle.quota, handle.contentLength)
   return { object: object(etag), storeUploadId: handle.uploadId }
 }
 
@@ -302,4 +304,6 @@ async function completedBefore(
 export async function abortUpload(config: Config, principal: Principal, request: UploadRef) {
   const { handle, origin } = authorizeFollowUp(config, principal, request)
   await abortMultipartUpload(origin, request.key, handle.uploadId)
+  // Its parts are gone: its room comes back.
+  await releaseUploads(config, principal, handle.quota && [handle.quota])
 }

@@ -14,6 +14,8 @@ const HANDLE_PURPOSE = 'multipart-upload'
 const RECEIPT_PURPOSE = 'upload-receipt'
 
 const Count = v.pipe(v.number(), v.safeInteger(), v.minValue(0))
+/** The upload's reservation against a quota (src/services/quotas.ts), when one counts it. */
+const Reserved = v.optional(v.object({ q: v.string(), r: v.string() }))
 
 /**
  * A multipart upload as waybill sealed it: the store's id, the sizes and type it was created with,
@@ -28,6 +30,7 @@ const Handle = v.object({
   checksums: v.boolean(),
   overwrite: v.boolean(),
   createdAt: v.pipe(v.number(), v.safeInteger()),
+  quota: Reserved,
 })
 export type UploadHandle = v.InferOutput<typeof Handle>
 
@@ -47,6 +50,7 @@ const Receipt = v.object({
   overwrite: v.boolean(),
   issuedAt: v.pipe(v.number(), v.safeInteger()),
   expiresAt: v.pipe(v.number(), v.safeInteger()),
+  quota: Reserved,
 })
 export type UploadReceipt = v.InferOutput<typeof Receipt>
 

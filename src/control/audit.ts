@@ -1,0 +1,260 @@
+// The audit trail: one structured event per signing request (a mint, a refusal) and per followed
+// link, sent to the configured sinks (an Analytics Engine dataset, a Queue) and counted into the
+// control plane's usage. Never a URL, a token, a key or a secret: who (principal, key id), where
+// (origin), what (action, outcome, count, bytes) and the request id. Sent after the answer, so
+// the signing path never waits on it.
+
+import { createMiddleware } from 'hono/factory'
+import type { AuditConfig, Config } from '../config'
+import type { Clock } from '../http/clock'
+import { deferOf } from '../http/defer'
+import type { AppEnv } from '../http/types'
+import type { ControlPlane, Defer } from './plane'
+
+/** What became of a request. */
+type AuditOutcome = 'minted' | 'followed' | 'refused' | 'invalid' | 'error'
+
+export interface AuditEvent {
+  readonly type: 'waybill.audit'
+  /** ISO 8601. */
+  readonly time: string
+  readonly requestId: string
+  /** The route pattern, never the path (which can hold an object key or a token). */
+  readonly route: string
+  readonly status: number
+  readonly outcome: AuditOutcome
+  /** `read`, `write`, `delete`, `list`, `debug`; `follow` for a followed link. */
+  readonly action: string
+  /** As the request log names the caller; `link:<issuer hash>` for a followed link. */
+  readonly principal?: string | undefined
+  /** The API key used, when one was. */
+  readonly keyId?: string | undefined
+  readonly origin?: string | undefined
+  /** Artifacts signed (URLs, upload URLs and policies, links, part URLs). */
+  readonly count: number
+  /** Upload bytes signed (declared) or checked complete. */
+  readonly bytes: number
+}
+
+/** What the request path knows once it has answered. */
+interface RequestFacts {
+  readonly now: Date
+  readonly requestId: string
+  /** The path as requested, and the route's pattern (only the sinks need that one). */
+  readonly path: string
+  readonly route: string
+  readonly status: number
+  readonly principal?: { readonly kind: string; readonly id: string } | undefined
+  /** A followed link's issuer, by the hash the link carries. */
+  readonly linkIssuer?: string | undefined
+  readonly origin?: string | undefined
+  readonly action?: string | undefined
+  readonly items?: number | undefined
+  readonly bytesReserved?: number | undefined
+  readonly bytesCompleted?: number | undefined
+}
+
+// The paths that answer for uploads already signed: they mint nothing. (Static routes: the path
+// is the pattern.)
+const FOLLOW_UPS: ReadonlySet<string> = new Set([
+  '/v1/uploads/complete',
+  '/v1/uploads/multipart/complete',
+  '/v1/uploads/multipart/abort',
+  '/v1/uploads/multipart/list',
+])
+
+/** An Analytics Engine index holds at most 96 bytes. */
+const INDEX_CHARS = 96
+
+function outcomeOf(facts: RequestFacts): AuditOutcome {
+  if (facts.status >= 500) return 'error'
+  if (
+    facts.status === 401 ||
+    facts.status === 403 ||
+    facts.status === 410 ||
+    facts.status === 429
+  ) {
+    return 'refused'
+  }
+  if (facts.status >= 400) return 'invalid'
+  return facts.linkIssuer !== undefined ? 'followed' : 'minted'
+}
+
+/** What a request counts for: the outcome, under whom, and how many artifacts. */
+function tally(facts: RequestFacts) {
+  const outcome = outcomeOf(facts)
+  const principal =
+    facts.linkIssuer !== undefined
+      ? `link:${facts.linkIssuer}`
+      : facts.principal === undefined
+        ? undefined
+        : `${facts.principal.kind}:${facts.principal.id}`
+  const minted = outcome === 'minted' && !FOLLOW_UPS.has(facts.path)
+  return {
+    outcome,
+    principal,
+    keyId: facts.principal?.kind === 'api-key' ? facts.principal.id : undefined,
+    count: minted || outcome === 'followed' ? (facts.items ?? 1) : 0,
+  }
+}
+
+/**
+ * The event for a request on the signing API (/v1/*) or a followed link (/l/*).
+ *
+ * @example
+ * const event = auditEvent({ now, requestId, path: '/v1/sign', route: '/v1/sign', status: 200,
+ *   principal: { kind: 'api-key', id: 'web' }, origin: 'photos', action: 'read', items: 3 })
+ * event.count // 3
+ */
+export function auditEvent(facts: RequestFacts): AuditEvent {
+  const { outcome, principal, keyId, count } = tally(facts)
+  return Object.freeze({
+    type: 'waybill.audit',
+    time: facts.now.toISOString(),
+    requestId: facts.requestId,
+    route: facts.route,
+    status: facts.status,
+    outcome,
+    action: facts.linkIssuer !== undefined ? 'follow' : (facts.action ?? 'none'),
+    principal,
+    keyId,
+    origin: facts.origin,
+    count,
+    bytes: outcome === 'minted' ? (facts.bytesReserved ?? 0) + (facts.bytesCompleted ?? 0) : 0,
+  })
+}
+
+/**
+ * Sends a request's event to the configured sinks, and counts it into the control plane's usage:
+ * an Analytics Engine data point (written at once; the runtime sends it after the answer) and a
+ * Queue message (after the answer). A sink's failure is logged, never the request's.
+ */
+function recordAudit(
+  config: Config,
+  control: ControlPlane,
+  facts: RequestFacts,
+  defer: Defer,
+): void {
+  const { audit } = config
+  if (audit.dataset !== undefined || audit.queue !== undefined) {
+    sendToSinks(audit, auditEvent(facts), defer)
+  }
+  if (config.control === undefined) return
+  // The usage counters need a few numbers of the event, not the event (this runs per request).
+  const nowMs = facts.now.getTime()
+  const who =
+    facts.linkIssuer !== undefined ? { kind: 'link', id: facts.linkIssuer } : facts.principal
+  // A request nobody is known for (a 401) counts nothing, but writes what others gathered.
+  if (who === undefined || facts.origin === undefined) {
+    control.flush(config, nowMs, defer)
+    return
+  }
+  const outcome = outcomeOf(facts)
+  const minted = outcome === 'minted'
+  control.record(
+    config,
+    nowMs,
+    who,
+    facts.origin,
+    {
+      minted: minted && !FOLLOW_UPS.has(facts.path) ? (facts.items ?? 1) : 0,
+      refused: outcome === 'refused' ? 1 : 0,
+      bytesReserved: minted ? (facts.bytesReserved ?? 0) : 0,
+      bytesCompleted: minted ? (facts.bytesCompleted ?? 0) : 0,
+      linksFollowed: outcome === 'followed' ? 1 : 0,
+    },
+    facts.principal?.kind === 'api-key' ? facts.principal.id : undefined,
+    defer,
+  )
+}
+
+function sendToSinks(audit: AuditConfig, event: AuditEvent, defer: Defer): void {
+  if (audit.dataset !== undefined) {
+    try {
+      // Blobs and doubles by position: the README's "Audit events" lists them.
+      audit.dataset.writeDataPoint({
+        indexes: [(event.principal ?? '').slice(0, INDEX_CHARS)],
+        blobs: [
+          event.outcome,
+          event.action,
+          event.origin ?? '',
+          event.principal ?? '',
+          event.keyId ?? '',
+          event.route,
+          event.requestId,
+        ],
+        doubles: [event.count, event.bytes, event.status],
+      })
+    } catch (error) {
+      sinkFailed('analytics-engine', error)
+    }
+  }
+  if (audit.queue !== undefined) {
+    const queue = audit.queue
+    defer(
+      Promise.resolve()
+        .then(() => queue.send(event, { contentType: 'json' }))
+        .catch((error: unknown) => sinkFailed('queue', error)),
+    )
+  }
+}
+
+function sinkFailed(sink: string, error: unknown): void {
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      message: 'audit event not delivered',
+      sink,
+      error: error instanceof Error ? error.name : typeof error,
+    }),
+  )
+}
+
+/**
+ * The audit trail's middleware: after each answer on the signing API (/v1/*) and each followed
+ * link (/l/*), its event. Needs `requestLog()` before it (the route's log fields say what was
+ * done).
+ */
+export function audit(options: { control: ControlPlane; clock: Clock }) {
+  const { control, clock } = options
+  return createMiddleware<AppEnv>(async function audit(c, next) {
+    await next()
+    const path = c.req.path
+    if (!path.startsWith('/v1/') && !path.startsWith('/l/')) return
+    // Unset when the configuration is invalid: then nothing was signed, and there is no sink.
+    const config = c.get('config') as Config | undefined
+    if (config === undefined) return
+    const { audit: sinks } = config
+    if (sinks.dataset === undefined && sinks.queue === undefined && config.control === undefined) {
+      return
+    }
+    let now: Date
+    try {
+      now = clock()
+    } catch {
+      // A clock that fails has failed the request already (its 500 is logged): nothing to add.
+      return
+    }
+    const log = c.get('log')
+    recordAudit(
+      config,
+      control,
+      {
+        now,
+        requestId: c.get('requestId'),
+        path,
+        route: sinks.dataset === undefined && sinks.queue === undefined ? '' : c.req.routePath,
+        status: c.res.status,
+        // Either may be unset: a refusal before authentication, a request that is not a link.
+        principal: c.get('principal'),
+        linkIssuer: c.get('linkIssuer'),
+        origin: log.origin,
+        action: log.action,
+        items: log.items,
+        bytesReserved: log.bytesReserved,
+        bytesCompleted: log.bytesCompleted,
+      },
+      deferOf(c),
+    )
+  })
+}

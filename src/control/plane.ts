@@ -1,0 +1,556 @@
+// The control plane on the request path: API keys, grants, quotas and link revocations from D1,
+// through per-isolate caches, so that a request that hits them costs a few map lookups and one
+// that misses costs one D1 query.
+//
+// Freshness is a change epoch (migrations/, `control_epoch`): every admin write bumps it in the
+// same transaction as the change. An isolate remembers the epoch it last read and when it sent that
+// read; entries are good while the epoch stands. Once the reading is CONTROL_REFRESH_MS old, the
+// next request reads it again after its answer (ExecutionContext.waitUntil); once it is
+// CONTROL_MAX_AGE_MS old, the request itself waits for it (in the same D1 round trip as its own
+// lookup). When the epoch moved, every cache of the isolate is dropped. So a change committed at T
+// is refused by every isolate from T + CONTROL_MAX_AGE_MS on, and D1 sees about one epoch read per
+// isolate per second however many keys are in use (a per-entry TTL would cost one read per key
+// and isolate instead). If D1 cannot be reached once the epoch is too old, the answer is a 503:
+// nothing is signed from a cache past its bound.
+//
+// `authorize` stays pure: it is handed a config whose `grants` are the env's plus the caller's
+// from D1 (`configFor`), built once per caller and epoch.
+
+import * as v from 'valibot'
+import { principalHash } from '../auth/links'
+import type { Config, ControlConfig, Grant, Quota } from '../config'
+import { completeGrant, grantSchema, subjectOf } from '../config/grants'
+import { constantTimeEqual, hexEncode } from '../core/bytes'
+import { WaybillError } from '../errors'
+import {
+  CONTROL_KEY_CACHE_ENTRIES,
+  CONTROL_LINK_CACHE_ENTRIES,
+  CONTROL_MAX_AGE_MS,
+  CONTROL_REFRESH_MS,
+  CONTROL_RETRY_AFTER_S,
+  CONTROL_RULES_CACHE_ENTRIES,
+  LAST_USED_RESOLUTION_MS,
+  MAX_GRANTS_PER_SUBJECT,
+  MAX_LINK_RULES,
+  USAGE_FLUSH_MS,
+} from '../limits'
+import type { Principal } from '../principal'
+import { Lru } from './lru'
+import {
+  epochStatement,
+  flushUsage,
+  keyStatement,
+  linkStatement,
+  rulesStatement,
+  type KeyLookupRow,
+  type RevocationRow,
+  type RulesRow,
+  type UsageDelta,
+} from './store'
+
+/** Work to finish after the answer (ExecutionContext.waitUntil, where there is one). */
+export type Defer = (work: Promise<unknown>) => void
+
+/** A key made through the admin API, as the hot path needs it. Times are epoch ms. */
+export interface KeyRecord {
+  readonly id: string
+  readonly expiresAt: number | null
+  readonly revokedAt: number | null
+  /** Set on a secret a rotation retired: it works until then. */
+  readonly secretExpiresAt: number | null
+}
+
+/** A link revocation by time, with the hash a link names its issuer by. */
+interface LinkRule {
+  readonly issuedBefore: number
+  readonly origin: string | null
+  readonly issuer: string | null
+}
+
+/** What a followed link says about itself. */
+export interface LinkFacts {
+  readonly id: string | undefined
+  readonly issuedAtMs: number
+  readonly origin: string
+  /** `principalHash` of its issuer. */
+  readonly issuer: string
+}
+
+/** What one request adds to its caller's usage of an origin, on a day. */
+export interface UsageCounts {
+  readonly minted: number
+  readonly refused: number
+  readonly bytesReserved: number
+  readonly bytesCompleted: number
+  readonly linksFollowed: number
+}
+
+const DAY_MS = 86_400_000
+
+type Mutable = { -readonly [K in keyof UsageCounts]: number }
+
+// Keys made through the admin API (src/services/admin/keys.ts): anything else is not looked up.
+const STORED_KEY = /^[a-z][a-z0-9]{0,15}_[A-Za-z0-9_-]{43}$/
+
+class State {
+  epoch = -1
+  /** When the epoch held was read (when the read was sent), epoch ms. */
+  checkedAt = -Infinity
+  /** Bumped whenever the caches are dropped: a lookup that spans one is not cached. */
+  generation = 0
+  refreshing = false
+  /** Keys by their SHA-256 (see `digestKey`), the digest kept to tell them apart for sure. */
+  readonly keys = new Lru<number, { digest: Uint8Array; record: KeyRecord }>(
+    CONTROL_KEY_CACHE_ENTRIES,
+  )
+  /** Hashes no stored key has, kept apart so that a flood of them cannot evict the keys. */
+  readonly unknown = new Lru<number, Uint8Array>(CONTROL_KEY_CACHE_ENTRIES)
+  /**
+   * A caller's subjects → the config `authorize` gets: the env's grants plus theirs. API keys by
+   * their id, token callers by their subjects.
+   */
+  readonly keyRules = new Lru<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
+  readonly rules = new Lru<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
+  /** Link id → revoked by id. */
+  readonly links = new Lru<string, boolean>(CONTROL_LINK_CACHE_ENTRIES)
+  linkRules: readonly LinkRule[] | undefined
+  readonly grant: ReturnType<typeof grantSchema>
+  /**
+   * Usage not yet written, for one day (`usageDay`, days since the epoch): by the caller's kind,
+   * then its id, then the origin. Keyed by strings the request has already, so counting a request
+   * makes none.
+   */
+  readonly usage = new Map<string, Map<string, Map<string, Mutable>>>()
+  usageDay = -1
+  /** When each key's last use was last queued, and the queue. */
+  readonly lastUsed = new Map<string, number>()
+  readonly usedAt = new Lru<string, number>(CONTROL_KEY_CACHE_ENTRIES)
+  flushedAt = -Infinity
+
+  constructor(
+    readonly base: Config,
+    readonly control: ControlConfig,
+  ) {
+    this.grant = grantSchema(base.origins)
+  }
+
+  drop(): void {
+    this.keys.clear()
+    this.unknown.clear()
+    this.keyRules.clear()
+    this.rules.clear()
+    this.links.clear()
+    this.linkRules = undefined
+    this.generation++
+  }
+}
+
+/**
+ * The answer when D1 cannot be reached; the cause goes to the log (its name and message: a D1
+ * error quotes SQL at most, never a bound value).
+ */
+export function unavailable(
+  error: unknown,
+  detail = 'The control plane (D1) cannot be reached, so nothing can be authorized now; retry shortly.',
+): WaybillError {
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      message: 'control plane unavailable',
+      error: error instanceof Error ? error.name : typeof error,
+      detail: (error instanceof Error ? error.message : String(error)).slice(0, 200),
+    }),
+  )
+  return new WaybillError('control_unavailable', detail, {
+    headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) },
+  })
+}
+
+/** The subjects a caller's grants and quotas may name (`*` included). */
+function subjectsOf(principal: Principal): string[] {
+  if (principal.kind === 'api-key') return [`apiKey:${principal.id}`, '*']
+  const subjects = [`sub:${principal.id}`]
+  if (principal.email !== undefined) subjects.push(`email:${principal.email}`)
+  for (const role of [...principal.roles].sort()) subjects.push(`role:${role}`)
+  subjects.push('*')
+  return subjects
+}
+
+/** The cache key of a token caller's grants: what its subjects depend on. */
+function rulesKey(principal: Principal): string {
+  return `${principal.kind}\n${subjectsOf(principal).join('\n')}`
+}
+
+/**
+ * A cache key for a key's SHA-256: its first 53 bits, as a number (a number keys a Map faster
+ * than any string made from the digest). Entries keep the whole digest, compared on every hit.
+ */
+function digestKey(digest: Uint8Array): number {
+  const high = ((digest[0]! << 24) | (digest[1]! << 16) | (digest[2]! << 8) | digest[3]!) >>> 0
+  return high * 2 ** 21 + ((digest[4]! << 13) | (digest[5]! << 5) | (digest[6]! >>> 3))
+}
+
+/**
+ * The control plane of one app (one isolate, for the Worker): its caches, kept per configuration.
+ * Every method needs `config.control`.
+ */
+export class ControlPlane {
+  private readonly states = new WeakMap<ControlConfig, State>()
+
+  private stateOf(config: Config): State {
+    const control = config.control
+    if (control === undefined) throw new Error('no control plane is configured')
+    let state = this.states.get(control)
+    if (state === undefined) {
+      state = new State(config, control)
+      this.states.set(control, state)
+    }
+    return state
+  }
+
+  /**
+   * The stored key whose secret hashes to `digest`, when it may authenticate at `now` (not
+   * revoked, not expired, its secret not retired); undefined otherwise.
+   */
+  async apiKey(
+    config: Config,
+    presented: string,
+    digest: Uint8Array,
+    now: Date,
+    defer: Defer,
+  ): Promise<KeyRecord | undefined> {
+    const state = this.stateOf(config)
+    const nowMs = now.getTime()
+    const id = digestKey(digest)
+    let record: KeyRecord | undefined
+    if (this.current(state, nowMs, defer)) {
+      const hit = state.keys.get(id)
+      if (hit !== undefined && constantTimeEqual(hit.digest, digest)) record = hit.record
+      else {
+        const unknown = state.unknown.get(id)
+        if (unknown !== undefined && constantTimeEqual(unknown, digest)) return undefined
+      }
+    }
+    if (record === undefined) {
+      if (!STORED_KEY.test(presented)) return undefined
+      const db = state.control.db
+      const { row, cacheable } = await this.load<KeyLookupRow>(
+        state,
+        nowMs,
+        keyStatement(db, hexEncode(digest), MAX_GRANTS_PER_SUBJECT),
+      )
+      if (row === null) {
+        if (cacheable) state.unknown.set(id, digest)
+        return undefined
+      }
+      record = Object.freeze({
+        id: row.id,
+        expiresAt: row.expires_at,
+        revokedAt: row.revoked_at,
+        secretExpiresAt: row.secret_expires_at,
+      })
+      if (cacheable) {
+        state.keys.set(id, { digest, record })
+        // The key's own grants and quotas came with it: its next request needs no query at all.
+        state.keyRules.set(row.id, this.combine(state, row))
+      }
+    }
+    const usable =
+      record.revokedAt === null &&
+      (record.expiresAt === null || nowMs < record.expiresAt) &&
+      (record.secretExpiresAt === null || nowMs < record.secretExpiresAt)
+    return usable ? record : undefined
+  }
+
+  /** The config `authorize` gets for `principal`: the env's grants plus the caller's from D1. */
+  async configFor(config: Config, principal: Principal, now: Date, defer: Defer): Promise<Config> {
+    const state = this.stateOf(config)
+    const nowMs = now.getTime()
+    // An API key's grants by its id; a token's by all it could be named by.
+    const byKey = principal.kind === 'api-key'
+    const cache = byKey ? state.keyRules : state.rules
+    const key = byKey ? principal.id : rulesKey(principal)
+    if (this.current(state, nowMs, defer)) {
+      const hit = cache.get(key)
+      if (hit !== undefined) return hit
+    }
+    const { row, cacheable } = await this.load<RulesRow>(
+      state,
+      nowMs,
+      rulesStatement(state.control.db, subjectsOf(principal), MAX_GRANTS_PER_SUBJECT),
+    )
+    const combined = row === null ? state.base : this.combine(state, row)
+    if (cacheable) cache.set(key, combined)
+    return combined
+  }
+
+  /** Whether the control plane revoked a link: by its id, or by when, where and by whom it was issued. */
+  async linkRevoked(config: Config, link: LinkFacts, now: Date, defer: Defer): Promise<boolean> {
+    const state = this.stateOf(config)
+    const nowMs = now.getTime()
+    let rules: readonly LinkRule[] | undefined
+    let byId: boolean | undefined = link.id === undefined ? false : undefined
+    if (this.current(state, nowMs, defer)) {
+      rules = state.linkRules
+      if (link.id !== undefined) byId = state.links.get(link.id)
+    }
+    if (rules === undefined || byId === undefined) {
+      const { rows, cacheable } = await this.loadAll<RevocationRow>(
+        state,
+        nowMs,
+        linkStatement(state.control.db, link.id ?? null, MAX_LINK_RULES + 1),
+      )
+      rules = rows
+        .filter((row) => row.kind === 'links')
+        .map((row) =>
+          Object.freeze({
+            issuedBefore: row.issued_before ?? 0,
+            origin: row.origin,
+            issuer: row.principal === null ? null : principalHash(row.principal),
+          }),
+        )
+      byId = link.id !== undefined && rows.some((row) => row.kind === 'link')
+      if (cacheable) {
+        state.linkRules = rules
+        if (link.id !== undefined) state.links.set(link.id, byId)
+      }
+    }
+    return (
+      byId ||
+      rules.some(
+        (rule) =>
+          link.issuedAtMs < rule.issuedBefore &&
+          (rule.origin === null || rule.origin === link.origin) &&
+          (rule.issuer === null || rule.issuer === link.issuer),
+      )
+    )
+  }
+
+  /**
+   * An admin write in this isolate committed `epoch`: its caches go now, not at the next read of
+   * the epoch.
+   */
+  changed(config: Config, epoch: number, now: Date): void {
+    const state = this.stateOf(config)
+    if (epoch > state.epoch) {
+      state.drop()
+      state.epoch = epoch
+    }
+    state.checkedAt = Math.max(state.checkedAt, now.getTime())
+  }
+
+  /**
+   * Counts a request's usage (its caller: `kind` and `id`, `link` and the issuer's hash for a
+   * followed link) and its key's last use, written to D1 after the answer at most every
+   * USAGE_FLUSH_MS (a key's last use at most once a minute): never on the signing path.
+   */
+  record(
+    config: Config,
+    nowMs: number,
+    who: { readonly kind: string; readonly id: string },
+    origin: string,
+    counts: UsageCounts,
+    keyId: string | undefined,
+    defer: Defer,
+  ): void {
+    const state = this.stateOf(config)
+    const day = Math.floor(nowMs / DAY_MS)
+    // Past midnight: what yesterday gathered goes first, under its own day.
+    if (day !== state.usageDay) {
+      this.flush(config, nowMs, defer, true)
+      state.usageDay = day
+    }
+    let byId = state.usage.get(who.kind)
+    if (byId === undefined)
+      state.usage.set(who.kind, (byId = new Map<string, Map<string, Mutable>>()))
+    let byOrigin = byId.get(who.id)
+    if (byOrigin === undefined) byId.set(who.id, (byOrigin = new Map<string, Mutable>()))
+    const sum = byOrigin.get(origin)
+    if (sum === undefined) byOrigin.set(origin, { ...counts })
+    else {
+      sum.minted += counts.minted
+      sum.refused += counts.refused
+      sum.bytesReserved += counts.bytesReserved
+      sum.bytesCompleted += counts.bytesCompleted
+      sum.linksFollowed += counts.linksFollowed
+    }
+    if (keyId !== undefined) {
+      const last = state.usedAt.get(keyId)
+      if (last === undefined || nowMs - last >= LAST_USED_RESOLUTION_MS) {
+        state.usedAt.set(keyId, nowMs)
+        state.lastUsed.set(keyId, nowMs)
+      }
+    }
+    if (nowMs - state.flushedAt >= USAGE_FLUSH_MS) this.flush(config, nowMs, defer)
+  }
+
+  /**
+   * Writes what usage has gathered, once USAGE_FLUSH_MS have passed since the last write (or now,
+   * when `force`d).
+   */
+  flush(config: Config, nowMs: number, defer: Defer, force = false): void {
+    const state = this.stateOf(config)
+    if (!force && nowMs - state.flushedAt < USAGE_FLUSH_MS) return
+    if (state.usage.size === 0 && state.lastUsed.size === 0) return
+    state.flushedAt = nowMs
+    const day = new Date(state.usageDay * DAY_MS).toISOString().slice(0, 10)
+    const usage: UsageDelta[] = []
+    for (const [kind, byId] of state.usage) {
+      for (const [id, byOrigin] of byId) {
+        for (const [origin, counts] of byOrigin) {
+          usage.push({ day, principal: `${kind}:${id}`, origin, ...counts })
+        }
+      }
+    }
+    const lastUsed = new Map(state.lastUsed)
+    state.usage.clear()
+    state.lastUsed.clear()
+    defer(
+      flushUsage(state.control.db, usage, lastUsed, LAST_USED_RESOLUTION_MS).catch((error) => {
+        // Counters are best effort: the audit sinks have every event.
+        unavailable(error)
+      }),
+    )
+  }
+
+  /**
+   * Whether the caches may answer at `nowMs`: the epoch was read less than CONTROL_MAX_AGE_MS ago
+   * (once it is CONTROL_REFRESH_MS old, it is read again after the answer).
+   */
+  private current(state: State, nowMs: number, defer: Defer): boolean {
+    const age = nowMs - state.checkedAt
+    if (age >= CONTROL_MAX_AGE_MS) return false
+    if (age >= CONTROL_REFRESH_MS && !state.refreshing) {
+      state.refreshing = true
+      defer(
+        this.readEpoch(state, nowMs)
+          .catch(() => undefined)
+          .finally(() => {
+            state.refreshing = false
+          }),
+      )
+    }
+    return true
+  }
+
+  private async readEpoch(state: State, sentAt: number): Promise<void> {
+    let row: { epoch: number } | null
+    try {
+      row = await epochStatement(state.control.db).first<{ epoch: number }>()
+    } catch (error) {
+      throw unavailable(error)
+    }
+    this.adopt(state, row?.epoch ?? 0, sentAt)
+  }
+
+  /** Takes an epoch read sent at `sentAt`: a newer one drops every cache. */
+  private adopt(state: State, epoch: number, sentAt: number): void {
+    if (epoch < state.epoch) return
+    if (epoch > state.epoch) {
+      state.drop()
+      state.epoch = epoch
+    }
+    state.checkedAt = Math.max(state.checkedAt, sentAt)
+  }
+
+  /**
+   * One lookup's row, reading the epoch in the same round trip when it is too old. `cacheable`:
+   * no epoch change dropped the caches meanwhile (a row read before it may predate the change).
+   */
+  private async load<T>(
+    state: State,
+    nowMs: number,
+    statement: D1PreparedStatement,
+  ): Promise<{ row: T | null; cacheable: boolean }> {
+    const { rows, cacheable } = await this.loadAll<T>(state, nowMs, statement)
+    return { row: rows[0] ?? null, cacheable }
+  }
+
+  private async loadAll<T>(
+    state: State,
+    nowMs: number,
+    statement: D1PreparedStatement,
+  ): Promise<{ rows: T[]; cacheable: boolean }> {
+    const generation = state.generation
+    try {
+      if (nowMs - state.checkedAt < CONTROL_MAX_AGE_MS) {
+        const { results } = await statement.all<T>()
+        return { rows: results, cacheable: state.generation === generation }
+      }
+      const db = state.control.db
+      const [epoch, result] = await db.batch<unknown>([epochStatement(db), statement])
+      this.adopt(state, (epoch!.results[0] as { epoch: number } | undefined)?.epoch ?? 0, nowMs)
+      return { rows: result!.results as T[], cacheable: true }
+    } catch (error) {
+      throw unavailable(error)
+    }
+  }
+
+  /** The base config with the grants and quotas of a D1 answer added (the base itself if none). */
+  private combine(state: State, row: RulesRow): Config {
+    const grants = this.grants(state, row.grants)
+    const quotas = quotasOf(row.quotas)
+    if (grants.length === 0 && quotas.length === 0) return state.base
+    return Object.freeze({
+      ...state.base,
+      grants: Object.freeze([...state.base.grants, ...grants]),
+      quotas: Object.freeze(quotas),
+    })
+  }
+
+  /**
+   * The stored grants, each checked by the schema WAYBILL_GRANTS is checked by, against today's
+   * origins: one that no longer passes (its origin was removed) is left out, and logged.
+   */
+  private grants(state: State, json: string): Grant[] {
+    const grants: Grant[] = []
+    const rows = JSON.parse(json) as [string, unknown][]
+    if (rows.length >= MAX_GRANTS_PER_SUBJECT) {
+      // The statement reads at most this many (the admin API stores at most this many per
+      // subject, but a caller has several subjects): the rest allow nothing. Say so.
+      console.error(
+        JSON.stringify({
+          level: 'error',
+          message: 'stored grants cut short',
+          read: rows.length,
+        }),
+      )
+    }
+    for (const [id, body] of rows) {
+      const parsed = v.safeParse(state.grant, body)
+      if (parsed.success) grants.push(completeGrant(parsed.output, state.base.maxBatch))
+      else {
+        console.error(
+          JSON.stringify({
+            level: 'error',
+            message: 'stored grant skipped',
+            grant: id,
+            errors: parsed.issues.map((issue) => issue.message).slice(0, 3),
+          }),
+        )
+      }
+    }
+    return grants
+  }
+}
+
+type QuotaTuple = [string, string, string, number | null, number | null, number]
+
+function quotasOf(json: string): Quota[] {
+  return (JSON.parse(json) as QuotaTuple[]).flatMap(
+    ([id, to, origin, maxObjects, maxBytes, windowS]) => {
+      const subject = subjectOf(to)
+      if (subject === undefined) return []
+      return [
+        Object.freeze({
+          id,
+          subject,
+          origin,
+          maxObjects: maxObjects ?? undefined,
+          maxBytes: maxBytes ?? undefined,
+          windowS,
+        }),
+      ]
+    },
+  )
+}

@@ -1,0 +1,18 @@
+import type { Context } from 'hono'
+
+/**
+ * Work to finish after the answer: the request's `ExecutionContext.waitUntil`, or, where there is
+ * none (`app.request` without one, as tests call it), the work simply runs on its own.
+ */
+export function deferOf(c: Context): (work: Promise<unknown>) => void {
+  return (work) => {
+    let context: { waitUntil(promise: Promise<unknown>): void } | undefined
+    try {
+      context = c.executionCtx
+    } catch {
+      // No ExecutionContext.
+    }
+    if (context === undefined) void work
+    else context.waitUntil(work)
+  }
+}

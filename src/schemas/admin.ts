@@ -1,0 +1,342 @@
+// The admin API's requests and answers (/admin/v1, src/routes/admin.ts). A grant's own schema is
+// the configuration's (src/config/grants.ts: the one WAYBILL_GRANTS is checked by, with `to` as the
+// control plane stores it); a key's id and label are the fields WAYBILL_API_KEYS shares
+// (./fields.ts).
+
+import * as v from 'valibot'
+import {
+  MAX_ADMIN_PAGE,
+  MAX_GRANTS_PER_SUBJECT,
+  MAX_QUOTA_WINDOW_S,
+  MAX_ROTATION_OVERLAP_S,
+  MAX_UPLOAD_BYTES,
+  MAX_USAGE_DAYS,
+  MIN_QUOTA_WINDOW_S,
+} from '../limits'
+import { KeyGrant, StoredSubject } from '../config/grants'
+import { characters, KeyId, KeyLabel, OriginName, queryNumber, wholeNumber } from './fields'
+import { isRecord, list, strict, strictFields, typeName } from './valibot'
+
+const timeMessage = 'must be a time such as "2026-11-23T12:00:00Z"'
+
+/** An ISO 8601 time, as epoch milliseconds. */
+export const Time = v.pipe(
+  v.string(timeMessage),
+  v.isoTimestamp(timeMessage),
+  v.transform((time) => Date.parse(time)),
+)
+
+const principalMessage = 'must be a caller as the request log names it, such as "jwt:alice"'
+
+/** A caller as logs, usage and link revocations name it: `api-key:web`, `jwt:alice`. */
+export const PrincipalName = v.pipe(
+  characters(1, 300, principalMessage),
+  v.regex(/^(?:api-key|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, principalMessage),
+  v.examples(['api-key:web']),
+)
+
+// ---- API keys ---------------------------------------------------------------------------------
+
+const prefixMessage = 'must be 1-16 characters of a-z and 0-9, starting with a letter'
+
+/** Where a key starts, before its random part: `wb` makes `wb_…`. */
+const SecretPrefix = v.pipe(
+  v.string(prefixMessage),
+  v.regex(/^[a-z][a-z0-9]{0,15}$/, prefixMessage),
+  v.description(
+    'What the key starts with, before "_" and its 43 random characters (default "wb"): `live` makes `live_…`.',
+  ),
+  v.examples(['live']),
+)
+
+export const KeyCreateBody = strict({
+  id: v.optional(
+    v.pipe(KeyId, v.description('The key id; a new one when absent (`k_…`). Cannot be changed.')),
+  ),
+  label: v.optional(KeyLabel),
+  prefix: v.optional(SecretPrefix),
+  expiresAt: v.optional(
+    v.pipe(
+      Time,
+      v.description('When the key stops working; never when absent (a time past: it never works).'),
+    ),
+  ),
+  grants: v.optional(
+    v.pipe(
+      list(KeyGrant),
+      v.maxLength(MAX_GRANTS_PER_SUBJECT, `must hold at most ${MAX_GRANTS_PER_SUBJECT} grants`),
+      v.description(
+        'Grants for this key, each as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema.',
+      ),
+    ),
+  ),
+})
+export type KeyCreateBody = v.InferOutput<typeof KeyCreateBody>
+
+export const RotateBody = strict({
+  overlapS: v.optional(
+    v.pipe(
+      wholeNumber(0, MAX_ROTATION_OVERLAP_S),
+      v.description(
+        'Seconds the current secret keeps working beside the new one (default 86400; 0 retires it now).',
+      ),
+    ),
+  ),
+})
+
+export const KeyParams = strict({ id: KeyId }, { noun: 'parameter' })
+
+const NullableTime = v.nullable(v.pipe(v.string(), v.description('ISO 8601, or null.')))
+
+const KeyView = v.object({
+  id: v.string(),
+  label: v.nullable(v.string()),
+  createdAt: v.string(),
+  expiresAt: NullableTime,
+  revokedAt: NullableTime,
+  lastUsedAt: v.pipe(
+    NullableTime,
+    v.description('Written at most once a minute, a few seconds after the use.'),
+  ),
+  secrets: v.pipe(
+    v.array(v.object({ prefix: v.string(), createdAt: v.string(), expiresAt: NullableTime })),
+    v.description('Its secrets, by their first characters only: two while a rotation overlaps.'),
+  ),
+})
+
+const StoredGrant = v.pipe(
+  v.record(v.string(), v.unknown()),
+  v.description('The grant as stored: canonical, with its defaults filled in.'),
+)
+const GrantRecord = v.object({ id: v.string(), createdAt: v.string(), grant: StoredGrant })
+
+export const KeyCreatedAnswer = v.object({
+  ...KeyView.entries,
+  key: v.pipe(
+    v.string(),
+    v.description('The key itself: shown this once, stored nowhere (only its SHA-256 is).'),
+  ),
+  grants: v.array(GrantRecord),
+})
+export const KeyAnswer = KeyView
+export const RotatedAnswer = v.object({
+  id: v.string(),
+  key: v.pipe(v.string(), v.description('The new secret: shown this once.')),
+  prefix: v.string(),
+  previousExpiresAt: v.pipe(
+    v.string(),
+    v.description('When the secrets before this one stop working.'),
+  ),
+})
+
+// ---- lists ------------------------------------------------------------------------------------
+
+const cursorMessage = 'must be the cursor of the previous page'
+const pageFields = {
+  limit: v.optional(
+    v.pipe(
+      queryNumber(
+        wholeNumber(1, MAX_ADMIN_PAGE),
+        `must be a whole number from 1 to ${MAX_ADMIN_PAGE}`,
+      ),
+      v.description(`Entries per page, 1 to ${MAX_ADMIN_PAGE} (default 100).`),
+    ),
+  ),
+  cursor: v.optional(
+    v.pipe(v.string(cursorMessage), v.regex(/^[A-Za-z0-9._-]{1,64}$/, cursorMessage)),
+  ),
+}
+export const PageQuery = strict(pageFields, { noun: 'parameter' })
+export const GrantsQuery = strict(
+  {
+    ...pageFields,
+    to: v.optional(
+      v.pipe(
+        characters(
+          0,
+          300,
+          'must be a grant subject such as "apiKey:web", of at most 300 characters',
+        ),
+        v.description('Only the grants of this subject.'),
+      ),
+    ),
+  },
+  { noun: 'parameter' },
+)
+const Next = v.pipe(
+  v.nullable(v.string()),
+  v.description('The next page’s cursor; null at the end.'),
+)
+
+export const KeyListAnswer = v.object({ keys: v.array(KeyView), cursor: Next })
+export const GrantAnswer = GrantRecord
+export const GrantListAnswer = v.object({ grants: v.array(GrantRecord), cursor: Next })
+
+/** An id the admin API made: `g_…` for a grant, `q_…` a quota, `r_…` a revocation. */
+export function recordParams(prefix: 'g' | 'q') {
+  const message = `must be an id such as "${prefix}_0mkz3c9a1b2c3d4e5f6g"`
+  return strict(
+    { id: v.pipe(v.string(message), v.regex(new RegExp(`^${prefix}_[0-9a-z]{8,40}$`), message)) },
+    { noun: 'parameter' },
+  )
+}
+
+// ---- revocations ------------------------------------------------------------------------------
+
+const linkIdMessage = 'must be a link id, as POST /v1/links answered it'
+
+// What each kind of revocation names.
+const revocationKinds = v.variant(
+  'kind',
+  [
+    strictFields({
+      kind: v.literal('key'),
+      key: v.pipe(KeyId, v.description('The API key: it stops working everywhere.')),
+    }),
+    strictFields({
+      kind: v.literal('link'),
+      link: v.pipe(
+        v.string(linkIdMessage),
+        v.regex(/^[A-Za-z0-9_-]{16}$/, linkIdMessage),
+        v.description('One link, by the id POST /v1/links answered with it.'),
+      ),
+    }),
+    strictFields({
+      kind: v.literal('links'),
+      issuedBefore: v.pipe(Time, v.description('Links issued before this time…')),
+      origin: v.optional(v.pipe(OriginName, v.description('…on this origin…'))),
+      principal: v.optional(v.pipe(PrincipalName, v.description('…by this caller.'))),
+    }),
+  ],
+  'must be "key", "link" or "links"',
+)
+
+// valibot's variant reads the discriminator first: without the object check, an array would be
+// "kind: must be…".
+export const RevocationBody = v.pipe(
+  v.custom<v.InferInput<typeof revocationKinds>>(
+    isRecord,
+    (issue) => `must be a JSON object, not ${typeName(issue.input)}`,
+  ),
+  revocationKinds,
+)
+export type RevocationBody = v.InferOutput<typeof RevocationBody>
+
+const RevocationRecord = v.object({
+  id: v.string(),
+  kind: v.picklist(['key', 'link', 'links']),
+  createdAt: v.string(),
+  key: v.optional(v.string()),
+  link: v.optional(v.string()),
+  issuedBefore: v.optional(v.string()),
+  origin: v.optional(v.string()),
+  principal: v.optional(v.string()),
+})
+export const RevocationAnswer = RevocationRecord
+export const RevocationListAnswer = v.object({
+  revocations: v.array(RevocationRecord),
+  cursor: Next,
+})
+
+// ---- quotas -----------------------------------------------------------------------------------
+
+const subjectMessage =
+  'must be "apiKey:<id>", "sub:<subject>", "role:<role>", "email:<address>" or "*"'
+
+// Either limit, or both: the one named first is the one a body without either lacks.
+const oneLimit = (body: { maxObjects?: unknown; maxBytes?: unknown }) =>
+  body.maxObjects !== undefined || body.maxBytes !== undefined
+
+export const QuotaBody = v.pipe(
+  strict({
+    to: v.pipe(
+      characters(1, 300, subjectMessage),
+      StoredSubject,
+      v.description(
+        'Whose uploads: a subject as in grants; each caller it names is counted apart.',
+      ),
+    ),
+    origin: OriginName,
+    maxObjects: v.optional(
+      v.pipe(wholeNumber(1, 1_000_000_000), v.description('Uploads per window.')),
+    ),
+    maxBytes: v.optional(
+      v.pipe(
+        wholeNumber(1, MAX_UPLOAD_BYTES * 1000),
+        v.description('Bytes per window: declared sizes, settled to the real ones once checked.'),
+      ),
+    ),
+    windowS: v.pipe(
+      wholeNumber(MIN_QUOTA_WINDOW_S, MAX_QUOTA_WINDOW_S),
+      v.description('The window, in seconds (86400: a day, from midnight UTC).'),
+    ),
+  }),
+  v.forward(
+    v.partialCheck([['maxObjects'], ['maxBytes']], oneLimit, 'is required (or "maxBytes")'),
+    ['maxObjects'],
+  ),
+  v.metadata({ anyOf: [{ required: ['maxObjects'] }, { required: ['maxBytes'] }] }),
+)
+export type QuotaBody = v.InferOutput<typeof QuotaBody>
+
+const QuotaRecord = v.object({
+  id: v.string(),
+  to: v.string(),
+  origin: v.string(),
+  maxObjects: v.nullable(v.number()),
+  maxBytes: v.nullable(v.number()),
+  windowS: v.number(),
+  createdAt: v.string(),
+})
+export const QuotaAnswer = QuotaRecord
+export const QuotaListAnswer = v.object({ quotas: v.array(QuotaRecord), cursor: Next })
+
+// ---- usage ------------------------------------------------------------------------------------
+
+const dayMessage = 'must be a day such as "2026-11-23"'
+const Day = v.pipe(v.string(dayMessage), v.isoDate(dayMessage))
+
+export const UsageQuery = strict(
+  {
+    principal: v.pipe(
+      PrincipalName,
+      v.description('The caller, as the request log names it: `api-key:<id>` for an API key.'),
+    ),
+    from: v.optional(
+      v.pipe(
+        Day,
+        v.description(
+          `The first day (UTC); default 30 days before "to". At most ${MAX_USAGE_DAYS} days are answered, the last ones: the answer's "from" says where they start.`,
+        ),
+      ),
+    ),
+    to: v.optional(v.pipe(Day, v.description('The last day (UTC); default today.'))),
+  },
+  { noun: 'parameter' },
+)
+export type UsageQuery = v.InferOutput<typeof UsageQuery>
+
+export const UsageAnswer = v.object({
+  principal: v.string(),
+  from: v.string(),
+  to: v.string(),
+  days: v.array(
+    v.object({
+      day: v.string(),
+      origin: v.string(),
+      minted: v.pipe(
+        v.number(),
+        v.description('Artifacts signed: URLs, upload URLs and policies, links.'),
+      ),
+      refused: v.pipe(
+        v.number(),
+        v.description(
+          'Requests refused once the caller was known (403, 429; 410 for its revoked links).',
+        ),
+      ),
+      bytesReserved: v.pipe(v.number(), v.description('Bytes of uploads signed, as declared.')),
+      bytesCompleted: v.pipe(v.number(), v.description('Bytes of uploads checked complete.')),
+      linksFollowed: v.pipe(v.number(), v.description("Visits to this caller's signed links.")),
+    }),
+  ),
+})

@@ -1,0 +1,167 @@
+// API keys through the admin API: created with their grants (the key shown once, only its SHA-256
+// stored), listed with their last use, rotated with an overlap. Revoking one is a revocation
+// (./revocations.ts).
+
+import type { Config } from '../../config'
+import { grantJson, keyGrant } from '../../config/grants'
+import type { ControlPlane } from '../../control/plane'
+import {
+  insertKey,
+  keyExists,
+  rotateKey,
+  selectKey,
+  selectKeys,
+  type KeyRow,
+} from '../../control/store'
+import { base64UrlEncode, hexEncode } from '../../core/bytes'
+import { keyDigest } from '../../auth/api-key'
+import { conflict, WaybillError } from '../../errors'
+import { DEFAULT_ROTATION_OVERLAP_S } from '../../limits'
+import type { KeyCreateBody } from '../../schemas/admin'
+import {
+  checkOnOrigin,
+  controlOf,
+  iso,
+  isoOrNull,
+  newId,
+  pageOf,
+  stored,
+  written,
+  type PageQuery,
+} from './shared'
+
+/** Random bytes in a key: 256 bits, 43 base64url characters. */
+const KEY_BYTES = 32
+/** What a list shows of a key: its prefix, "_" and this many random characters. */
+const SHOWN_CHARS = 4
+
+/** A new key's secret: the key (shown once), its SHA-256 (stored) and what lists show of it. */
+function newSecret(prefix: string) {
+  const key = `${prefix}_${base64UrlEncode(crypto.getRandomValues(new Uint8Array(KEY_BYTES)))}`
+  return {
+    key,
+    sha256: hexEncode(keyDigest(key)),
+    prefix: key.slice(0, prefix.length + 1 + SHOWN_CHARS),
+  }
+}
+
+function keyView(row: KeyRow) {
+  const secrets = JSON.parse(row.secrets) as [string, number, number | null][]
+  return {
+    id: row.id,
+    label: row.label,
+    createdAt: iso(row.created_at),
+    expiresAt: isoOrNull(row.expires_at),
+    revokedAt: isoOrNull(row.revoked_at),
+    lastUsedAt: isoOrNull(row.last_used_at),
+    secrets: secrets.map(([prefix, createdAt, expiresAt]) => ({
+      prefix,
+      createdAt: iso(createdAt),
+      expiresAt: isoOrNull(expiresAt),
+    })),
+  }
+}
+
+/**
+ * Makes a key with its grants, in one transaction. The key itself is in this answer only. An
+ * `expiresAt` already past makes a key that never works, as any key once it expires.
+ */
+export async function createKey(
+  config: Config,
+  plane: ControlPlane,
+  body: KeyCreateBody,
+  now: Date,
+) {
+  const { db } = controlOf(config)
+  const id = body.id ?? newId('k', now)
+  const taken = { path: 'id', message: 'is the id of another key' }
+  if (config.apiKeys.some((key) => key.id === id)) {
+    throw conflict([{ path: 'id', message: 'is the id of a key in WAYBILL_API_KEYS' }])
+  }
+  const grants = (body.grants ?? []).map((fields, i) => {
+    const grant = keyGrant(fields, id)
+    checkOnOrigin(config, grant, `grants.${i}.`)
+    return { id: newId('g', now), subject: `apiKey:${id}`, grant: grantJson(grant) }
+  })
+  if (await stored(() => keyExists(db, id))) throw conflict([taken])
+  const secret = newSecret(body.prefix ?? 'wb')
+  const nowMs = now.getTime()
+  await written(
+    config,
+    plane,
+    now,
+    () =>
+      insertKey(
+        db,
+        {
+          id,
+          label: body.label ?? null,
+          expiresAt: body.expiresAt ?? null,
+          secret: { sha256: secret.sha256, prefix: secret.prefix },
+        },
+        grants.map(({ id: grantId, subject, grant }) => ({
+          id: grantId,
+          subject,
+          body: JSON.stringify(grant),
+        })),
+        nowMs,
+      ),
+    taken,
+  )
+  return {
+    id,
+    key: secret.key,
+    label: body.label ?? null,
+    createdAt: iso(nowMs),
+    expiresAt: isoOrNull(body.expiresAt ?? null),
+    revokedAt: null,
+    lastUsedAt: null,
+    secrets: [{ prefix: secret.prefix, createdAt: iso(nowMs), expiresAt: null }],
+    grants: grants.map(({ id: grantId, grant }) => ({ id: grantId, createdAt: iso(nowMs), grant })),
+  }
+}
+
+export async function listKeys(config: Config, query: PageQuery) {
+  const { db } = controlOf(config)
+  const { rows, cursor } = await pageOf(query, (after, limit) => selectKeys(db, after, limit))
+  return { keys: rows.map(keyView), cursor }
+}
+
+function notFound(id: string): WaybillError {
+  return new WaybillError('not_found', `No API key "${id}" in the control plane.`, {
+    errors: [{ path: 'id', message: 'is not a key made through the admin API' }],
+  })
+}
+
+export async function getKey(config: Config, id: string) {
+  const row = await stored(() => selectKey(controlOf(config).db, id))
+  if (row === null) throw notFound(id)
+  return keyView(row)
+}
+
+/**
+ * A new secret for a key: the ones it had keep working `overlapS` more seconds (0: they stop now),
+ * so callers can switch over. The key's id, grants and usage stay.
+ */
+export async function rotate(
+  config: Config,
+  plane: ControlPlane,
+  id: string,
+  overlapS: number | undefined,
+  now: Date,
+) {
+  const { db } = controlOf(config)
+  const row = await stored(() => selectKey(db, id))
+  if (row === null) throw notFound(id)
+  if (row.revoked_at !== null) {
+    throw conflict([{ path: 'id', message: 'is revoked: make a new key instead' }])
+  }
+  const prefix = (JSON.parse(row.secrets) as [string][]).at(-1)?.[0].split('_')[0] ?? 'wb'
+  const secret = newSecret(prefix)
+  const nowMs = now.getTime()
+  const retireAt = nowMs + (overlapS ?? DEFAULT_ROTATION_OVERLAP_S) * 1000
+  await written(config, plane, now, () =>
+    rotateKey(db, id, { sha256: secret.sha256, prefix: secret.prefix }, retireAt, nowMs),
+  )
+  return { id, key: secret.key, prefix: secret.prefix, previousExpiresAt: iso(retireAt) }
+}

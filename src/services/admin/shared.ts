@@ -1,0 +1,139 @@
+// What the admin services share: ids, times, pages, origins, and D1's failures as answers.
+
+import type { Config, ControlConfig } from '../../config'
+import { scopeProblem, type GrantDefinition } from '../../config/grants'
+import type { Origin } from '../../config/types'
+import { DEFAULT_ADMIN_PAGE } from '../../limits'
+import { conflict, WaybillError, type FieldError } from '../../errors'
+import { unavailable, type ControlPlane } from '../../control/plane'
+import { deleteRecord } from '../../control/store'
+
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+/**
+ * A new record id: `<prefix>_`, the time in base 36 (so ids sort by creation, and pages follow
+ * them), then 10 random characters.
+ */
+export function newId(prefix: string, now: Date): string {
+  const random = crypto.getRandomValues(new Uint8Array(10))
+  let tail = ''
+  for (const byte of random) tail += BASE36[byte % 36]
+  return `${prefix}_${now.getTime().toString(36).padStart(9, '0')}${tail}`
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+export function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : iso(ms)
+}
+
+/** The admin routes run only with a control plane (adminAuthenticated checks). */
+export function controlOf(config: Config): ControlConfig {
+  if (config.control === undefined) throw new Error('adminAuthenticated lets no request through')
+  return config.control
+}
+
+/**
+ * `read` as the admin API's answer: D1's failures are a 503 (logged without the statement's
+ * values), a uniqueness conflict raced past the service's own check is the 409 `taken` says.
+ */
+export async function stored<T>(read: () => Promise<T>, taken?: FieldError): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (taken !== undefined && /UNIQUE constraint failed/.test(message)) {
+      throw conflict([taken])
+    }
+    throw unavailable(
+      error,
+      'The control plane (D1) cannot be reached; nothing was changed. Retry shortly.',
+    )
+  }
+}
+
+/** Which page of a list: `limit` records from just after `cursor` (src/schemas/admin.ts). */
+export type PageQuery = { limit?: number | undefined; cursor?: string | undefined }
+
+/**
+ * One page of records by id: `query.limit` of them (the default page otherwise) from just after
+ * `query.cursor`, and the next page's cursor (null at the end). `select` reads `limit` rows.
+ */
+export async function pageOf<T extends { id: string }>(
+  query: PageQuery,
+  select: (after: string, limit: number) => Promise<T[]>,
+): Promise<{ rows: T[]; cursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_ADMIN_PAGE
+  const rows = await stored(() => select(query.cursor ?? '', limit + 1))
+  const more = rows.length > limit
+  const kept = more ? rows.slice(0, limit) : rows
+  return { rows: kept, cursor: more ? kept.at(-1)!.id : null }
+}
+
+/**
+ * A write to D1 (`write` answers the control plane's new epoch), then this isolate's control plane
+ * told at once; `taken` as for `stored`.
+ */
+export async function written<T extends { epoch: number }>(
+  config: Config,
+  plane: ControlPlane,
+  now: Date,
+  write: () => Promise<T>,
+  taken?: FieldError,
+): Promise<T> {
+  const result = await stored(write, taken)
+  plane.changed(config, result.epoch, now)
+  return result
+}
+
+/** Removes grant or quota `id`: from then on (within the control plane's bound) it holds no more. */
+export async function removeRecord(
+  config: Config,
+  plane: ControlPlane,
+  kind: 'grant' | 'quota',
+  id: string,
+  now: Date,
+): Promise<void> {
+  const db = controlOf(config).db
+  const { deleted } = await written(config, plane, now, () =>
+    deleteRecord(db, `${kind}s`, id, now.getTime()),
+  )
+  if (!deleted) {
+    throw new WaybillError('not_found', `No ${kind} "${id}".`, {
+      errors: [{ path: 'id', message: `is not a ${kind} in the control plane` }],
+    })
+  }
+}
+
+/**
+ * The origin `name` configured now; a 404 naming the field at `path` when there is none (the
+ * document cannot know a deployment's origins).
+ */
+export function originNamed(config: Config, name: string, path: string): Origin {
+  const origin = config.origins.get(name)
+  if (origin !== undefined) return origin
+  throw new WaybillError('not_found', `No origin "${name}" is configured.`, {
+    errors: [{ path, message: 'is not an origin of WAYBILL_ORIGINS' }],
+  })
+}
+
+/** A 403 for what an origin cannot hold, as the caller's routes refuse what it cannot serve. */
+export function cannotHold(detail: string, errors: readonly FieldError[]): WaybillError {
+  return new WaybillError('forbidden', detail, { errors })
+}
+
+/**
+ * Throws unless `grant` (its shape checked by the route) can be one on its origin as configured
+ * now, each problem named under `at` (`grants.3.`, or nothing for a body that is the grant).
+ */
+export function checkOnOrigin(config: Config, grant: GrantDefinition, at: string): void {
+  const origin = originNamed(config, grant.origin, `${at}origin`)
+  const problem = scopeProblem(grant, origin)
+  if (problem !== undefined) {
+    throw cannotHold(`This grant would not hold on origin "${origin.name}".`, [
+      { path: `${at}${problem.path}`, message: problem.message },
+    ])
+  }
+}

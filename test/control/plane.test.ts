@@ -1,0 +1,164 @@
+// The control plane's caches (src/control/plane.ts) through the app: two apps stand for two
+// isolates on one D1, each on a clock the test moves. A change made through one is refused by the
+// other by CONTROL_MAX_AGE_MS at the latest; D1 out of reach past that bound is a 503, never a
+// signature from what the cache still holds.
+
+import { env as bindings } from 'cloudflare:workers'
+import { describe, expect, it, vi } from 'vitest'
+import { Lru } from '../../src/control/lru'
+import type { Env } from '../../src/config/env'
+import { CONTROL_MAX_AGE_MS, CONTROL_REFRESH_MS } from '../../src/limits'
+import { ALL_KEY, NOW, problemOf, testEnv } from '../routes/helpers'
+import { admin, appWithClock, fresh, send, withControl } from './harness'
+
+async function twoIsolates(env: Env) {
+  const a = appWithClock(NOW)
+  const b = appWithClock(NOW)
+  const created = await admin(a.app, env, 'POST', '/keys', {
+    grants: [{ origin: 'photos', prefix: `${fresh('f')}/`, actions: ['read'] }],
+  })
+  const { id, key, grants } = await created.json<{
+    id: string
+    key: string
+    grants: { grant: { prefix: string } }[]
+  }>()
+  const sign = (isolate: typeof a) =>
+    send(isolate.app, env, 'POST', '/v1/sign', {
+      bearer: key,
+      body: { origin: 'photos', keys: [`${grants[0]!.grant.prefix}a.jpg`] },
+    }).then((response) => response.status)
+  return { a, b, id, key, sign }
+}
+
+describe('a change reaches another isolate within the bound', () => {
+  it('a revoked key: still cached just after, refused from CONTROL_MAX_AGE_MS on', async () => {
+    const env = await withControl(await testEnv())
+    const { a, b, id, sign } = await twoIsolates(env)
+    expect(await sign(b)).toBe(200)
+    await admin(a.app, env, 'POST', '/revocations', { kind: 'key', key: id })
+    // The admin's own isolate drops its caches at once.
+    expect(await sign(a)).toBe(401)
+    // The other answers from its cache while its reading of the epoch is fresh…
+    expect(await sign(b)).toBe(200)
+    // …and is held to CONTROL_MAX_AGE_MS: then it reads the epoch before answering.
+    b.clock.advance(CONTROL_MAX_AGE_MS)
+    expect(await sign(b)).toBe(401)
+  })
+
+  it('once the reading is CONTROL_REFRESH_MS old, a request refreshes it after its answer', async () => {
+    const env = await withControl(await testEnv())
+    const { a, b, id, sign } = await twoIsolates(env)
+    expect(await sign(b)).toBe(200)
+    await admin(a.app, env, 'POST', '/revocations', { kind: 'key', key: id })
+    b.clock.advance(CONTROL_REFRESH_MS)
+    // This one is answered from the cache and reads the epoch afterwards…
+    expect(await sign(b)).toBe(200)
+    // …so the next one, still inside the bound, is refused.
+    await vi.waitFor(async () => expect(await sign(b)).toBe(401))
+  })
+})
+
+/** A D1 binding that fails every call while `down` is set, as D1 out of reach would. */
+function flaky(db: D1Database) {
+  const state = { down: false }
+  const guard = <T>(call: () => T): T => {
+    if (state.down) throw new Error('D1_ERROR: Network connection lost.')
+    return call()
+  }
+  const binding = {
+    prepare: (sql: string) => {
+      const statement = db.prepare(sql)
+      const wrap = (s: D1PreparedStatement): D1PreparedStatement =>
+        Object.assign(Object.create(s) as D1PreparedStatement, {
+          bind: (...values: unknown[]) => wrap(s.bind(...values)),
+          first: (column?: string) => guard(() => s.first(column as never)),
+          all: () => guard(() => s.all()),
+          run: () => guard(() => s.run()),
+        })
+      return wrap(statement)
+    },
+    batch: (statements: D1PreparedStatement[]) => guard(() => db.batch(statements)),
+  }
+  return { binding, state }
+}
+
+describe('D1 out of reach', () => {
+  it('within the bound the cache answers; past it, a 503 with Retry-After, never a signature', async () => {
+    const { binding, state } = flaky(bindings.WAYBILL_DB)
+    const env = { ...(await withControl(await testEnv())), WAYBILL_DB: binding }
+    const { b, sign } = await twoIsolates(env)
+    expect(await sign(b)).toBe(200)
+    state.down = true
+    vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    b.clock.advance(CONTROL_MAX_AGE_MS - 1)
+    expect(await sign(b)).toBe(200)
+    b.clock.advance(1)
+    const refused = await send(b.app, env, 'POST', '/v1/sign', {
+      bearer: ALL_KEY,
+      body: { origin: 'photos', keys: ['a.jpg'] },
+    })
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('5')
+    const problem = await problemOf(refused)
+    expect(problem.type).toBe('urn:waybill:problem:control_unavailable')
+    expect(await sign(b)).toBe(503)
+    // Back: signed again, from a fresh reading.
+    state.down = false
+    expect(await sign(b)).toBe(200)
+    vi.restoreAllMocks()
+  })
+
+  it('an admin write that cannot reach D1 is a 503 that changed nothing', async () => {
+    const { binding, state } = flaky(bindings.WAYBILL_DB)
+    const env = { ...(await withControl(await testEnv())), WAYBILL_DB: binding }
+    const { app } = appWithClock(NOW)
+    state.down = true
+    vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    const response = await admin(app, env, 'POST', '/keys', { label: 'x' })
+    expect(response.status).toBe(503)
+    expect((await problemOf(response)).detail).toContain('nothing was changed')
+    vi.restoreAllMocks()
+  })
+})
+
+describe('stored grants are checked again against the origins of today', () => {
+  it('a grant whose origin is gone from the config allows nothing, and is logged', async () => {
+    const env = await withControl(await testEnv())
+    const { app } = appWithClock(NOW)
+    const created = await admin(app, env, 'POST', '/keys', {
+      grants: [{ origin: 'docs', actions: ['read'] }],
+    })
+    const { key } = await created.json<{ key: string }>()
+    const ask = (environment: Env) =>
+      send(app, environment, 'POST', '/v1/sign', {
+        bearer: key,
+        body: { origin: 'docs', keys: ['a.pdf'] },
+      })
+    expect((await ask(env)).status).toBe(200)
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    const withoutDocs = {
+      ...env,
+      WAYBILL_ORIGINS: { photos: (env.WAYBILL_ORIGINS as { photos: unknown }).photos },
+      WAYBILL_GRANTS: '[]',
+    }
+    expect((await ask(withoutDocs)).status).toBe(403)
+    expect(logged.mock.calls.flat().join('\n')).toContain('stored grant skipped')
+    vi.restoreAllMocks()
+  })
+})
+
+describe('Lru', () => {
+  it('holds at most its capacity, forgetting the least recently used first', () => {
+    const lru = new Lru<string, number>(2)
+    lru.set('a', 1)
+    lru.set('b', 2)
+    expect(lru.get('a')).toBe(1)
+    lru.set('c', 3)
+    expect(lru.size).toBe(2)
+    expect(lru.get('b')).toBeUndefined()
+    expect(lru.get('a')).toBe(1)
+    expect(lru.get('c')).toBe(3)
+    lru.clear()
+    expect(lru.size).toBe(0)
+  })
+})

@@ -1,0 +1,555 @@
+// The admin API through the app: keys (created with grants, shown once, listed with their last
+// use, rotated with an overlap), grants, revocations, quotas, and who may call it. The local D1 of
+// the pool (test/control/harness.ts); one clock per app, moved by the tests.
+
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Env } from '../../src/config/env'
+import {
+  CONTROL_MAX_AGE_MS,
+  DEFAULT_ROTATION_OVERLAP_S,
+  MAX_USAGE_DAYS,
+  USAGE_FLUSH_MS,
+} from '../../src/limits'
+import { ADMIN_TOKEN, admin, appWithClock, fresh, send, withControl } from '../control/harness'
+import { sha256Hex } from '../hex'
+import { createApp } from '../../src/app'
+import {
+  ACCESS_AUD,
+  ACCESS_CERTS,
+  ACCESS_TEAM,
+  FakeJwksServer,
+  makeKey,
+  sign,
+  type TestKey,
+} from '../auth/fixtures'
+import { ALL_KEY, NOW, problemOf, S3_AND_CDN_ORIGINS, testEnv } from './helpers'
+
+let env: Env
+
+beforeAll(async () => {
+  env = await withControl(await testEnv())
+})
+
+interface Created {
+  id: string
+  key: string
+  label: string | null
+  expiresAt: string | null
+  secrets: { prefix: string }[]
+  grants: { id: string; grant: Record<string, unknown> }[]
+}
+
+async function createKey(app: ReturnType<typeof appWithClock>['app'], body: object) {
+  const response = await admin(app, env, 'POST', '/keys', body)
+  expect(response.status, await response.clone().text()).toBe(201)
+  return response.json<Created>()
+}
+
+const signA = (app: ReturnType<typeof appWithClock>['app'], key: string, folder: string) =>
+  send(app, env, 'POST', '/v1/sign', {
+    bearer: key,
+    body: { origin: 'photos', keys: [`${folder}/a.jpg`] },
+  })
+
+describe('API keys', () => {
+  it('creates a key with its grants, shown once; it signs what its grants allow', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      label: 'the gallery',
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    expect(created.key).toMatch(/^wb_[A-Za-z0-9_-]{43}$/)
+    expect(created.secrets[0]!.prefix).toBe(created.key.slice(0, 7))
+    expect(created.grants[0]!.grant).toMatchObject({
+      to: `apiKey:${created.id}`,
+      origin: 'photos',
+      prefix: `${folder}/`,
+      actions: ['read'],
+    })
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    // Outside the grant: 403, as for any key.
+    expect((await signA(app, created.key, fresh('elsewhere'))).status).toBe(403)
+
+    // Listed and shown by prefix only: never the key, never its hash.
+    const one = await admin(app, env, 'GET', `/keys/${created.id}`)
+    const text = await one.text()
+    expect(one.status).toBe(200)
+    expect(text).not.toContain(created.key)
+    expect(text).not.toContain(await sha256Hex(created.key))
+    expect(JSON.parse(text)).toMatchObject({ id: created.id, label: 'the gallery' })
+  })
+
+  it('takes an id, a prefix and an expiry; refuses ids in use (409) and grants that do not check', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const id = fresh('web')
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      id,
+      prefix: 'live',
+      expiresAt: new Date(NOW.getTime() + 3_600_000).toISOString(),
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    expect(created.id).toBe(id)
+    expect(created.key).toMatch(/^live_/)
+    // Taken: a conflict with what is stored, which the document cannot know (409).
+    const again = await admin(app, env, 'POST', '/keys', { id })
+    expect(again.status).toBe(409)
+    expect((await problemOf(again)).errors?.map((e) => e.path)).toEqual(['id'])
+    // The env's own key ids are taken too.
+    const envId = await admin(app, env, 'POST', '/keys', { id: 'all' })
+    expect(envId.status).toBe(409)
+    expect((await problemOf(envId)).errors?.map((e) => e.path)).toEqual(['id'])
+    // A grant's shape is the body's (400, every grant at fault named)…
+    const bad = await admin(app, env, 'POST', '/keys', {
+      grants: [
+        { origin: 'nowhere', actions: ['read'] },
+        { origin: 'photos', actions: ['fly'] },
+        { to: '*', origin: 'photos', actions: ['read'] },
+      ],
+    })
+    expect(bad.status).toBe(400)
+    expect((await problemOf(bad)).errors?.map((e) => e.path)).toEqual([
+      'grants.1.actions.0',
+      'grants.2.to',
+    ])
+    // …an origin the deployment does not have is not found (404), as the document cannot say it.
+    const nowhere = await admin(app, env, 'POST', '/keys', {
+      grants: [
+        { origin: 'photos', actions: ['read'] },
+        { origin: 'nowhere', actions: ['read'] },
+      ],
+    })
+    expect(nowhere.status).toBe(404)
+    expect((await problemOf(nowhere)).errors?.map((e) => e.path)).toEqual(['grants.1.origin'])
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    // Past its expiry (the cache holds it, and judges the expiry itself).
+    clock.advance(3_600_000)
+    expect((await signA(app, created.key, folder)).status).toBe(401)
+  })
+
+  it('makes a key whose expiry has passed, which never works', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      expiresAt: '2000-01-01T00:00:00Z',
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    expect(created.expiresAt).toBe('2000-01-01T00:00:00.000Z')
+    expect((await signA(app, created.key, folder)).status).toBe(401)
+  })
+
+  it('rotates with an overlap: both secrets work, then only the new one', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    const rotated = await admin(app, env, 'POST', `/keys/${created.id}/rotate`, { overlapS: 60 })
+    expect(rotated.status).toBe(200)
+    const { key } = await rotated.json<{ key: string }>()
+    expect(key).not.toBe(created.key)
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    expect((await signA(app, key, folder)).status).toBe(200)
+    clock.advance(60_000)
+    expect((await signA(app, created.key, folder)).status).toBe(401)
+    expect((await signA(app, key, folder)).status).toBe(200)
+    const listed = await (
+      await admin(app, env, 'GET', `/keys/${created.id}`)
+    ).json<{
+      secrets: { expiresAt: string | null }[]
+    }>()
+    expect(listed.secrets.map((s) => s.expiresAt)).toEqual([
+      new Date(NOW.getTime() + 60_000).toISOString(),
+      null,
+    ])
+    expect(DEFAULT_ROTATION_OVERLAP_S).toBe(86_400)
+  })
+
+  it('lists keys page by page, with their last use', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    const ctx = createExecutionContext()
+    await send(app, env, 'POST', '/v1/sign', {
+      bearer: created.key,
+      body: { origin: 'photos', keys: [`${folder}/a.jpg`] },
+      ctx,
+    })
+    await waitOnExecutionContext(ctx)
+    clock.advance(USAGE_FLUSH_MS)
+    const shown = await (
+      await admin(app, env, 'GET', `/keys/${created.id}`)
+    ).json<{
+      lastUsedAt: string | null
+    }>()
+    expect(shown.lastUsedAt).toBe(NOW.toISOString())
+    const first = await (
+      await admin(app, env, 'GET', '/keys?limit=1')
+    ).json<{
+      keys: unknown[]
+      cursor: string | null
+    }>()
+    expect(first.keys).toHaveLength(1)
+    expect(first.cursor).not.toBeNull()
+    const next = await admin(app, env, 'GET', `/keys?limit=1&cursor=${first.cursor!}`)
+    expect(next.status).toBe(200)
+  })
+})
+
+describe('usage', () => {
+  it('counts by day and origin what a key minted, reserved and had refused, and its links followed', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read', 'write'] }],
+    })
+    const ctx = createExecutionContext()
+    const call = (path: string, body?: unknown) =>
+      send(app, env, body === undefined ? 'GET' : 'POST', path, { bearer: created.key, body, ctx })
+    expect(
+      (await call('/v1/sign', { origin: 'photos', keys: [`${folder}/a`, `${folder}/b`] })).status,
+    ).toBe(200)
+    expect(
+      (
+        await call('/v1/uploads', {
+          origin: 'photos',
+          key: `${folder}/up.txt`,
+          contentType: 'text/plain',
+          contentLength: 1234,
+        })
+      ).status,
+    ).toBe(200)
+    expect((await call('/v1/sign', { origin: 'docs', keys: ['x'] })).status).toBe(403)
+    const links = await call('/v1/links', { origin: 'photos', keys: [`${folder}/a`] })
+    const { links: issued } = await links.json<{ links: { url: string }[] }>()
+    const path = new URL(issued[0]!.url).pathname
+    for (let i = 0; i < 3; i++) {
+      expect((await app.request(path, {}, env, ctx)).status).toBe(302)
+    }
+    // Written with the next request past USAGE_FLUSH_MS.
+    clock.advance(USAGE_FLUSH_MS)
+    await call('/v1/sign', { origin: 'photos', keys: [`${folder}/c`] })
+    await waitOnExecutionContext(ctx)
+    const usage = await admin(app, env, 'GET', `/usage?principal=api-key:${created.id}`)
+    expect(usage.status).toBe(200)
+    const { days } = await usage.json<{ days: Record<string, unknown>[] }>()
+    expect(days).toEqual([
+      {
+        day: '2026-11-23',
+        origin: 'docs',
+        minted: 0,
+        refused: 1,
+        bytesReserved: 0,
+        bytesCompleted: 0,
+        linksFollowed: 0,
+      },
+      {
+        day: '2026-11-23',
+        origin: 'photos',
+        // 2 URLs, 1 upload, 1 link, 1 more URL.
+        minted: 5,
+        refused: 0,
+        bytesReserved: 1234,
+        bytesCompleted: 0,
+        linksFollowed: 3,
+      },
+    ])
+  })
+
+  it('answers the days it can: none for a "to" before "from", the last 366 of a longer range', async () => {
+    const { app } = appWithClock(NOW)
+    const backwards = await admin(
+      app,
+      env,
+      'GET',
+      '/usage?principal=jwt:x&from=2026-11-23&to=2026-11-22',
+    )
+    expect(backwards.status).toBe(200)
+    expect(await backwards.json()).toEqual({
+      principal: 'jwt:x',
+      from: '2026-11-23',
+      to: '2026-11-22',
+      days: [],
+    })
+    const long = await admin(
+      app,
+      env,
+      'GET',
+      '/usage?principal=jwt:x&from=2024-01-01&to=2026-11-23',
+    )
+    expect(long.status).toBe(200)
+    expect(await long.json()).toMatchObject({ from: '2025-11-23', to: '2026-11-23' })
+    expect(MAX_USAGE_DAYS).toBe(366)
+  })
+})
+
+describe('grants', () => {
+  it('adds a grant bound to a key, and removes it', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {})
+    expect((await signA(app, created.key, folder)).status).toBe(403)
+    const grant = await admin(app, env, 'POST', '/grants', {
+      to: `apiKey:${created.id}`,
+      origin: 'photos',
+      prefix: `${folder}/`,
+      actions: ['read'],
+    })
+    expect(grant.status).toBe(201)
+    const { id } = await grant.json<{ id: string }>()
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    const listed = await (
+      await admin(app, env, 'GET', `/grants?to=${encodeURIComponent(`apiKey:${created.id}`)}`)
+    ).json<{ grants: { id: string }[] }>()
+    expect(listed.grants.map((g) => g.id)).toEqual([id])
+    expect((await admin(app, env, 'DELETE', `/grants/${id}`)).status).toBe(204)
+    expect((await signA(app, created.key, folder)).status).toBe(403)
+    expect((await admin(app, env, 'DELETE', `/grants/${id}`)).status).toBe(404)
+  })
+
+  it('adds to the env grants of an env key; its limits are one grant’s, never combined', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    // "all" holds read, write and delete on photos in the env; this adds a debug grant.
+    const grant = await admin(app, env, 'POST', '/grants', {
+      to: 'apiKey:all',
+      origin: 'photos',
+      prefix: `${folder}/`,
+      actions: ['debug'],
+    })
+    expect(grant.status).toBe(201)
+    const debug = await send(app, env, 'POST', '/v1/sign', {
+      bearer: ALL_KEY,
+      body: { origin: 'photos', keys: [`${folder}/a.jpg`], debug: true },
+    })
+    expect(debug.status).toBe(200)
+    await admin(app, env, 'DELETE', `/grants/${(await grant.json<{ id: string }>()).id}`)
+  })
+
+  it('refuses a grant the schema of WAYBILL_GRANTS refuses, naming each field', async () => {
+    const { app } = appWithClock(NOW)
+    const response = await admin(app, env, 'POST', '/grants', {
+      to: 'apiKey:x',
+      origin: 'nowhere',
+      actions: ['read'],
+      prefix: '../x',
+    })
+    expect(response.status).toBe(400)
+    expect((await problemOf(response)).errors?.map((e) => e.path)).toContain('prefix')
+    // What the deployment's origins are, the document cannot say: none is not found (404).
+    const origin = await admin(app, env, 'POST', '/grants', {
+      to: 'apiKey:x',
+      origin: 'nowhere',
+      actions: ['read'],
+    })
+    expect(origin.status).toBe(404)
+    expect((await problemOf(origin)).errors?.map((e) => e.path)).toEqual(['origin'])
+  })
+
+  it("refuses what an origin cannot hold (403), as the callers' routes refuse what it cannot serve", async () => {
+    const { app } = appWithClock(NOW)
+    const { photos, docs } = S3_AND_CDN_ORIGINS
+    const loose = {
+      type: 's3',
+      bucket: 'loose',
+      region: 'us-east-1',
+      credentials: 'MAIN',
+      keys: 'any',
+    }
+    const looseEnv = await withControl(
+      await testEnv({ WAYBILL_ORIGINS: JSON.stringify({ photos, docs, loose }) }),
+    )
+    const grant = (body: object) =>
+      admin(app, looseEnv, 'POST', '/grants', { to: 'apiKey:x', actions: ['write'], ...body })
+    // A prefix means nothing where keys such as "a/../b" are signed as they are.
+    const prefixed = await grant({ origin: 'loose', prefix: 'a/' })
+    expect(prefixed.status).toBe(403)
+    expect((await problemOf(prefixed)).errors?.map((e) => e.path)).toEqual(['prefix'])
+    // An uploadKey outside the prefix would choose keys the grant does not cover.
+    const outside = await grant({ origin: 'photos', prefix: 'a/', uploadKey: 'b/{uuid}' })
+    expect(outside.status).toBe(403)
+    expect((await problemOf(outside)).errors?.map((e) => e.path)).toEqual(['uploadKey'])
+  })
+})
+
+describe('quotas', () => {
+  it('are set and listed; under one, a bare PUT URL (any size) is refused for POST /v1/uploads', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['write'], overwrite: true }],
+    })
+    const put = () =>
+      send(app, env, 'POST', '/v1/sign', {
+        bearer: created.key,
+        body: { origin: 'photos', method: 'PUT', keys: [`${folder}/a.bin`] },
+      })
+    expect((await put()).status).toBe(200)
+    const quota = await admin(app, env, 'POST', '/quotas', {
+      to: `apiKey:${created.id}`,
+      origin: 'photos',
+      maxBytes: 1000,
+      windowS: 86_400,
+    })
+    expect(quota.status).toBe(201)
+    const { id } = await quota.json<{ id: string }>()
+    const refused = await put()
+    expect(refused.status).toBe(403)
+    const problem = await problemOf(refused)
+    expect(problem.detail).toContain(id)
+    expect(problem.errors?.map((e) => e.path)).toEqual(['method'])
+    const again = await admin(app, env, 'POST', '/quotas', {
+      to: `apiKey:${created.id}`,
+      origin: 'photos',
+      maxObjects: 1,
+      windowS: 60,
+    })
+    // One per subject and origin: another is a conflict with it (409).
+    expect(again.status).toBe(409)
+    expect((await problemOf(again)).errors?.map((e) => e.path)).toEqual(['to'])
+    const listed = await (await admin(app, env, 'GET', '/quotas?limit=1000')).text()
+    expect(listed).toContain(id)
+    expect((await admin(app, env, 'DELETE', `/quotas/${id}`)).status).toBe(204)
+    expect((await put()).status).toBe(200)
+  })
+})
+
+describe('revocations', () => {
+  it('revokes a key: refused at once in this isolate, and listed', async () => {
+    const { app } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    const revoked = await admin(app, env, 'POST', '/revocations', {
+      kind: 'key',
+      key: created.id,
+    })
+    expect(revoked.status).toBe(201)
+    expect((await signA(app, created.key, folder)).status).toBe(401)
+    const unknown = await admin(app, env, 'POST', '/revocations', { kind: 'key', key: fresh('no') })
+    expect(unknown.status).toBe(404)
+    // A revoked key stays revoked: rotating it is a conflict with that (409).
+    const rotate = await admin(app, env, 'POST', `/keys/${created.id}/rotate`, {})
+    expect(rotate.status).toBe(409)
+    const list = await admin(app, env, 'GET', '/revocations?limit=1000')
+    expect(await list.text()).toContain(created.id)
+  })
+
+  it('takes the same revocations by time as WAYBILL_LINK_REVOCATIONS', async () => {
+    const { app } = appWithClock(NOW)
+    const response = await admin(app, env, 'POST', '/revocations', {
+      kind: 'links',
+      issuedBefore: '2000-01-01T00:00:00Z',
+      origin: 'photos',
+      principal: 'api-key:nobody',
+    })
+    expect(response.status).toBe(201)
+    expect(await response.json()).toMatchObject({
+      kind: 'links',
+      issuedBefore: '2000-01-01T00:00:00.000Z',
+      origin: 'photos',
+      principal: 'api-key:nobody',
+    })
+  })
+})
+
+describe('who may call the admin API', () => {
+  it('an admin token only: a caller’s key, no credentials and a forged token are 401', async () => {
+    const { app } = appWithClock(NOW)
+    for (const bearer of [ALL_KEY, `${ADMIN_TOKEN}x`, undefined]) {
+      const response = await send(app, env, 'GET', '/admin/v1/keys', { bearer })
+      expect(response.status).toBe(401)
+      expect(response.headers.get('www-authenticate')).toMatch(
+        /^Bearer realm="waybill", scope="admin"/,
+      )
+    }
+    expect((await admin(app, env, 'GET', '/keys')).status).toBe(200)
+  })
+
+  it('an admin token never signs', async () => {
+    const { app } = appWithClock(NOW)
+    const response = await send(app, env, 'POST', '/v1/sign', {
+      bearer: ADMIN_TOKEN,
+      body: { origin: 'photos', keys: ['a.jpg'] },
+    })
+    expect(response.status).toBe(401)
+  })
+
+  it('with no admin method configured, every admin request is refused', async () => {
+    const { app } = appWithClock(NOW)
+    const bare = await testEnv()
+    const none = await send(app, bare, 'GET', '/admin/v1/keys')
+    expect(none.status).toBe(401)
+    expect((await problemOf(none)).detail).toContain('No admin authentication is configured')
+    const token = await send(app, bare, 'GET', '/admin/v1/keys', { bearer: ADMIN_TOKEN })
+    expect((await problemOf(token)).detail).toContain('not an admin token')
+  })
+
+  describe('Cloudflare Access', () => {
+    let accessKey: TestKey
+    let accessEnv: Env
+    const server = new FakeJwksServer()
+    const { app } = { app: createApp({ clock: () => NOW, fetch: server.fetch }) }
+    const token = (email: string) =>
+      sign(accessKey, { iss: ACCESS_TEAM, aud: ACCESS_AUD, sub: `id-${email}`, email })
+    const asAccess = (email: string, environment = accessEnv) =>
+      token(email).then((jwt) =>
+        app.request('/admin/v1/keys', { headers: { 'cf-access-jwt-assertion': jwt } }, environment),
+      )
+
+    beforeAll(async () => {
+      accessKey = await makeKey('RS256', 'access')
+      server.sets.set(ACCESS_CERTS, { keys: [accessKey.publicJwk] })
+      accessEnv = await withControl(
+        await testEnv({
+          WAYBILL_AUTH: JSON.stringify({
+            access: { teamDomain: ACCESS_TEAM, aud: ACCESS_AUD, admins: ['ops@example.com'] },
+          }),
+        }),
+      )
+    })
+
+    it('an identity with the admin role may call; another is 403', async () => {
+      expect((await asAccess('ops@example.com')).status).toBe(200)
+      const other = await asAccess('dev@example.com')
+      expect(other.status).toBe(403)
+      expect((await problemOf(other)).detail).toContain('admin role')
+    })
+
+    it("when Access's keys cannot be fetched, 503 auth_unavailable: no admin gets through", async () => {
+      const down = new FakeJwksServer()
+      down.down = true
+      const jwt = await token('ops@example.com')
+      const response = await createApp({ clock: () => NOW, fetch: down.fetch }).request(
+        '/admin/v1/keys',
+        { headers: { 'cf-access-jwt-assertion': jwt } },
+        accessEnv,
+      )
+      expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).not.toBeNull()
+      expect((await problemOf(response)).type).toBe('urn:waybill:problem:auth_unavailable')
+    })
+
+    it('without a control plane, an admin learns it: 503 naming WAYBILL_DB', async () => {
+      const bare = { ...accessEnv, WAYBILL_DB: undefined, WAYBILL_QUOTAS: undefined }
+      const response = await asAccess('ops@example.com', {
+        ...bare,
+        WAYBILL_ADMIN_TOKENS: undefined,
+      })
+      expect(response.status).toBe(503)
+      expect((await problemOf(response)).detail).toContain('WAYBILL_DB')
+    })
+  })
+})
+
+describe('the epoch bound', () => {
+  it('is the limit every isolate is held to', () => {
+    expect(CONTROL_MAX_AGE_MS).toBeLessThanOrEqual(5_000)
+  })
+})
