@@ -15,9 +15,9 @@ import { resolve } from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin'
 import { configDefaults, defineConfig } from 'vitest/config'
 import ts from 'typescript'
-import { makeTestKeys } from './test/crypto-service.ts'
-import { outbound } from './test/outbound.ts'
-import type { S3TestServer, TestApiKey } from './test/provided-context.ts'
+import { makeTestKeys } from './test/helpers/crypto-service.ts'
+import { outbound } from './test/helpers/outbound.ts'
+import type { S3TestServer, TestApiKey } from './test/helpers/provided-context.ts'
 
 /**
  * Tests that need test/global-setup.ts: the Worker's own bindings (versitygw, its API key), the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../src/app'
-import { postJson } from './requests'
-import { ALL_KEY, SECRET, app, problemOf, testEnv } from './routes/helpers'
+import { postJson } from './helpers/requests'
+import { ALL_KEY, SECRET, app, problemOf, testEnv } from './helpers/routes'
 
 describe('GET /healthz', () => {
   it('200 {"ok":true} without authentication', async () => {

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import type { TestProject } from 'vitest/node'
 import { startVersitygw } from '../scripts/versitygw.mjs'
-import { startCryptoService } from './crypto-service.ts'
-import type { WebhookRecord } from './provided-context.ts'
+import { startCryptoService } from './helpers/crypto-service.ts'
+import type { WebhookRecord } from './helpers/provided-context.ts'
 
 export const E2E_BUCKET = 'e2e'
 

@@ -17,11 +17,11 @@ import {
   makeKey,
   sign,
   type TestKey,
-} from './auth/fixtures'
-import { sha256Hex } from './hex'
-import { postJson } from './requests'
-import { e2eOrigin, workerEnv } from './worker-env'
-import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, S3_AND_CDN_ORIGINS, testEnv } from './routes/helpers'
+} from './fixtures/auth'
+import { sha256Hex } from './helpers/hex'
+import { postJson } from './helpers/requests'
+import { e2eOrigin, workerEnv } from './helpers/worker-env'
+import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, S3_AND_CDN_ORIGINS, testEnv } from './helpers/routes'
 
 const testKeys = inject('testKeys')
 
@@ -587,7 +587,7 @@ describe('the control plane', () => {
   // them): never in a log line, an error, a list, and their hashes nowhere at all. The admin token
   // and its hash appear nowhere either.
   it('never shows an admin token, a stored key or a hash of either', async () => {
-    const { ADMIN_TOKEN, admin, send, withControl } = await import('./control/harness')
+    const { ADMIN_TOKEN, admin, send, withControl } = await import('./helpers/control-plane')
     const app = createApp({ clock: () => NOW })
     const env = await withControl(await leaksEnv())
     const answers: Answer[] = []

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { findApiKey } from '../../src/auth/api-key'
 import type { ApiKey } from '../../src/config'
-import { sha256 } from '../hex'
+import { sha256 } from '../helpers/hex'
 
 describe('findApiKey', () => {
   it('finds the key whose hash matches, and nothing for a key one character off', async () => {

@@ -5,8 +5,8 @@ import { base64url, exportSPKI } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { PHOTOS_ORIGIN, problemOf } from '../routes/helpers'
-import { apiKeysBinding } from '../api-keys'
+import { PHOTOS_ORIGIN, problemOf } from '../helpers/routes'
+import { apiKeysBinding } from '../helpers/api-keys'
 import {
   ACCESS_AUD,
   ACCESS_CERTS,
@@ -20,7 +20,7 @@ import {
   makeKey,
   sign,
   type TestKey,
-} from './fixtures'
+} from '../fixtures/auth'
 import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 const NOW = new Date('2026-11-23T10:00:00Z')

@@ -7,7 +7,15 @@ import { createRemoteJWKSet, customFetch, jwtVerify } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RemoteJwksCache } from '../../src/auth/jwks'
 import { JWKS_COOLDOWN_MS, JWKS_MAX_AGE_MS } from '../../src/limits'
-import { AUDIENCE, FakeJwksServer, ISSUER, JWKS_URL, makeKey, sign, type TestKey } from './fixtures'
+import {
+  AUDIENCE,
+  FakeJwksServer,
+  ISSUER,
+  JWKS_URL,
+  makeKey,
+  sign,
+  type TestKey,
+} from '../fixtures/auth'
 
 const NOW = new Date('2026-11-23T10:00:00Z')
 let key: TestKey

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { principalHash, signLink, verifyLink, type LinkPayload } from '../../src/auth/links'
 import { base64UrlEncode } from '../../src/core/bytes'
 import { sealToken } from '../../src/core/token'
-import { sha256 } from '../hex'
+import { sha256 } from '../helpers/hex'
 
 const PAYLOAD: LinkPayload = {
   o: 'photos',

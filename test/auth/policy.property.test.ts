@@ -1,5 +1,5 @@
 // The invariant of the policy, stated as properties over generated grant sets and reaches
-// (fast-check, seeded as the fuzz tests are: see test/fuzz-arbitraries.ts):
+// (fast-check, seeded as the fuzz tests are: see test/helpers/fuzz-arbitraries.ts):
 //
 // 1. Whenever `authorize` permits, one grant permits alone: each target is justified by a single
 //    grant that allows every field of it, with the same lifetime and (for an upload signed up to a
@@ -12,7 +12,7 @@ import { authorize, isPermit, isRefusal, type Permit, type Reach } from '../../s
 import { batchSigner } from '../../src/services/signers'
 import type { Principal } from '../../src/principal'
 import type { Action, Config, Grant, S3Origin } from '../../src/config'
-import { fuzzParameters } from '../fuzz-arbitraries'
+import { fuzzParameters } from '../helpers/fuzz-arbitraries'
 
 const ORIGIN: S3Origin = Object.freeze({
   name: 'o',

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createClient, WaybillError } from '../../client/src/index.ts'
 import { redirectUrl } from '../../client/src/redirect.ts'
 import { listStream, signStream } from '../../client/src/stream.ts'
-import { fakeWaybill, seal, WAYBILL } from './fake-waybill.ts'
+import { fakeWaybill, seal, WAYBILL } from '../helpers/fake-waybill.ts'
 
 const listing = Array.from({ length: 7 }, (_, i) => ({ key: `gallery/${i}.png`, size: i }))
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createClient, WaybillError } from '../../client/src/index.ts'
 import { redirectUrl } from '../../client/src/redirect.ts'
-import { fakeWaybill, problem, WAYBILL } from './fake-waybill.ts'
+import { fakeWaybill, problem, WAYBILL } from '../helpers/fake-waybill.ts'
 
 describe('the credential', () => {
   it('asks auth() before every request (tokens can refresh) and sends it as a bearer header only', async () => {

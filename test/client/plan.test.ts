@@ -10,7 +10,7 @@ import { MAX_UPLOAD_BYTES } from '../../src/limits.ts'
 import { choosePartSize, partCountOf, partSizeOf } from '../../src/core/s3/parts.ts'
 import { createClient } from '../../client/src/index.ts'
 import { waybillUppy } from '../../client/src/uppy.ts'
-import { fakeWaybill, WAYBILL } from './fake-waybill.ts'
+import { fakeWaybill, WAYBILL } from '../helpers/fake-waybill.ts'
 
 const MIB = 1024 * 1024
 

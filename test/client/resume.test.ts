@@ -13,7 +13,7 @@ import {
   patternBytes,
   problem,
   WAYBILL,
-} from './fake-waybill.ts'
+} from '../helpers/fake-waybill.ts'
 
 /** 7 parts, the last one half a part. */
 const SIZE = 6.5 * PART

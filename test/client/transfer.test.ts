@@ -3,7 +3,7 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createClient } from '../../client/src/index.ts'
-import { fakeWaybill, WAYBILL } from './fake-waybill.ts'
+import { fakeWaybill, WAYBILL } from '../helpers/fake-waybill.ts'
 
 type Listener = (event: { loaded: number; total: number; lengthComputable: boolean }) => void
 

@@ -13,7 +13,7 @@ import {
   patternBytes,
   problem,
   WAYBILL,
-} from './fake-waybill.ts'
+} from '../helpers/fake-waybill.ts'
 import { sha256Base64 } from '../../client/src/hash.ts'
 
 /** A multipart file: 7 parts, the last one half a part. */

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createClient } from '../../client/src/index.ts'
 import { waybillUppy, type UppyFileLike, type UppyLike } from '../../client/src/uppy.ts'
-import { fakeWaybill, PART, patternBytes, WAYBILL } from './fake-waybill.ts'
+import { fakeWaybill, PART, patternBytes, WAYBILL } from '../helpers/fake-waybill.ts'
 
 afterEach(() => {
   vi.unstubAllGlobals()

@@ -5,8 +5,8 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import { auditEvent, type AuditEvent } from '../../src/control/audit'
-import { postJson } from '../requests'
-import { ALL_KEY, NOW, PHOTOS_KEY, testEnv } from '../routes/helpers'
+import { postJson } from '../helpers/requests'
+import { ALL_KEY, NOW, PHOTOS_KEY, testEnv } from '../helpers/routes'
 
 const base = { now: NOW, requestId: 'r-1', path: '/v1/sign', route: '/v1/sign', status: 200 }
 const web = { kind: 'api-key', id: 'web' }

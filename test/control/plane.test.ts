@@ -8,8 +8,8 @@ import { describe, expect, it, vi } from 'vitest'
 import { Lru } from '../../src/control/lru'
 import type { Env } from '../../src/config/env'
 import { CONTROL_MAX_AGE_MS, CONTROL_REFRESH_MS } from '../../src/limits'
-import { ALL_KEY, NOW, problemOf, testEnv } from '../routes/helpers'
-import { admin, appWithClock, fresh, send, withControl } from './harness'
+import { ALL_KEY, NOW, problemOf, testEnv } from '../helpers/routes'
+import { admin, appWithClock, fresh, send, withControl } from '../helpers/control-plane'
 
 async function twoIsolates(env: Env) {
   const a = appWithClock(NOW)

@@ -8,8 +8,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { CONTROL_MAX_AGE_MS } from '../../src/limits'
-import { admin, fresh, withControl } from '../control/harness'
-import { objectUrl, store, workerEnv } from '../worker-env'
+import { admin, fresh, withControl } from '../helpers/control-plane'
+import { objectUrl, store, workerEnv } from '../helpers/worker-env'
 
 /** Another isolate: the admin's. */
 const adminApp = createApp()

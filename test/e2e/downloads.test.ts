@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { apiKeysBinding } from '../api-keys'
-import { e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
+import { apiKeysBinding } from '../helpers/api-keys'
+import { e2eOrigin, objectUrl, store, workerEnv } from '../helpers/worker-env'
 
 const NOW = new Date()
 const app = createApp({ clock: () => NOW })

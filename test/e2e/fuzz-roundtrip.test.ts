@@ -1,7 +1,7 @@
 // End to end with random keys: the Worker (real entry point, the pool's bindings) presigns PUT, GET
 // and DELETE for a seeded sample of keys, and versitygw, which verifies every SigV4 signature with
 // its own implementation, stores and returns the bytes. Seed and replay: see
-// test/fuzz-arbitraries.ts.
+// test/helpers/fuzz-arbitraries.ts.
 //
 // versitygw keeps objects as files, so the generator stays inside what a POSIX file system can
 // hold, and what URL parsers leave alone (shaped by `storableKey` and filtered below):
@@ -27,8 +27,8 @@ import {
   printableAscii,
   truncateUtf8,
   utf8Bytes,
-} from '../fuzz-arbitraries'
-import { postJson } from '../requests'
+} from '../helpers/fuzz-arbitraries'
+import { postJson } from '../helpers/requests'
 
 const ROUNDTRIP_RUNS = 50
 const MAX_SEGMENT_BYTES = 255

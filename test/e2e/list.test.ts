@@ -4,10 +4,10 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { ndjsonLines } from '../requests'
-import { apiKeysBinding } from '../api-keys'
-import { e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
-import { mapConcurrent } from './concurrency'
+import { ndjsonLines } from '../helpers/requests'
+import { apiKeysBinding } from '../helpers/api-keys'
+import { e2eOrigin, objectUrl, store, workerEnv } from '../helpers/worker-env'
+import { mapConcurrent } from '../helpers/concurrency'
 
 const s3 = inject('s3')
 const keys = inject('testKeys')

@@ -9,7 +9,7 @@ import {
   type NotifyFailure,
   type UploadCompletedEvent,
 } from '../../src/services/notify'
-import type { WebhookRecord } from '../provided-context'
+import type { WebhookRecord } from '../helpers/provided-context'
 
 const receiver = inject('webhook')
 

@@ -6,9 +6,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { admin, fresh, send, withControl } from '../control/harness'
-import { form, postForm } from '../forms'
-import { workerEnv } from '../worker-env'
+import { admin, fresh, send, withControl } from '../helpers/control-plane'
+import { form, postForm } from '../helpers/forms'
+import { workerEnv } from '../helpers/worker-env'
 
 const app = createApp()
 const ROOT = fresh('quota')

@@ -5,7 +5,7 @@ import { env, exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import { HARD_KEYS } from '../fixtures/keys'
-import { ndjsonLines, postJson } from '../requests'
+import { ndjsonLines, postJson } from '../helpers/requests'
 
 const apiKey = inject('apiKey')
 const s3 = inject('s3')

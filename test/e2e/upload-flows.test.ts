@@ -7,12 +7,12 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { form, postForm } from '../forms'
-import { sha256Base64, sha256Hex } from '../hex'
-import { postJson } from '../requests'
-import type { WebhookRecord } from '../provided-context'
-import { apiKeysBinding } from '../api-keys'
-import { e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
+import { form, postForm } from '../helpers/forms'
+import { sha256Base64, sha256Hex } from '../helpers/hex'
+import { postJson } from '../helpers/requests'
+import type { WebhookRecord } from '../helpers/provided-context'
+import { apiKeysBinding } from '../helpers/api-keys'
+import { e2eOrigin, objectUrl, store, workerEnv } from '../helpers/worker-env'
 
 const app = createApp()
 /** The same Worker with its clock an hour ahead: what it issues postdates every object stored now. */

@@ -4,11 +4,11 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { form, postForm } from '../forms'
-import { sha256Base64, sha256Hex } from '../hex'
-import { postJson } from '../requests'
-import { apiKeysBinding } from '../api-keys'
-import { e2eOrigin, objectUrl, store, workerEnv } from '../worker-env'
+import { form, postForm } from '../helpers/forms'
+import { sha256Base64, sha256Hex } from '../helpers/hex'
+import { postJson } from '../helpers/requests'
+import { apiKeysBinding } from '../helpers/api-keys'
+import { e2eOrigin, objectUrl, store, workerEnv } from '../helpers/worker-env'
 
 const s3 = inject('s3')
 const app = createApp()

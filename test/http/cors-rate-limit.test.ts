@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ALL_KEY, app, postSign, problemOf, testEnv } from '../routes/helpers'
+import { ALL_KEY, app, postSign, problemOf, testEnv } from '../helpers/routes'
 
 const CORS = { origins: ['https://app.example.com'], credentials: true, maxAgeS: 300 }
 

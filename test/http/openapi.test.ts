@@ -7,7 +7,7 @@ import committed from '../../docs/openapi.json'
 import { createApp } from '../../src/app'
 import { MAX_MEDIA_TYPE_CHARS } from '../../src/core/media-type'
 import { generateOpenApi } from '../../src/openapi'
-import { TEST_ASSETS } from '../routes/helpers'
+import { TEST_ASSETS } from '../helpers/routes'
 import {
   MAX_BATCH_CEILING,
   MAX_EXPIRES_S,

@@ -3,9 +3,9 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createApp } from '../../src/app'
-import { makeKey, sign, FakeJwksServer, ISSUER, AUDIENCE, JWKS_URL } from '../auth/fixtures'
-import { postJson } from '../requests'
-import { ALL_KEY, NOW, PHOTOS_KEY, SECRET, testEnv } from '../routes/helpers'
+import { makeKey, sign, FakeJwksServer, ISSUER, AUDIENCE, JWKS_URL } from '../fixtures/auth'
+import { postJson } from '../helpers/requests'
+import { ALL_KEY, NOW, PHOTOS_KEY, SECRET, testEnv } from '../helpers/routes'
 
 let lines: string[] = []
 

@@ -2,9 +2,9 @@
 // cache rule, and only the GETs whose answer is a function of the caller and the URL earn one.
 
 import { describe, expect, it } from 'vitest'
-import { admin, fresh, send, withControl } from '../control/harness'
-import { postJson } from '../requests'
-import { ALL_KEY, app, testEnv } from '../routes/helpers'
+import { admin, fresh, send, withControl } from '../helpers/control-plane'
+import { postJson } from '../helpers/requests'
+import { ALL_KEY, app, testEnv } from '../helpers/routes'
 
 const env = await testEnv()
 const controlEnv = await withControl(env)

@@ -1,6 +1,6 @@
 // The admin API through the app: keys (created with grants, shown once, listed with their last
 // use, rotated with an overlap), grants, revocations, quotas, and who may call it. The local D1 of
-// the pool (test/control/harness.ts); one clock per app, moved by the tests.
+// the pool (test/helpers/control-plane.ts); one clock per app, moved by the tests.
 
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -11,8 +11,15 @@ import {
   MAX_USAGE_DAYS,
   USAGE_FLUSH_MS,
 } from '../../src/limits'
-import { ADMIN_TOKEN, admin, appWithClock, fresh, send, withControl } from '../control/harness'
-import { sha256Hex } from '../hex'
+import {
+  ADMIN_TOKEN,
+  admin,
+  appWithClock,
+  fresh,
+  send,
+  withControl,
+} from '../helpers/control-plane'
+import { sha256Hex } from '../helpers/hex'
 import { createApp } from '../../src/app'
 import {
   ACCESS_AUD,
@@ -22,8 +29,8 @@ import {
   makeKey,
   sign,
   type TestKey,
-} from '../auth/fixtures'
-import { ALL_KEY, NOW, problemOf, S3_AND_CDN_ORIGINS, testEnv } from './helpers'
+} from '../fixtures/auth'
+import { ALL_KEY, NOW, problemOf, S3_AND_CDN_ORIGINS, testEnv } from '../helpers/routes'
 
 let env: Env
 

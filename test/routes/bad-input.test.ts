@@ -17,9 +17,9 @@ import {
   HS256_SECRET,
   ISSUER,
   makeKey,
-} from '../auth/fixtures'
-import { ADMIN_TOKEN, withControl } from '../control/harness'
-import { postJson } from '../requests'
+} from '../fixtures/auth'
+import { ADMIN_TOKEN, withControl } from '../helpers/control-plane'
+import { postJson } from '../helpers/requests'
 import { BAD_INPUT_CASES, MIB, type BadInputCase, type Caller } from './bad-input-cases'
 import {
   ALL_KEY,
@@ -29,7 +29,7 @@ import {
   S3_AND_CDN_ORIGINS,
   testEnv,
   type Problem,
-} from './helpers'
+} from '../helpers/routes'
 
 const testKeys = inject('testKeys')
 const workerKey = inject('apiKey').key

@@ -1,9 +1,17 @@
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { nodeVerifies, policyOfUrl } from '../cloudfront-helpers'
-import { postJson } from '../requests'
-import { ALL_KEY, CDN_ORIGIN, NOW, PHOTOS_KEY, PHOTOS_ORIGIN, problemOf, testEnv } from './helpers'
+import { nodeVerifies, policyOfUrl } from '../helpers/cloudfront'
+import { postJson } from '../helpers/requests'
+import {
+  ALL_KEY,
+  CDN_ORIGIN,
+  NOW,
+  PHOTOS_KEY,
+  PHOTOS_ORIGIN,
+  problemOf,
+  testEnv,
+} from '../helpers/routes'
 
 const keys = inject('testKeys')
 const NOW_S = NOW.getTime() / 1000

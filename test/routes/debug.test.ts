@@ -1,8 +1,8 @@
 // The debug view: what was signed, per URL, for callers with a `debug` grant. Never key material.
 
 import { describe, expect, it } from 'vitest'
-import { hmacSha256Hex, sha256Hex, sigV4SigningKey } from '../hex'
-import { NOW, PHOTOS_KEY, SECRET, postSign, problemOf, testEnv } from './helpers'
+import { hmacSha256Hex, sha256Hex, sigV4SigningKey } from '../helpers/hex'
+import { NOW, PHOTOS_KEY, SECRET, postSign, problemOf, testEnv } from '../helpers/routes'
 
 async function signatureOf(stringToSign: string): Promise<string> {
   return hmacSha256Hex(await sigV4SigningKey(SECRET, '20261123', 'eu-west-1'), stringToSign)

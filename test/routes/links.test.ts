@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import { LINK_URL_EXPIRES_S } from '../../src/limits'
-import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from './helpers'
+import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from '../helpers/routes'
 
 const SECRET_1 = { id: 'k1', secret: 'link-test-secret-one-0123456789abcdef' }
 const SECRET_2 = { id: 'k2', secret: 'link-test-secret-two-0123456789abcdef' }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ALL_KEY, NOW, PHOTOS_KEY, app, problemOf, testEnv } from './helpers'
+import { ALL_KEY, NOW, PHOTOS_KEY, app, problemOf, testEnv } from '../helpers/routes'
 
 async function redirect(path: string, key: string | null = ALL_KEY): Promise<Response> {
   const headers: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` }

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { ndjsonLines } from '../requests'
-import { ALL_KEY, NOW, PHOTOS_KEY, SECRET, app, postSign, problemOf, testEnv } from './helpers'
+import { ndjsonLines } from '../helpers/requests'
+import {
+  ALL_KEY,
+  NOW,
+  PHOTOS_KEY,
+  SECRET,
+  app,
+  postSign,
+  problemOf,
+  testEnv,
+} from '../helpers/routes'
 
 interface SignBody {
   origin: string

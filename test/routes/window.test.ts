@@ -4,8 +4,8 @@
 import { describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { postJson } from '../requests'
-import { ALL_KEY, testEnv, type Problem } from './helpers'
+import { postJson } from '../helpers/requests'
+import { ALL_KEY, testEnv, type Problem } from '../helpers/routes'
 
 const keys = inject('testKeys')
 const HOUR_S = 3600

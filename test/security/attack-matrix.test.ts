@@ -4,8 +4,8 @@
 
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/env'
-import { HS256_SECRET, sign } from '../auth/fixtures'
-import { objectUrl, store } from '../worker-env'
+import { HS256_SECRET, sign } from '../fixtures/auth'
+import { objectUrl, store } from '../helpers/worker-env'
 import {
   app,
   call,
@@ -17,7 +17,7 @@ import {
   startUpload,
   WILDCARD_MAX_EXPIRES_S,
   type Caller,
-} from './setup'
+} from '../helpers/security-world'
 
 let env: Env
 
@@ -1023,7 +1023,7 @@ const ADMIN_CLASSES: {
 
 describe('the admin surface', () => {
   beforeAll(async () => {
-    const { ADMIN_TOKEN, withControl } = await import('../control/harness')
+    const { ADMIN_TOKEN, withControl } = await import('../helpers/control-plane')
     adminToken = ADMIN_TOKEN
     adminEnv = await withControl(env)
     const created = await adminCall(adminHeaders(), 'POST', '/admin/v1/keys', {

@@ -6,11 +6,18 @@
 
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import type { Env } from '../../src/config/env'
-import { HS256_SECRET, sign } from '../auth/fixtures'
-import { form, postForm } from '../forms'
-import { sha256Hex } from '../hex'
-import { objectUrl, store } from '../worker-env'
-import { call, MIB, problem, ROOT, securityEnv, WILDCARD_MAX_EXPIRES_S } from './setup'
+import { HS256_SECRET, sign } from '../fixtures/auth'
+import { form, postForm } from '../helpers/forms'
+import { sha256Hex } from '../helpers/hex'
+import { objectUrl, store } from '../helpers/worker-env'
+import {
+  call,
+  MIB,
+  problem,
+  ROOT,
+  securityEnv,
+  WILDCARD_MAX_EXPIRES_S,
+} from '../helpers/security-world'
 
 let env: Env
 const hs256 = { alg: 'HS256' as const, secret: new TextEncoder().encode(HS256_SECRET) }

@@ -4,7 +4,7 @@
 
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/env'
-import { call, MIB, problem, ROOT, securityEnv } from './setup'
+import { call, MIB, problem, ROOT, securityEnv } from '../helpers/security-world'
 
 let env: Env
 const COMBO = `${ROOT}/combo/`

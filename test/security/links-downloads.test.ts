@@ -4,8 +4,8 @@
 
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/env'
-import { objectUrl, store } from '../worker-env'
-import { call, ROOT, securityEnv } from './setup'
+import { objectUrl, store } from '../helpers/worker-env'
+import { call, ROOT, securityEnv } from '../helpers/security-world'
 
 let env: Env
 const ALICE = `${ROOT}/alice/`

@@ -4,9 +4,9 @@
 
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/env'
-import { form, postForm } from '../forms'
-import { objectUrl, store } from '../worker-env'
-import { call, problem, ROOT, securityEnv } from './setup'
+import { form, postForm } from '../helpers/forms'
+import { objectUrl, store } from '../helpers/worker-env'
+import { call, problem, ROOT, securityEnv } from '../helpers/security-world'
 
 let env: Env
 const ALICE = `${ROOT}/alice/`

@@ -6,9 +6,18 @@ import { connect } from 'cloudflare:sockets'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { sha256Base64 } from '../hex'
-import { objectUrl, store } from '../worker-env'
-import { app, call, callWith, MIB, problem, ROOT, securityEnv, type Caller } from './setup'
+import { sha256Base64 } from '../helpers/hex'
+import { objectUrl, store } from '../helpers/worker-env'
+import {
+  app,
+  call,
+  callWith,
+  MIB,
+  problem,
+  ROOT,
+  securityEnv,
+  type Caller,
+} from '../helpers/security-world'
 
 let env: Env
 const SHARED = `${ROOT}/shared/`

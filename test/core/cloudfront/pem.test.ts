@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest'
 import { parsePrivateKeyPem } from '../../../src/core/cloudfront/pem'
 import { importAlgorithm, signPolicy } from '../../../src/core/cloudfront/sign'
-import { nodeVerifies } from '../../cloudfront-helpers'
+import { nodeVerifies } from '../../helpers/cloudfront'
 
 const keys = inject('testKeys')
 

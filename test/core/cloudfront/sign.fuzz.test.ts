@@ -1,6 +1,6 @@
 // Differential fuzzing of the CloudFront signer against @aws-sdk/cloudfront-signer (which needs
-// node:crypto, so it runs in the Node-side crypto service: test/crypto-service.ts), with seeded
-// fast-check properties. Seed and replay: see test/fuzz-arbitraries.ts.
+// node:crypto, so it runs in the Node-side crypto service: test/helpers/crypto-service.ts), with seeded
+// fast-check properties. Seed and replay: see test/helpers/fuzz-arbitraries.ts.
 //
 // Where the two disagree, and why (checked exactly below, not just tolerated):
 // The SDK re-encodes every path segment of the URL it is given as
@@ -33,7 +33,7 @@ import {
   type HashAlgorithm,
 } from '../../../src/core/cloudfront/sign'
 import { encodeKeyPath } from '../../../src/core/sigv4/encoding'
-import { nodeVerifies, sdkSignedCookies, sdkSignedUrl } from '../../cloudfront-helpers'
+import { nodeVerifies, sdkSignedCookies, sdkSignedUrl } from '../../helpers/cloudfront'
 import {
   FUZZ_SEED,
   FUZZ_TIMEOUT_MS,
@@ -43,7 +43,7 @@ import {
   fuzzParameters,
   lowerAlnum,
   objectKey,
-} from '../../fuzz-arbitraries'
+} from '../../helpers/fuzz-arbitraries'
 import { commonKeyPrefix } from '../../../src/core/keys'
 
 const CANNED_RUNS = 300

@@ -21,7 +21,7 @@ import {
   policyOfUrl,
   sdkSignedCookies,
   sdkSignedUrl,
-} from '../../cloudfront-helpers'
+} from '../../helpers/cloudfront'
 import { commonKeyPrefix } from '../../../src/core/keys'
 
 const keys = inject('testKeys')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { resolveS3Endpoint } from '../../../src/core/s3/endpoint'
 import { signPostPolicy } from '../../../src/core/s3/post-policy'
-import { hmacSha256Hex, sigV4SigningKey } from '../../hex'
+import { hmacSha256Hex, sigV4SigningKey } from '../../helpers/hex'
 
 const NOW = new Date('2026-11-23T10:00:00.250Z')
 const credentials = {

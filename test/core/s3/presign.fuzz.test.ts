@@ -2,7 +2,7 @@
 // SDK's @aws-sdk/s3-request-presigner), with seeded fast-check properties. The fixed grid in
 // ./presign.test.ts checks hand-picked keys; this file searches the space around them: keys from
 // all of Unicode up to the 1024-byte limit, random stores, credentials, clocks, overrides and
-// lifetimes. Seed and replay: see test/fuzz-arbitraries.ts.
+// lifetimes. Seed and replay: see test/helpers/fuzz-arbitraries.ts.
 
 import { Sha256 } from '@aws-crypto/sha256-js'
 import { SignatureV4 } from '@smithy/signature-v4'
@@ -33,9 +33,9 @@ import {
   printableAscii,
   utf8Bytes,
   visibleAscii,
-} from '../../fuzz-arbitraries'
+} from '../../helpers/fuzz-arbitraries'
 import { escapeUri, OVERRIDE_QUERY, SHA256_HEADER } from '../../fixtures/smithy-presign'
-import { hmacSha256Hex, sha256Hex, sigV4SigningKey } from '../../hex'
+import { hmacSha256Hex, sha256Hex, sigV4SigningKey } from '../../helpers/hex'
 import { checkObjectKey } from '../../../src/core/keys'
 
 /** Single URLs compared with the reference. */

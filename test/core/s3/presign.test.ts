@@ -14,7 +14,7 @@ import { CoreError } from '../../../src/core/errors'
 import { AWS_EXAMPLE } from '../../fixtures/aws-presign-example'
 import { HARD_KEYS } from '../../fixtures/keys'
 import { escapeUri, OVERRIDE_QUERY, SHA256_HEADER } from '../../fixtures/smithy-presign'
-import { sha256Hex } from '../../hex'
+import { sha256Hex } from '../../helpers/hex'
 import { checkObjectKey } from '../../../src/core/keys'
 
 describe('the AWS documentation example', () => {

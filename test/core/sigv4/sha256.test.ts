@@ -10,7 +10,7 @@ import {
   sha256,
   sha256AsciiHex,
 } from '../../../src/core/sigv4/sha256'
-import { hmacSha256Hex, sha256Hex, toHex } from '../../hex'
+import { hmacSha256Hex, sha256Hex, toHex } from '../../helpers/hex'
 
 /** Deterministic bytes of a given length, all 256 values. */
 function bytesOf(length: number, seed: number): Uint8Array<ArrayBuffer> {

@@ -7,9 +7,9 @@
 import { inject } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { AUDIENCE, HS256_SECRET, ISSUER } from '../auth/fixtures'
-import { apiKeysBinding } from '../api-keys'
-import { e2eOrigin, workerEnv } from '../worker-env'
+import { AUDIENCE, HS256_SECRET, ISSUER } from '../fixtures/auth'
+import { apiKeysBinding } from './api-keys'
+import { e2eOrigin, workerEnv } from './worker-env'
 
 const testKeys = inject('testKeys')
 

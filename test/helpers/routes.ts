@@ -3,7 +3,7 @@
 import committedDocument from '../../docs/openapi.json'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { apiKeysBinding } from '../api-keys'
+import { apiKeysBinding } from './api-keys'
 import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 export const NOW = new Date('2026-11-23T10:00:00Z')

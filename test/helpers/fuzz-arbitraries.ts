@@ -14,7 +14,7 @@
 // `{ path: '<path>', endOnFailure: true }` into that property's parameters locally.
 
 import fc from 'fast-check'
-import { MAX_KEY_BYTES } from '../src/limits'
+import { MAX_KEY_BYTES } from '../../src/limits'
 
 /** The seed every fuzz file uses unless `VITE_FUZZ_SEED` says otherwise. Edit to move the corpus. */
 const DEFAULT_FUZZ_SEED = 20_261_123

@@ -6,7 +6,7 @@
 import { env as bindings } from 'cloudflare:workers'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { apiKeysBinding } from '../api-keys'
+import { apiKeysBinding } from './api-keys'
 
 /** An admin token for this run only. */
 export const ADMIN_TOKEN = `wba_${crypto.randomUUID().replaceAll('-', '')}`

@@ -1,4 +1,4 @@
-// Calls to the Node-side crypto service (test/crypto-service.ts) from tests running in workerd.
+// Calls to the Node-side crypto service (test/helpers/crypto-service.ts) from tests running in workerd.
 
 import { inject } from 'vitest'
 
