@@ -9,6 +9,7 @@
 // None set: no notifications.
 
 import * as v from 'valibot'
+import { base64Decode, base64Encode } from '../core/bytes'
 import { HmacSha256 } from '../core/sigv4/sha256'
 import { MIN_WEBHOOK_SECRET_BYTES } from '../limits'
 import type { FieldError } from '../errors'
@@ -101,20 +102,19 @@ function webhookSecret(urlSet: boolean) {
         return NEVER
       }
       const base64 = typeof value === 'string' ? WEBHOOK_SECRET.exec(value.trim())?.[1] : undefined
-      const bytes =
-        base64 === undefined ? 0 : (base64.length / 4) * 3 - (base64.match(/=/g)?.length ?? 0)
-      if (base64 === undefined || bytes < MIN_WEBHOOK_SECRET_BYTES) {
+      const secret = base64 === undefined ? undefined : base64Decode(base64)
+      if (secret === undefined || secret.length < MIN_WEBHOOK_SECRET_BYTES) {
         addIssue({ message: secretMessage })
         return NEVER
       }
       // One key per isolate: decoded, and its HMAC pads compressed, here, never per event.
-      const mac = new HmacSha256(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)))
+      const mac = new HmacSha256(secret)
       const encoder = new TextEncoder()
       // The spec's signature: base64 of the HMAC of `<id>.<unix seconds>.<body>`, in UTF-8.
       return (id, timestamp, body) => {
         const seconds = Math.floor(timestamp.getTime() / 1000)
         const tag = mac.signBytes(encoder.encode(`${id}.${seconds}.${body}`))
-        return `v1,${btoa(String.fromCharCode(...tag))}`
+        return `v1,${base64Encode(tag)}`
       }
     }),
   )

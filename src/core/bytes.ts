@@ -1,5 +1,6 @@
-// Bytes, in one place: base64url without padding (RFC 4648 §5), the one encoding of every token
-// waybill hands out, and comparison in constant time. Decoding is strict: only the canonical
+// Bytes, in one place: base64 (RFC 4648 §4: POST policies, PEM bodies, webhook secrets and
+// signatures, CloudFront's variant of it), base64url without padding (§5), the one encoding of every
+// token waybill hands out, and comparison in constant time. Decoding is strict: only the canonical
 // spelling of some bytes decodes, so a token has exactly one text. (A last character also carries
 // bits past the end; any but zeros there is refused.)
 //
@@ -10,13 +11,31 @@ const ALPHABET = /^[A-Za-z0-9_-]*$/
 const ZERO_LOW_4 = /[AQgw]$/
 const ZERO_LOW_2 = /[AEIMQUYcgkosw048]$/
 
-/** `bytes` as base64url without padding. */
-export function base64UrlEncode(bytes: Uint8Array): string {
+/** `bytes` as base64, padded. */
+export function base64Encode(bytes: Uint8Array): string {
   let binary = ''
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
   }
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return btoa(binary)
+}
+
+/** The bytes base64 `text` (padded or not; no other character) names, or undefined. */
+export function base64Decode(text: string): Uint8Array | undefined {
+  let binary: string
+  try {
+    binary = atob(text)
+  } catch {
+    return undefined
+  }
+  const out = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
+  return out
+}
+
+/** `bytes` as base64url without padding. */
+export function base64UrlEncode(bytes: Uint8Array): string {
+  return base64Encode(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 }
 
 /**
@@ -33,10 +52,7 @@ export function base64UrlDecode(text: string): Uint8Array | undefined {
   if ((rest === 2 && !ZERO_LOW_4.test(text)) || (rest === 3 && !ZERO_LOW_2.test(text))) {
     return undefined
   }
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'))
-  const out = new Uint8Array(binary.length)
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i)
-  return out
+  return base64Decode(text.replace(/-/g, '+').replace(/_/g, '/'))
 }
 
 /** Byte equality whose running time depends only on the length. */

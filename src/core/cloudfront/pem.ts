@@ -4,7 +4,7 @@
 // RFC 8017 (PKCS#1) A.1.2, RFC 5208 (PKCS#8), RFC 5915 (SEC1 ECPrivateKey), RFC 5480 (curve OIDs).
 
 import { CoreError } from '../errors'
-import { charCodeBytes } from '../sigv4/encoding'
+import { base64Decode } from '../bytes'
 import {
   INTEGER,
   NULL,
@@ -49,13 +49,11 @@ function pemBody(text: string): { label: string; der: Uint8Array } {
     )
   }
   const base64 = body.replace(/\s+/g, '')
-  let binary: string
-  try {
-    binary = atob(base64)
-  } catch {
+  const der = base64Decode(base64)
+  if (der === undefined) {
     throw new CoreError('invalid_key_material', 'has a body that is not valid base64')
   }
-  return { label, der: charCodeBytes(binary) }
+  return { label, der }
 }
 
 function bitLength(bytes: Uint8Array): number {

@@ -5,6 +5,7 @@
 //
 // Pure apart from Web Crypto: the clock is an input and keys arrive imported.
 
+import { base64Encode } from '../bytes'
 import { encodeKeyPath } from '../sigv4/encoding'
 import type { KeyKind } from './pem'
 
@@ -34,9 +35,7 @@ function signAlgorithm(key: CloudFrontKey) {
 
 /** CloudFront's URL-safe base64: `+` → `-`, `=` → `_`, `/` → `~`. */
 export function cloudFrontBase64(bytes: Uint8Array): string {
-  let binary = ''
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!)
-  return btoa(binary).replace(/[+=/]/g, (c) => (c === '+' ? '-' : c === '=' ? '_' : '~'))
+  return base64Encode(bytes).replace(/[+=/]/g, (c) => (c === '+' ? '-' : c === '=' ? '_' : '~'))
 }
 
 const encoder = new TextEncoder()

@@ -4,6 +4,7 @@
 // Pure: `now` is an input. The policy is a JSON document listing every condition the upload form
 // must meet; its base64 is the string to sign, with the same derived signing key as a presigned URL.
 
+import { base64Encode } from '../bytes'
 import { signingKey } from '../sigv4/crypto'
 import { toAmzDate } from '../sigv4/time'
 import type { S3Endpoint } from './endpoint'
@@ -44,15 +45,6 @@ export interface PostPolicy {
   /** The policy document (before base64), for tests and debugging. */
   document: string
   expiresAt: Date
-}
-
-function base64Utf8(text: string): string {
-  const bytes = new TextEncoder().encode(text)
-  let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-  }
-  return btoa(binary)
 }
 
 function condition(field: string, rule: FieldCondition): unknown {
@@ -109,7 +101,7 @@ export async function signPostPolicy(input: PostPolicyInput): Promise<PostPolicy
   }
 
   const document = JSON.stringify({ expiration: expiresAt.toISOString(), conditions })
-  const policy = base64Utf8(document)
+  const policy = base64Encode(new TextEncoder().encode(document))
   const key = await signingKey(input.credentials.secretAccessKey, shortDate, input.region, 's3')
   fields.policy = policy
   fields['x-amz-signature'] = key.signAsciiHex(policy)
