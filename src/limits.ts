@@ -164,6 +164,10 @@ export const DEFAULT_ADMIN_PAGE = 100
 export const MAX_ADMIN_PAGE = 1_000
 /** Usage answers: the most days one request covers. */
 export const MAX_USAGE_DAYS = 366
+/** Days `GET /admin/v1/usage` answers when the query names no `from`. */
+export const DEFAULT_USAGE_DAYS = 30
+/** A UTC day: usage is counted by day. */
+export const DAY_MS = 86_400_000
 /** Upload quotas: the shortest and longest window. */
 export const MIN_QUOTA_WINDOW_S = 60
 export const MAX_QUOTA_WINDOW_S = 366 * 86_400

@@ -2,6 +2,7 @@
 // (the admin API). Both are `[{ "id", "sha256", "label"? }]`; only the hash is ever configured.
 
 import * as v from 'valibot'
+import { hexDecode } from '../core/bytes'
 import { KeyId, KeyLabel } from '../schemas/fields'
 import { list, pathTo, strict } from '../schemas/valibot'
 import type { ApiKey } from './types'
@@ -27,11 +28,7 @@ export function hashedKeys(variable: string, command: string) {
             sha256: v.pipe(
               v.string(sha256Message),
               v.regex(SHA256_HEX, sha256Message),
-              v.transform((hex) =>
-                Uint8Array.from({ length: 32 }, (_, i) =>
-                  parseInt(hex.slice(2 * i, 2 * i + 2), 16),
-                ),
-              ),
+              v.transform(hexDecode),
             ),
           },
           { type: 'must be an object { "id", "sha256", "label"? }' },

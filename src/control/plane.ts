@@ -33,6 +33,7 @@ import {
   MAX_GRANTS_PER_SUBJECT,
   MAX_LINK_RULES,
   USAGE_FLUSH_MS,
+  DAY_MS,
 } from '../limits'
 import type { Principal } from '../principal'
 import { Lru } from './lru'
@@ -84,8 +85,6 @@ export interface UsageCounts {
   readonly bytesCompleted: number
   readonly linksFollowed: number
 }
-
-const DAY_MS = 86_400_000
 
 type Mutable = { -readonly [K in keyof UsageCounts]: number }
 

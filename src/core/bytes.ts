@@ -71,3 +71,10 @@ export function hexEncode(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i++) hex += HEX[bytes[i]!]!
   return hex
 }
+
+/** The bytes of even-length hex `text`, which the caller has checked is hex. */
+export function hexDecode(text: string): Uint8Array {
+  return Uint8Array.from({ length: text.length / 2 }, (_, i) =>
+    parseInt(text.slice(2 * i, 2 * i + 2), 16),
+  )
+}

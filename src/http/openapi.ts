@@ -7,8 +7,20 @@ import * as v from 'valibot'
 import { STATUS, TITLE, type ErrorCode } from '../errors'
 import { problemType } from './problem'
 
-/** An RFC 9457 problem whose `type` is one of `codes`' (the client's codes come from these). */
-const problemSchema = (codes: readonly ErrorCode[]) =>
+/**
+ * An RFC 9457 problem whose `type` is one of `codes`' (the client's codes come from these). Built
+ * once per set of codes: every route's description is evaluated when the isolate starts, although
+ * only the document generator (Node, build time) reads the schemas.
+ */
+function problemSchema(codes: readonly ErrorCode[]) {
+  const key = codes.join()
+  let schema = problemSchemas.get(key)
+  if (schema === undefined) problemSchemas.set(key, (schema = newProblemSchema(codes)))
+  return schema
+}
+const problemSchemas = new Map<string, ReturnType<typeof newProblemSchema>>()
+
+const newProblemSchema = (codes: readonly ErrorCode[]) =>
   v.pipe(
     v.object({
       type: v.picklist(codes.map(problemType)),

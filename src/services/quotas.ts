@@ -4,6 +4,7 @@
 // Reads never come here.
 
 import type { Config } from '../config'
+import { unavailable } from '../control/plane'
 import { quotaFor, quotaWindow, type ReserveAnswer } from '../control/quota'
 import { invalid, WaybillError } from '../errors'
 import { CONTROL_RETRY_AFTER_S } from '../limits'
@@ -27,20 +28,12 @@ function counter(config: Config, quotaId: string, principal: Principal) {
   return counters.get(counters.idFromName(`${quotaId}\n${principalName(principal)}`))
 }
 
-function unreachable(error: unknown): WaybillError {
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      message: 'quota counter unavailable',
-      error: error instanceof Error ? error.name : typeof error,
-    }),
-  )
-  return new WaybillError(
-    'control_unavailable',
+/** The caller's counter could not be reached (src/control/plane.ts logs why). */
+const unreachable = (error: unknown) =>
+  unavailable(
+    error,
     'The upload quota counter cannot be reached, so nothing was signed; retry shortly.',
-    { headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) } },
   )
-}
 
 const bytesText = (n: number) => `${n} byte${n === 1 ? '' : 's'}`
 

@@ -4,6 +4,7 @@
 //
 // Pure: no I/O.
 
+import { hexDecode, hexEncode } from '../bytes'
 import { MAX_PARTS, MIN_PART_SIZE_BYTES } from '../limits'
 
 const MIB = 1024 * 1024
@@ -50,10 +51,8 @@ export async function multipartEtag(partEtags: readonly string[]): Promise<strin
   for (let i = 0; i < partEtags.length; i++) {
     const hex = bareEtag(partEtags[i]!)
     if (!HEX_MD5.test(hex)) return undefined
-    for (let j = 0; j < 16; j++) bytes[i * 16 + j] = parseInt(hex.slice(j * 2, j * 2 + 2), 16)
+    bytes.set(hexDecode(hex), i * 16)
   }
   const digest = new Uint8Array(await crypto.subtle.digest('MD5', bytes))
-  let hex = ''
-  for (const byte of digest) hex += byte.toString(16).padStart(2, '0')
-  return `"${hex}-${partEtags.length}"`
+  return `"${hexEncode(digest)}-${partEtags.length}"`
 }

@@ -4,11 +4,9 @@
 import { principalHash } from '../../auth/links'
 import type { Config } from '../../config'
 import { selectUsage } from '../../control/store'
-import { MAX_USAGE_DAYS } from '../../limits'
+import { DAY_MS, DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from '../../limits'
 import type { UsageQuery } from '../../schemas/admin'
 import { controlOf, stored } from './shared'
-
-const DAY_MS = 86_400_000
 
 /**
  * A caller's usage from `from` to `to` (days, UTC), at most MAX_USAGE_DAYS of them: an earlier
@@ -21,7 +19,9 @@ export async function usageOf(config: Config, query: UsageQuery, now: Date) {
   const earliest = new Date(Date.parse(to) - (MAX_USAGE_DAYS - 1) * DAY_MS)
     .toISOString()
     .slice(0, 10)
-  const from = query.from ?? new Date(Date.parse(to) - 29 * DAY_MS).toISOString().slice(0, 10)
+  const from =
+    query.from ??
+    new Date(Date.parse(to) - (DEFAULT_USAGE_DAYS - 1) * DAY_MS).toISOString().slice(0, 10)
   const first = from < earliest ? earliest : from
   if (first > to) return { principal, from: first, to, days: [] }
   // A followed link names its issuer only by a hash of them.
