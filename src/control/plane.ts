@@ -113,6 +113,8 @@ class State {
   /** Link id → revoked by id. */
   readonly links = new Lru<string, boolean>(CONTROL_LINK_CACHE_ENTRIES)
   linkRules: readonly LinkRule[] | undefined
+  /** Whether any link is revoked by its id (when false, no follow asks D1 about its own id). */
+  anyLinkRevoked: boolean | undefined
   readonly grant: ReturnType<typeof grantSchema>
   /**
    * Usage not yet written, for one day (`usageDay`, days since the epoch): by the caller's kind,
@@ -140,6 +142,7 @@ class State {
     this.rules.clear()
     this.links.clear()
     this.linkRules = undefined
+    this.anyLinkRevoked = undefined
     this.generation++
   }
 }
@@ -291,10 +294,12 @@ export class ControlPlane {
     let byId: boolean | undefined = link.id === undefined ? false : undefined
     if (this.current(state, nowMs, defer)) {
       rules = state.linkRules
-      if (link.id !== undefined) byId = state.links.get(link.id)
+      if (link.id !== undefined) {
+        byId = state.anyLinkRevoked === false ? false : state.links.get(link.id)
+      }
     }
     if (rules === undefined || byId === undefined) {
-      const { rows, cacheable } = await this.loadAll<RevocationRow>(
+      const { rows, cacheable } = await this.loadAll<RevocationRow & { any_link: number }>(
         state,
         nowMs,
         linkStatement(state.control.db, link.id ?? null, MAX_LINK_RULES + 1),
@@ -311,6 +316,7 @@ export class ControlPlane {
       byId = link.id !== undefined && rows.some((row) => row.kind === 'link')
       if (cacheable) {
         state.linkRules = rules
+        state.anyLinkRevoked = rows[0]?.any_link === 1
         if (link.id !== undefined) state.links.set(link.id, byId)
       }
     }

@@ -106,7 +106,11 @@ export function rulesStatement(
     .bind(JSON.stringify(subjects), most)
 }
 
-/** The link revocations by time, and the one revoking link `linkId` if any. */
+/**
+ * The link revocations by time and the one revoking link `linkId` if any, each row with
+ * `any_link`: whether any link is revoked by id. Always one row at least (all else null when none
+ * matches), so that an isolate learns there are none and asks no more until the next change.
+ */
 export function linkStatement(
   db: D1Database,
   linkId: string | null,
@@ -114,7 +118,7 @@ export function linkStatement(
 ): D1PreparedStatement {
   return db
     .prepare(
-      "SELECT * FROM revocations WHERE kind = 'links' OR (kind = 'link' AND link_id = ?1) ORDER BY id LIMIT ?2",
+      "SELECT r.*, EXISTS (SELECT 1 FROM revocations WHERE kind = 'link') AS any_link FROM (SELECT 1) LEFT JOIN (SELECT * FROM revocations WHERE kind = 'links' OR (kind = 'link' AND link_id = ?1) ORDER BY id LIMIT ?2) AS r",
     )
     .bind(linkId, most)
 }

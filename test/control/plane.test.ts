@@ -121,6 +121,37 @@ describe('D1 out of reach', () => {
   })
 })
 
+describe('links', () => {
+  it('with no link revoked by id, a follow asks D1 nothing about its id until the next change', async () => {
+    const { binding, state } = flaky(bindings.WAYBILL_DB)
+    const env = { ...(await withControl(await testEnv())), WAYBILL_DB: binding }
+    const a = appWithClock(NOW)
+    const issued = await send(a.app, env, 'POST', '/v1/links', {
+      bearer: ALL_KEY,
+      body: { origin: 'photos', keys: ['a.jpg', 'b.jpg', 'c.jpg'] },
+    })
+    const { links } = await issued.json<{ links: { url: string; id: string }[] }>()
+    const follow = (n: number) =>
+      send(a.app, env, 'GET', new URL(links[n]!.url).pathname).then((response) => response.status)
+    // The first follow reads the revocations, and learns that none is by id.
+    expect(await follow(0)).toBe(302)
+    // D1 out of reach, inside the bound: a link this isolate never saw still answers.
+    state.down = true
+    expect(await follow(1)).toBe(302)
+    // A link revoked by id through another isolate: refused once this one reads the change.
+    state.down = false
+    const b = appWithClock(NOW)
+    const revoked = await admin(b.app, env, 'POST', '/revocations', {
+      kind: 'link',
+      link: links[2]!.id,
+    })
+    expect(revoked.status).toBe(201)
+    a.clock.advance(CONTROL_MAX_AGE_MS)
+    expect(await follow(2)).toBe(410)
+    expect(await follow(1)).toBe(302)
+  })
+})
+
 describe('stored grants are checked again against the origins of today', () => {
   it('a grant whose origin is gone from the config allows nothing, and is logged', async () => {
     const env = await withControl(await testEnv())
