@@ -40,6 +40,22 @@ export function actionFor(method: PresignMethod): 'read' | 'write' | 'delete' {
   }
 }
 
+/**
+ * Every subject a grant may name to reach `principal`: a grant applies exactly when its subject is
+ * one of these (`subjectMatches`). The control plane reads a caller's stored grants by them.
+ */
+export function subjectsOf(principal: Principal): GrantSubject[] {
+  const subjects: GrantSubject[] = [
+    principal.kind === 'api-key'
+      ? { kind: 'apiKey', value: principal.id }
+      : { kind: 'sub', value: principal.id },
+  ]
+  if (principal.email !== undefined) subjects.push({ kind: 'email', value: principal.email })
+  for (const role of [...principal.roles].sort()) subjects.push({ kind: 'role', value: role })
+  subjects.push({ kind: 'any' })
+  return subjects
+}
+
 export function subjectMatches(subject: GrantSubject, principal: Principal): boolean {
   switch (subject.kind) {
     case 'any':

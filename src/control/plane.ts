@@ -19,7 +19,8 @@
 import * as v from 'valibot'
 import { principalHash } from '../auth/links'
 import type { Config, ControlConfig, Grant, Quota } from '../config'
-import { completeGrant, grantSchema, subjectOf } from '../config/grants'
+import { subjectsOf } from '../auth/policy'
+import { completeGrant, grantSchema, subjectOf, subjectText } from '../config/grants'
 import { constantTimeEqual, hexEncode } from '../core/bytes'
 import { WaybillError } from '../errors'
 import {
@@ -168,19 +169,12 @@ export function unavailable(
   })
 }
 
-/** The subjects a caller's grants and quotas may name (`*` included). */
-function subjectsOf(principal: Principal): string[] {
-  if (principal.kind === 'api-key') return [`apiKey:${principal.id}`, '*']
-  const subjects = [`sub:${principal.id}`]
-  if (principal.email !== undefined) subjects.push(`email:${principal.email}`)
-  for (const role of [...principal.roles].sort()) subjects.push(`role:${role}`)
-  subjects.push('*')
-  return subjects
-}
+/** The subjects a caller's grants and quotas may name (`*` included), as D1 stores them. */
+const subjectTexts = (principal: Principal) => subjectsOf(principal).map(subjectText)
 
 /** The cache key of a token caller's grants: what its subjects depend on. */
 function rulesKey(principal: Principal): string {
-  return `${principal.kind}\n${subjectsOf(principal).join('\n')}`
+  return `${principal.kind}\n${subjectTexts(principal).join('\n')}`
 }
 
 /**
@@ -279,7 +273,7 @@ export class ControlPlane {
     const { row, cacheable } = await this.load<RulesRow>(
       state,
       nowMs,
-      rulesStatement(state.control.db, subjectsOf(principal), MAX_GRANTS_PER_SUBJECT),
+      rulesStatement(state.control.db, subjectTexts(principal), MAX_GRANTS_PER_SUBJECT),
     )
     const combined = row === null ? state.base : this.combine(state, row)
     if (cacheable) cache.set(key, combined)

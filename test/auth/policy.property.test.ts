@@ -8,10 +8,18 @@
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { authorize, isPermit, isRefusal, type Permit, type Reach } from '../../src/auth/policy'
+import {
+  authorize,
+  isPermit,
+  isRefusal,
+  subjectMatches,
+  subjectsOf,
+  type Permit,
+  type Reach,
+} from '../../src/auth/policy'
 import { batchSigner } from '../../src/services/signers'
 import type { Principal } from '../../src/principal'
-import type { Action, Config, Grant, S3Origin } from '../../src/config'
+import type { Action, Config, Grant, GrantSubject, S3Origin } from '../../src/config'
 import { fuzzParameters } from '../helpers/fuzz-arbitraries'
 
 const ORIGIN: S3Origin = Object.freeze({
@@ -273,5 +281,35 @@ describe('a permit', () => {
       expect(isPermit(forged)).toBe(false)
       expect(() => batchSigner(forged, { method: 'GET', now })).toThrow(/needs a permit/)
     }
+  })
+})
+
+describe('the subjects of a caller', () => {
+  const name = fc.constantFrom('alice', 'bob', 'ops', 'a@x.example')
+  const principal = fc.record({
+    kind: fc.constantFrom('api-key' as const, 'jwt' as const, 'access' as const),
+    id: name,
+    claims: fc.constant({}),
+    roles: fc.uniqueArray(name, { maxLength: 3 }).map((roles) => new Set(roles)),
+    email: fc.option(name, { nil: undefined }),
+  })
+  const subject: fc.Arbitrary<GrantSubject> = fc.oneof(
+    fc.constant({ kind: 'any' as const }),
+    fc.record({
+      kind: fc.constantFrom('apiKey' as const, 'sub' as const, 'role' as const, 'email' as const),
+      value: name,
+    }),
+  )
+
+  it('are exactly the subjects a grant matches them by (what the control plane reads D1 by)', () => {
+    fc.assert(
+      fc.property(principal, subject, (caller, grantSubject) => {
+        const listed = subjectsOf(caller).some(
+          (s) => JSON.stringify(s) === JSON.stringify(grantSubject),
+        )
+        expect(listed).toBe(subjectMatches(grantSubject, caller))
+      }),
+      fuzzParameters(500),
+    )
   })
 })
