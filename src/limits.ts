@@ -156,6 +156,10 @@ export const MAX_LINK_RULES = 1_000
 export const USAGE_FLUSH_MS = 5_000
 /** A key's last-used time is written at most once a minute. */
 export const LAST_USED_RESOLUTION_MS = 60_000
+/** Keys made through the admin API, `<prefix>_<random>`: random bytes (43 base64url characters),
+ * and how many of those a list shows after the prefix. */
+export const STORED_KEY_RANDOM_BYTES = 32
+export const STORED_KEY_SHOWN_CHARS = 4
 /** API key rotation: how long the old secret keeps working by default, and at most. */
 export const DEFAULT_ROTATION_OVERLAP_S = 86_400
 export const MAX_ROTATION_OVERLAP_S = 30 * 86_400

@@ -37,6 +37,7 @@ import {
   DAY_MS,
 } from '../limits'
 import type { Principal } from '../principal'
+import { STORED_KEY } from '../schemas/admin'
 import { Lru } from './lru'
 import {
   epochStatement,
@@ -88,9 +89,6 @@ export interface UsageCounts {
 }
 
 type Mutable = { -readonly [K in keyof UsageCounts]: number }
-
-// Keys made through the admin API (src/services/admin/keys.ts): anything else is not looked up.
-const STORED_KEY = /^[a-z][a-z0-9]{0,15}_[A-Za-z0-9_-]{43}$/
 
 class State {
   epoch = -1

@@ -14,6 +14,7 @@ import {
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
 import { KeyGrant, StoredSubject } from '../config/grants'
+import { STORED_KEY_RANDOM_BYTES } from '../limits'
 import { characters, KeyId, KeyLabel, OriginName, queryNumber, wholeNumber } from './fields'
 import { isRecord, list, strict, strictFields, typeName } from './valibot'
 
@@ -39,12 +40,18 @@ export const PrincipalName = v.pipe(
 
 const prefixMessage = 'must be 1-16 characters of a-z and 0-9, starting with a letter'
 
+const PREFIX = '[a-z][a-z0-9]{0,15}'
+/** Base64url characters of a stored key's random part. */
+const RANDOM_CHARS = Math.ceil((STORED_KEY_RANDOM_BYTES * 4) / 3)
+/** The shape of every key the admin API makes: anything else is not looked up in D1. */
+export const STORED_KEY = new RegExp(`^${PREFIX}_[A-Za-z0-9_-]{${RANDOM_CHARS}}$`)
+
 /** Where a key starts, before its random part: `wb` makes `wb_…`. */
 const SecretPrefix = v.pipe(
   v.string(prefixMessage),
-  v.regex(/^[a-z][a-z0-9]{0,15}$/, prefixMessage),
+  v.regex(new RegExp(`^${PREFIX}$`), prefixMessage),
   v.description(
-    'What the key starts with, before "_" and its 43 random characters (default "wb"): `live` makes `live_…`.',
+    `What the key starts with, before "_" and its ${RANDOM_CHARS} random characters (default "wb"): \`live\` makes \`live_…\`.`,
   ),
   v.examples(['live']),
 )

@@ -16,7 +16,11 @@ import {
 import { base64UrlEncode, hexEncode } from '../../core/bytes'
 import { keyDigest } from '../../auth/api-key'
 import { conflict, WaybillError } from '../../errors'
-import { DEFAULT_ROTATION_OVERLAP_S } from '../../limits'
+import {
+  DEFAULT_ROTATION_OVERLAP_S,
+  STORED_KEY_RANDOM_BYTES,
+  STORED_KEY_SHOWN_CHARS,
+} from '../../limits'
 import type { KeyCreateBody } from '../../schemas/admin'
 import {
   checkOnOrigin,
@@ -30,18 +34,13 @@ import {
   type PageQuery,
 } from './shared'
 
-/** Random bytes in a key: 256 bits, 43 base64url characters. */
-const KEY_BYTES = 32
-/** What a list shows of a key: its prefix, "_" and this many random characters. */
-const SHOWN_CHARS = 4
-
 /** A new key's secret: the key (shown once), its SHA-256 (stored) and what lists show of it. */
 function newSecret(prefix: string) {
-  const key = `${prefix}_${base64UrlEncode(crypto.getRandomValues(new Uint8Array(KEY_BYTES)))}`
+  const key = `${prefix}_${base64UrlEncode(crypto.getRandomValues(new Uint8Array(STORED_KEY_RANDOM_BYTES)))}`
   return {
     key,
     sha256: hexEncode(keyDigest(key)),
-    prefix: key.slice(0, prefix.length + 1 + SHOWN_CHARS),
+    prefix: key.slice(0, prefix.length + 1 + STORED_KEY_SHOWN_CHARS),
   }
 }
 
