@@ -5,6 +5,7 @@
 
 import { Validator, type Schema } from '@cfworker/json-schema'
 import document from '../../docs/openapi.json'
+import { problemType } from '../../src/http/problem'
 
 interface MediaTypeObject {
   schema?: Schema
@@ -57,7 +58,7 @@ function problemOf(code: 'not_found' | 'method_not_allowed'): Schema {
     .schema! as Schema & { properties: Record<string, Schema> }
   return {
     ...shared,
-    properties: { ...shared.properties, type: { const: `urn:waybill:problem:${code}` } },
+    properties: { ...shared.properties, type: { const: problemType(code) } },
   }
 }
 /** What no operation answers: an unknown path, or a method its path does not take. */
