@@ -11,9 +11,9 @@ import { CoreError } from './core/errors'
 import { fromCoreError, WaybillError } from './errors'
 import { systemClock, type Clock } from './http/clock'
 import { requireConfig } from './http/config'
-import { noStore } from './http/answer'
+import { Answer, noStore } from './http/answer'
 import { cors } from './http/cors'
-import { jsonContent, publicProblems } from './http/openapi'
+import { publicProblems } from './http/openapi'
 import { internalErrorResponse, problemResponse } from './http/problem'
 import { requestId, requestLog } from './http/request-log'
 import type { AppEnv, RouteDeps } from './http/types'
@@ -65,7 +65,8 @@ function api(deps: RouteDeps) {
 /** The API's type, for Hono's typed client: `hc<WaybillApi>('https://waybill.example/v1')`. */
 export type WaybillApi = ReturnType<typeof api>
 
-const Health = v.object({ ok: v.literal(true) })
+/** `GET /healthz`'s answer: its schema, in the document and the handler's type. */
+const HEALTH = new Answer(v.object({ ok: v.literal(true) }), 'Ready')
 
 /**
  * Builds the waybill Hono app.
@@ -113,12 +114,12 @@ export function createApp(options: AppOptions = {}) {
       description: 'No authentication. 503 lists each problem when the configuration is invalid.',
       security: [],
       responses: {
-        200: jsonContent(Health, 'Ready'),
+        200: HEALTH.response,
         ...publicProblems('method_not_allowed', 'config_invalid'),
       },
     }),
     requireConfig(),
-    (c) => c.json({ ok: true as const }, 200),
+    (c) => HEALTH.json(c, { ok: true }),
   )
   app.get(
     '/openapi.json',

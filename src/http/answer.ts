@@ -10,9 +10,12 @@
 // A POST answer (`/v1/sign`, uploads, links, cookies) is never reused by a browser or a shared
 // cache, so it carries neither a lifetime nor an ETag.
 
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler, TypedResponse } from 'hono'
 import { accepts } from 'hono/accepts'
+import type { JSONParsed } from 'hono/utils/types'
+import type * as v from 'valibot'
 import { CACHE_MARGIN_S } from '../limits'
+import { jsonContent, jsonOrNdjsonContent } from './openapi'
 
 const NDJSON = 'application/x-ndjson'
 
@@ -60,21 +63,74 @@ export async function streamed(
 
 /**
  * A JSON body already serialized, for answers assembled from parts: `JSON.stringify` of 10,000
- * small objects costs more than signing them.
+ * small objects costs more than signing them. `T` is what the text holds, as its maker declares
+ * (the contract test checks the text itself against the route's schema).
  */
-export class RawJson {
+export class RawJson<T> {
+  declare readonly holds?: T
   constructor(readonly text: string) {}
+
+  /** `value` serialized once, keeping its type: for an answer that needs its text first (an ETag). */
+  static of<T>(value: T): RawJson<T> {
+    return new RawJson<T>(JSON.stringify(value))
+  }
 }
 
+/**
+ * An answer typed by the JSON it carries, as Hono's `c.json` types its own: a route's handler
+ * wrapped in hono-openapi's `describeResponse` must return the type its schema describes.
+ */
+export type JsonAnswer<T, S extends 200 | 201 = 200> = Response &
+  TypedResponse<JSONParsed<T>, S, 'json'>
+
 /** A JSON answer: an object serialized here, or `RawJson` as it is. */
-export function json(
+function json<T, S extends 200 | 201 = 200>(
   c: Context,
-  body: unknown,
+  body: T | RawJson<T>,
   headers: Record<string, string> = {},
-  status: 200 | 201 = 200,
-): Response {
+  status: S = 200 as S,
+): JsonAnswer<T, S> {
   const text = body instanceof RawJson ? body.text : JSON.stringify(body)
-  return c.body(text, status, { ...headers, 'content-type': 'application/json' })
+  const answer = c.body(text, status, { ...headers, 'content-type': 'application/json' })
+  // Hono types a body it did not serialize as text; this one is the JSON of `T`.
+  return answer as unknown as JsonAnswer<T, S>
+}
+
+/**
+ * A route's success answer, in one place: its schema describes it in the document (`response`)
+ * and types what the handler may answer with (`json`), so an answer that drifts from its schema
+ * does not compile (and the contract test, test/contract/, checks the bytes at run time).
+ *
+ * @example
+ * const KEY = new Answer(KeyAnswer, 'The key')
+ * // describeRoute({ responses: { 200: KEY.response, ... } }), then in the handler:
+ * return KEY.json(c, await getKey(config, id))
+ */
+export class Answer<TSchema extends v.GenericSchema, TStatus extends 200 | 201 = 200> {
+  /** The operation's response for `status` in the OpenAPI document. */
+  readonly response: ReturnType<typeof jsonContent>
+
+  /** `ndjson` describes the lines of the same answer as NDJSON, for routes that stream it. */
+  constructor(
+    schema: TSchema,
+    description: string,
+    readonly status: TStatus = 200 as TStatus,
+    ndjson?: string,
+  ) {
+    this.response =
+      ndjson === undefined
+        ? jsonContent(schema, description)
+        : jsonOrNdjsonContent(schema, description, ndjson)
+  }
+
+  /** `body`, of the schema's type, as this answer. */
+  json(
+    c: Context,
+    body: v.InferInput<TSchema> | RawJson<v.InferInput<TSchema>>,
+    headers: Record<string, string> = {},
+  ): JsonAnswer<v.InferInput<TSchema>, TStatus> {
+    return json(c, body, headers, this.status)
+  }
 }
 
 /** The default of the response policy: `no-store` on every answer that set no cache rule. */

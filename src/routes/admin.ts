@@ -4,9 +4,9 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { StoredGrant } from '../config/grants'
-import { json } from '../http/answer'
+import { Answer } from '../http/answer'
 import { jsonBody } from '../http/body'
-import { jsonContent, publicProblems } from '../http/openapi'
+import { publicProblems } from '../http/openapi'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody, validParams, validQuery } from '../http/validate'
 import {
@@ -55,6 +55,19 @@ const ADMIN_PROBLEMS = [
 ] as const
 const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
 
+/** Each operation's success answer: its schema, in the document and in the handler's type. */
+const KEY_CREATED = new Answer(KeyCreatedAnswer, 'The key (shown once) and its grants', 201)
+const KEY_LIST = new Answer(KeyListAnswer, 'One page of keys, by id')
+const KEY = new Answer(KeyAnswer, 'The key')
+const ROTATED = new Answer(RotatedAnswer, 'The new secret (shown once)')
+const GRANT = new Answer(GrantAnswer, 'The grant as stored', 201)
+const GRANT_LIST = new Answer(GrantListAnswer, 'One page of grants, oldest first')
+const REVOCATION = new Answer(RevocationAnswer, 'The revocation', 201)
+const REVOCATION_LIST = new Answer(RevocationListAnswer, 'One page of revocations')
+const QUOTA = new Answer(QuotaAnswer, 'The quota', 201)
+const QUOTA_LIST = new Answer(QuotaListAnswer, 'One page of quotas')
+const USAGE = new Answer(UsageAnswer, 'The days with any use')
+
 /**
  * Where a created record leads (OpenAPI links): to the operations on it by its id. For readers,
  * and for tools that walk the API (Schemathesis).
@@ -76,7 +89,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         security: ADMIN_SECURITY,
         responses: {
           201: {
-            ...jsonContent(KeyCreatedAnswer, 'The key (shown once) and its grants'),
+            ...KEY_CREATED.response,
             links: {
               adminGetKey: byId('adminGetKey', 'The key as stored.'),
               adminRotateKey: byId('adminRotateKey', 'A new secret for it.'),
@@ -90,7 +103,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(KeyCreateBody),
       async (c) => {
         const body = c.req.valid('json')
-        return json(c, await createKey(c.get('config'), control, body, clock()), {}, 201)
+        return KEY_CREATED.json(c, await createKey(c.get('config'), control, body, clock()))
       },
     )
     .get(
@@ -100,13 +113,13 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         summary: 'The API keys made through the admin API, with their last use',
         security: ADMIN_SECURITY,
         responses: {
-          200: jsonContent(KeyListAnswer, 'One page of keys, by id'),
+          200: KEY_LIST.response,
           ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) => json(c, await listKeys(c.get('config'), c.req.valid('query'))),
+      async (c) => KEY_LIST.json(c, await listKeys(c.get('config'), c.req.valid('query'))),
     )
     .get(
       '/keys/:id',
@@ -115,13 +128,13 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         summary: 'One API key: its secrets by prefix, expiry, revocation, last use',
         security: ADMIN_SECURITY,
         responses: {
-          200: jsonContent(KeyAnswer, 'The key'),
+          200: KEY.response,
           ...publicProblems('invalid_request', 'not_found', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
       validParams(KeyParams),
-      async (c) => json(c, await getKey(c.get('config'), c.req.valid('param').id)),
+      async (c) => KEY.json(c, await getKey(c.get('config'), c.req.valid('param').id)),
     )
     .post(
       '/keys/:id/rotate',
@@ -131,7 +144,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         description: 'A revoked key is a 409: make a new one instead.',
         security: ADMIN_SECURITY,
         responses: {
-          200: jsonContent(RotatedAnswer, 'The new secret (shown once)'),
+          200: ROTATED.response,
           ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
         },
       }),
@@ -142,7 +155,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       async (c) => {
         const { id } = c.req.valid('param')
         const { overlapS } = c.req.valid('json')
-        return json(c, await rotate(c.get('config'), control, id, overlapS, clock()))
+        return ROTATED.json(c, await rotate(c.get('config'), control, id, overlapS, clock()))
       },
     )
     .post(
@@ -155,7 +168,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         security: ADMIN_SECURITY,
         responses: {
           201: {
-            ...jsonContent(GrantAnswer, 'The grant as stored'),
+            ...GRANT.response,
             links: { adminDeleteGrant: byId('adminDeleteGrant', 'Remove it.') },
           },
           ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
@@ -166,7 +179,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(StoredGrant),
       async (c) => {
         const body = c.req.valid('json')
-        return json(c, await createGrant(c.get('config'), control, body, clock()), {}, 201)
+        return GRANT.json(c, await createGrant(c.get('config'), control, body, clock()))
       },
     )
     .get(
@@ -176,13 +189,13 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         summary: 'The grants stored in the control plane (not the env’s)',
         security: ADMIN_SECURITY,
         responses: {
-          200: jsonContent(GrantListAnswer, 'One page of grants, oldest first'),
+          200: GRANT_LIST.response,
           ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
       validQuery(GrantsQuery),
-      async (c) => json(c, await listGrants(c.get('config'), c.req.valid('query'))),
+      async (c) => GRANT_LIST.json(c, await listGrants(c.get('config'), c.req.valid('query'))),
     )
     .delete(
       '/grants/:id',
@@ -211,7 +224,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
           'Refused everywhere within seconds (the control plane’s bound). Revocations are permanent records. A key not made through the admin API is a 404; a revocation of links by time when the control plane holds the most it may, a 409.',
         security: ADMIN_SECURITY,
         responses: {
-          201: jsonContent(RevocationAnswer, 'The revocation'),
+          201: REVOCATION.response,
           ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
         },
       }),
@@ -221,7 +234,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       async (c) => {
         const body = c.req.valid('json')
         const answer = await createRevocation(c.get('config'), control, body, clock())
-        return json(c, answer, {}, 201)
+        return REVOCATION.json(c, answer)
       },
     )
     .get(
@@ -231,13 +244,14 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         summary: 'The revocations, oldest first',
         security: ADMIN_SECURITY,
         responses: {
-          200: jsonContent(RevocationListAnswer, 'One page of revocations'),
+          200: REVOCATION_LIST.response,
           ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) => json(c, await listRevocations(c.get('config'), c.req.valid('query'))),
+      async (c) =>
+        REVOCATION_LIST.json(c, await listRevocations(c.get('config'), c.req.valid('query'))),
     )
     .post(
       '/quotas',
@@ -249,7 +263,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         security: ADMIN_SECURITY,
         responses: {
           201: {
-            ...jsonContent(QuotaAnswer, 'The quota'),
+            ...QUOTA.response,
             links: { adminDeleteQuota: byId('adminDeleteQuota', 'Remove it.') },
           },
           ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
@@ -260,7 +274,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(QuotaBody),
       async (c) => {
         const body = c.req.valid('json')
-        return json(c, await createQuota(c.get('config'), control, body, clock()), {}, 201)
+        return QUOTA.json(c, await createQuota(c.get('config'), control, body, clock()))
       },
     )
     .get(
@@ -270,13 +284,13 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         summary: 'The upload quotas',
         security: ADMIN_SECURITY,
         responses: {
-          200: jsonContent(QuotaListAnswer, 'One page of quotas'),
+          200: QUOTA_LIST.response,
           ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) => json(c, await listQuotas(c.get('config'), c.req.valid('query'))),
+      async (c) => QUOTA_LIST.json(c, await listQuotas(c.get('config'), c.req.valid('query'))),
     )
     .delete(
       '/quotas/:id',
@@ -305,12 +319,12 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
           'Artifacts minted, requests refused, bytes reserved and completed, links followed. Counted after each answer and written every few seconds, so the last seconds may not show yet.',
         security: ADMIN_SECURITY,
         responses: {
-          200: jsonContent(UsageAnswer, 'The days with any use'),
+          200: USAGE.response,
           ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
       validQuery(UsageQuery),
-      async (c) => json(c, await usageOf(c.get('config'), c.req.valid('query'), clock())),
+      async (c) => USAGE.json(c, await usageOf(c.get('config'), c.req.valid('query'), clock())),
     )
 }

@@ -3,14 +3,17 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { setCookie } from 'hono/cookie'
-import { json } from '../http/answer'
+import { Answer } from '../http/answer'
 import { jsonBody } from '../http/body'
-import { jsonContent, problems, SECURITY } from '../http/openapi'
+import { problems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody } from '../http/validate'
 import { CookiesAnswer, CookiesBody } from '../schemas/cookies'
 import { signCookies } from '../services/cookies'
+
+/** The success answer: its schema, in the document and the handler's type. */
+const COOKIES = new Answer(CookiesAnswer, 'The cookies, also set with Set-Cookie')
 
 /**
  * `POST /v1/cookies`: the cookies as `Set-Cookie` headers and as JSON (for clients that set them
@@ -24,7 +27,7 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
       summary: 'CloudFront signed cookies for everything under a prefix',
       security: SECURITY,
       responses: {
-        200: jsonContent(CookiesAnswer, 'The cookies, also set with Set-Cookie'),
+        200: COOKIES.response,
         ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
       },
     }),
@@ -46,7 +49,7 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
           sameSite: cookie.sameSite,
         })
       }
-      return json(c, {
+      return COOKIES.json(c, {
         origin: signed.origin.name,
         resource: signed.resource,
         expiresAt: signed.expiresAt.toISOString(),

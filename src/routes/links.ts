@@ -2,16 +2,19 @@
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { found, json, privateUntil } from '../http/answer'
+import { Answer, found, privateUntil } from '../http/answer'
 import { deferOf } from '../http/defer'
 import { jsonBody } from '../http/body'
 import { requireConfig } from '../http/config'
-import { FOUND, jsonContent, problems, publicProblems, SECURITY } from '../http/openapi'
+import { FOUND, problems, publicProblems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody, validParams } from '../http/validate'
 import { LinkParams, LinksAnswer, LinksBody } from '../schemas/links'
 import { followLink, issueLinks } from '../services/links'
+
+/** The success answer of `POST /v1/links`: its schema, in the document and the handler's type. */
+const LINKS = new Answer(LinksAnswer, 'One link per key, in input order')
 
 /** `POST /v1/links`. */
 export function linkRoutes({ clock, authenticated }: RouteDeps) {
@@ -24,7 +27,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
         'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes.',
       security: SECURITY,
       responses: {
-        200: jsonContent(LinksAnswer, 'One link per key, in input order'),
+        200: LINKS.response,
         ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
       },
     }),
@@ -40,7 +43,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
       })
       const origin = new URL(c.req.url).origin
       const answer = issueLinks(c.get('config'), c.get('principal'), body, origin, clock())
-      return json(c, answer)
+      return LINKS.json(c, answer)
     },
   )
 }

@@ -3,21 +3,32 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import {
+  Answer,
   etagMatches,
   etagOf,
-  json,
   privateUntil,
   RawJson,
   streamed,
   VARY,
   wantsNdjson,
 } from '../http/answer'
-import { jsonOrNdjsonContent, problems, SECURITY } from '../http/openapi'
+import { problems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validParams, validQuery } from '../http/validate'
 import { ListAnswer, ListParams, ListQuery } from '../schemas/list'
 import { listPage } from '../services/list'
+
+/**
+ * The success answer: its schema, in the document and the JSON answer's type (the NDJSON lines
+ * are made as they are read, so the contract test checks them, not the compiler).
+ */
+const LIST = new Answer(
+  ListAnswer,
+  'One page of the listing',
+  200,
+  'One item per line, then a line {"prefixes", "cursor"}.',
+)
 
 /**
  * `GET /v1/list/{origin}`: prefixes are listed concurrently (bounded), each page by page; the
@@ -33,11 +44,7 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
         'Needs a `list` grant containing each whole prefix; objects the caller may not read come without `url`. `If-None-Match` with the ETag answers 304. With `Accept: application/x-ndjson`, one item per line, then `{"prefixes","cursor"}`.',
       security: SECURITY,
       responses: {
-        200: jsonOrNdjsonContent(
-          ListAnswer,
-          'One page of the listing',
-          'One item per line, then a line {"prefixes", "cursor"}.',
-        ),
+        200: LIST.response,
         304: { description: 'Not modified: the ETag matched' },
         ...problems('invalid_request', 'forbidden', 'upstream_error'),
       },
@@ -67,11 +74,11 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
               vary: VARY,
             }
       if (wantsNdjson(c)) return streamed(listing.lines(), 'ndjson', headers)
-      const text = JSON.stringify(await listing.answer())
-      const etag = await etagOf(text)
+      const page = RawJson.of(await listing.answer())
+      const etag = await etagOf(page.text)
       headers.etag = etag
       if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers)
-      return json(c, new RawJson(text), headers)
+      return LIST.json(c, page, headers)
     },
   )
 }

@@ -2,9 +2,9 @@
 
 import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { json } from '../http/answer'
+import { Answer } from '../http/answer'
 import { jsonBody } from '../http/body'
-import { jsonContent, problems, SECURITY } from '../http/openapi'
+import { problems, SECURITY } from '../http/openapi'
 import { logFields } from '../http/request-log'
 import type { AppEnv, RouteDeps } from '../http/types'
 import { validBody } from '../http/validate'
@@ -57,6 +57,13 @@ function announce(c: Context<AppEnv>, upload: Omit<CompletedUpload, 'principal'>
 }
 const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
 
+/** Each operation's success answer: its schema, in the document and in the handler's type. */
+const UPLOAD = new Answer(UploadAnswer, 'A PUT URL, a POST policy, or a multipart upload')
+const PARTS = new Answer(PartsAnswer, 'The part URLs, each pinning its part’s size')
+const COMPLETE = new Answer(CompleteAnswer, 'The object')
+const LIST_PARTS = new Answer(ListPartsAnswer, 'The upload’s plan and the parts the store holds')
+const CHECK = new Answer(CheckAnswer, 'The stored object')
+
 /**
  * Where an upload's answer leads (OpenAPI links): its handle to the multipart follow-ups, its
  * receipt to the completion check. For readers, and for tools that walk the API (Schemathesis).
@@ -96,7 +103,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         security: SECURITY,
         responses: {
           200: {
-            ...jsonContent(UploadAnswer, 'A PUT URL, a POST policy, or a multipart upload'),
+            ...UPLOAD.response,
             links: UPLOAD_LINKS,
           },
           ...problems(...BAD_BODY, 'forbidden', 'conflict', 'upstream_error', 'quota_exceeded'),
@@ -115,7 +122,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           bytesReserved: request.items.reduce((sum, item) => sum + (item.contentLength ?? 0), 0),
         })
         const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
-        return json(c, answer)
+        return UPLOAD.json(c, answer)
       },
     )
     .post(
@@ -125,7 +132,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         summary: 'More part URLs for a multipart upload',
         security: SECURITY,
         responses: {
-          200: jsonContent(PartsAnswer, 'The part URLs, each pinning its part’s size'),
+          200: PARTS.response,
           ...problems(...BAD_BODY, 'forbidden', 'conflict'),
         },
       }),
@@ -135,7 +142,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.partNumbers.length })
-        return json(c, await moreParts(c.get('config'), c.get('principal'), request, clock()))
+        return PARTS.json(c, await moreParts(c.get('config'), c.get('principal'), request, clock()))
       },
     )
     .post(
@@ -147,7 +154,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           'Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size (409 otherwise). Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.',
         security: SECURITY,
         responses: {
-          200: jsonContent(CompleteAnswer, 'The object'),
+          200: COMPLETE.response,
           ...problems(
             ...BAD_BODY,
             'forbidden',
@@ -171,7 +178,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         )
         logFields(c, { bytesCompleted: object.size })
         announce(c, { ...object, mode: 'multipart', occurrence: storeUploadId }, clock())
-        return json(c, object)
+        return COMPLETE.json(c, object)
       },
     )
     .post(
@@ -183,7 +190,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           "The caller's own upload only: the uploadId is bound to the caller and key that started it, and a write grant must still cover the key.",
         security: SECURITY,
         responses: {
-          200: jsonContent(ListPartsAnswer, 'The upload’s plan and the parts the store holds'),
+          200: LIST_PARTS.response,
           ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
         },
       }),
@@ -193,7 +200,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
-        return json(c, await uploadedParts(c.get('config'), c.get('principal'), request))
+        return LIST_PARTS.json(c, await uploadedParts(c.get('config'), c.get('principal'), request))
       },
     )
     .post(
@@ -205,7 +212,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           "Reads the object back (HeadObject) and passes it only when it is this upload's bytes (the SHA-256 it was signed with, or the `etag` the store answered the upload with), stored since the receipt was issued, and what was signed (size, content type). 422 otherwise: an object that is not this upload's is never passed nor deleted; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.",
         security: SECURITY,
         responses: {
-          200: jsonContent(CheckAnswer, 'The stored object'),
+          200: CHECK.response,
           ...problems(
             ...BAD_BODY,
             'forbidden',
@@ -226,7 +233,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         const done = await checkUpload(c.get('config'), c.get('principal'), request, clock())
         logFields(c, { bytesCompleted: done.size })
         announce(c, { ...done, occurrence: done.lastModified }, clock())
-        return json(c, done)
+        return CHECK.json(c, done)
       },
     )
     .post(
