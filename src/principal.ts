@@ -14,9 +14,12 @@ export interface Principal {
   readonly email?: string | undefined
 }
 
-/** The caller as logs, rate limits and sealed values name it: `api-key:web`, `jwt:alice`. */
-export function principalName(principal: Pick<Principal, 'kind' | 'id'>): string {
-  return `${principal.kind}:${principal.id}`
+/**
+ * The caller as logs, rate limits, sealed values and usage name it: `api-key:web`, `jwt:alice`, and
+ * for a followed link its issuer, `link:api-key:web`.
+ */
+export function principalName(who: { readonly kind: string; readonly id: string }): string {
+  return `${who.kind}:${who.id}`
 }
 
 /**

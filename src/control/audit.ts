@@ -9,6 +9,7 @@ import type { AuditConfig, Config } from '../config'
 import type { Clock } from '../http/clock'
 import { deferOf } from '../http/defer'
 import type { AppEnv } from '../http/types'
+import { principalName } from '../principal'
 import type { ControlPlane, Defer } from './plane'
 
 /** What became of a request. */
@@ -80,22 +81,9 @@ function outcomeOf(facts: RequestFacts): AuditOutcome {
   return facts.linkIssuer !== undefined ? 'followed' : 'minted'
 }
 
-/** What a request counts for: the outcome, under whom, and how many artifacts. */
-function tally(facts: RequestFacts) {
-  const outcome = outcomeOf(facts)
-  const principal =
-    facts.linkIssuer !== undefined
-      ? `link:${facts.linkIssuer}`
-      : facts.principal === undefined
-        ? undefined
-        : `${facts.principal.kind}:${facts.principal.id}`
-  const minted = outcome === 'minted' && !FOLLOW_UPS.has(facts.path)
-  return {
-    outcome,
-    principal,
-    keyId: facts.principal?.kind === 'api-key' ? facts.principal.id : undefined,
-    count: minted || outcome === 'followed' ? (facts.items ?? 1) : 0,
-  }
+/** Whom a request counts for: the caller, or for a followed link the link's issuer. */
+function countedFor(facts: RequestFacts): { kind: string; id: string } | undefined {
+  return facts.linkIssuer !== undefined ? { kind: 'link', id: facts.linkIssuer } : facts.principal
 }
 
 /**
@@ -106,8 +94,9 @@ function tally(facts: RequestFacts) {
  *   principal: { kind: 'api-key', id: 'web' }, origin: 'photos', action: 'read', items: 3 })
  * event.count // 3
  */
-export function auditEvent(facts: RequestFacts): AuditEvent {
-  const { outcome, principal, keyId, count } = tally(facts)
+export function auditEvent(facts: RequestFacts, outcome = outcomeOf(facts)): AuditEvent {
+  const who = countedFor(facts)
+  const minted = outcome === 'minted' && !FOLLOW_UPS.has(facts.path)
   return Object.freeze({
     type: 'waybill.audit',
     time: facts.now.toISOString(),
@@ -116,10 +105,10 @@ export function auditEvent(facts: RequestFacts): AuditEvent {
     status: facts.status,
     outcome,
     action: facts.linkIssuer !== undefined ? 'follow' : (facts.action ?? 'none'),
-    principal,
-    keyId,
+    principal: who === undefined ? undefined : principalName(who),
+    keyId: facts.principal?.kind === 'api-key' ? facts.principal.id : undefined,
     origin: facts.origin,
-    count,
+    count: minted || outcome === 'followed' ? (facts.items ?? 1) : 0,
     bytes: outcome === 'minted' ? (facts.bytesReserved ?? 0) + (facts.bytesCompleted ?? 0) : 0,
   })
 }
@@ -136,20 +125,19 @@ function recordAudit(
   defer: Defer,
 ): void {
   const { audit } = config
+  const outcome = outcomeOf(facts)
   if (audit.dataset !== undefined || audit.queue !== undefined) {
-    sendToSinks(audit, auditEvent(facts), defer)
+    sendToSinks(audit, auditEvent(facts, outcome), defer)
   }
   if (config.control === undefined) return
   // The usage counters need a few numbers of the event, not the event (this runs per request).
   const nowMs = facts.now.getTime()
-  const who =
-    facts.linkIssuer !== undefined ? { kind: 'link', id: facts.linkIssuer } : facts.principal
+  const who = countedFor(facts)
   // A request nobody is known for (a 401) counts nothing, but writes what others gathered.
   if (who === undefined || facts.origin === undefined) {
     control.flush(config, nowMs, defer)
     return
   }
-  const outcome = outcomeOf(facts)
   const minted = outcome === 'minted'
   control.record(
     config,

@@ -36,7 +36,7 @@ import {
   USAGE_FLUSH_MS,
   DAY_MS,
 } from '../limits'
-import type { Principal } from '../principal'
+import { principalName, type Principal } from '../principal'
 import { STORED_KEY } from '../schemas/admin'
 import { Lru } from './lru'
 import {
@@ -395,7 +395,7 @@ export class ControlPlane {
     for (const [kind, byId] of state.usage) {
       for (const [id, byOrigin] of byId) {
         for (const [origin, counts] of byOrigin) {
-          usage.push({ day, principal: `${kind}:${id}`, origin, ...counts })
+          usage.push({ day, principal: principalName({ kind, id }), origin, ...counts })
         }
       }
     }
