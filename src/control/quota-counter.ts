@@ -21,8 +21,8 @@ export class QuotaCounter extends DurableObject<object> {
     )
   }
 
-  /** The totals of the window holding `nowMs`. */
-  use(limits: QuotaLimits, nowMs: number): QuotaUse {
+  /** The totals of the window holding `nowMs`. Private: not a call the Worker makes. */
+  #use(limits: QuotaLimits, nowMs: number): QuotaUse {
     const { start } = quotaWindow(limits, nowMs)
     const row = this.ctx.storage.sql
       .exec<{ objects: number; bytes: number }>(
@@ -47,7 +47,7 @@ export class QuotaCounter extends DurableObject<object> {
     // What two windows ago held can no longer be settled into anything that matters.
     sql.exec('DELETE FROM reservations WHERE window_start < ?', start - (end - start))
     sql.exec('DELETE FROM windows WHERE window_start < ?', start - (end - start))
-    const used = this.use(limits, nowMs)
+    const used = this.#use(limits, nowMs)
     const fresh = reservations.filter(
       ({ id }) => sql.exec('SELECT 1 FROM reservations WHERE id = ?', id).toArray().length === 0,
     )
@@ -98,21 +98,26 @@ export class QuotaCounter extends DurableObject<object> {
     )
   }
 
-  /** The upload will never land (aborted, or deleted as not what was signed): free its room. */
-  release(id: string): void {
+  /**
+   * The uploads will never land (aborted, deleted as not what was signed, or a batch that could not
+   * be signed): free their room. An id not held (released before, or expired) frees nothing.
+   */
+  release(ids: readonly string[]): void {
     const { sql } = this.ctx.storage
-    const row = sql
-      .exec<{
-        window_start: number
-        bytes: number
-      }>('SELECT window_start, bytes FROM reservations WHERE id = ?', id)
-      .toArray()[0]
-    if (row === undefined) return
-    sql.exec('DELETE FROM reservations WHERE id = ?', id)
-    sql.exec(
-      'UPDATE windows SET objects = MAX(0, objects - 1), bytes = MAX(0, bytes - ?) WHERE window_start = ?',
-      row.bytes,
-      row.window_start,
-    )
+    for (const id of ids) {
+      const row = sql
+        .exec<{
+          window_start: number
+          bytes: number
+        }>('SELECT window_start, bytes FROM reservations WHERE id = ?', id)
+        .toArray()[0]
+      if (row === undefined) continue
+      sql.exec('DELETE FROM reservations WHERE id = ?', id)
+      sql.exec(
+        'UPDATE windows SET objects = MAX(0, objects - 1), bytes = MAX(0, bytes - ?) WHERE window_start = ?',
+        row.bytes,
+        row.window_start,
+      )
+    }
   }
 }

@@ -6,6 +6,7 @@
 import type { Config } from '../config'
 import { unavailable } from '../control/plane'
 import { quotaFor, quotaWindow, type ReserveAnswer } from '../control/quota'
+import type { QuotaCounter } from '../control/quota-counter'
 import { invalid, WaybillError } from '../errors'
 import { CONTROL_RETRY_AFTER_S } from '../limits'
 import { principalName, type Principal } from '../principal'
@@ -25,7 +26,9 @@ function counter(config: Config, quotaId: string, principal: Principal) {
       { headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) } },
     )
   }
-  return counters.get(counters.idFromName(`${quotaId}\n${principalName(principal)}`))
+  // The binding's class, as wrangler.jsonc binds it (config checks it is a namespace).
+  const typed = counters as unknown as DurableObjectNamespace<QuotaCounter>
+  return typed.get(typed.idFromName(`${quotaId}\n${principalName(principal)}`))
 }
 
 /** The caller's counter could not be reached (src/control/plane.ts logs why). */
@@ -113,9 +116,12 @@ export async function releaseUploads(
   principal: Principal,
   reservations: readonly Reservation[] | undefined,
 ): Promise<void> {
-  for (const reservation of reservations ?? []) {
+  // One call per counter (a quota's), whatever the number of uploads it held.
+  const byQuota = new Map<string, string[]>()
+  for (const { q, r } of reservations ?? []) byQuota.set(q, [...(byQuota.get(q) ?? []), r])
+  for (const [q, ids] of byQuota) {
     try {
-      await counter(config, reservation.q, principal).release(reservation.r)
+      await counter(config, q, principal).release(ids)
     } catch (error) {
       unreachable(error)
     }

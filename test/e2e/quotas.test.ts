@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
+import type { QuotaCounter } from '../../src/control/quota-counter'
 import { admin, fresh, send, withControl } from '../helpers/control-plane'
 import { form, postForm } from '../helpers/forms'
 import { workerEnv } from '../helpers/worker-env'
@@ -149,6 +150,27 @@ describe('an object quota', () => {
     })
     expect(aborted.status).toBe(204)
     expect((await start('m2.txt')).status).toBe(200)
+  })
+})
+
+describe('a quota counter', () => {
+  it('frees each reservation a release names once, all in one call', async () => {
+    const quotas = env.WAYBILL_QUOTAS as DurableObjectNamespace<QuotaCounter>
+    const counter = quotas.get(quotas.idFromName(`${ROOT}/release`))
+    const limits = { windowS: 3600, maxObjects: 3, maxBytes: 100 }
+    const now = Date.now()
+    const held = ['a', 'b', 'c'].map((id) => ({ id, bytes: 30 }))
+    expect(await counter.reserve(held, limits, now)).toEqual({
+      ok: true,
+      used: { objects: 3, bytes: 90 },
+    })
+    expect((await counter.reserve([{ id: 'd', bytes: 1 }], limits, now)).ok).toBe(false)
+    // Two held, one never reserved, one named twice: two come back.
+    await counter.release(['a', 'b', 'unknown', 'a'])
+    expect(await counter.reserve([{ id: 'd', bytes: 1 }], limits, now)).toEqual({
+      ok: true,
+      used: { objects: 2, bytes: 31 },
+    })
   })
 })
 
