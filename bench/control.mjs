@@ -12,7 +12,6 @@
 // Writes bench/CONTROL.md and prints it.
 
 import { build } from 'esbuild'
-import { randomBytes, createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -20,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import { wasmModules } from '../scripts/esbuild-plugins.mjs'
 import { startBenchWorker, timeSideBySide } from './workerd.mjs'
+import { newSecret, sha256Hex } from '../scripts/secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const REPORT = join(ROOT, 'bench', 'CONTROL.md')
@@ -43,8 +43,8 @@ async function seed(db) {
     const grants = []
     for (let i = start; i < Math.min(KEYS, start + ROWS_PER_BATCH); i++) {
       const id = `k${String(i).padStart(6, '0')}`
-      const key = `wb_${randomBytes(32).toString('base64url')}`
-      const sha256 = createHash('sha256').update(key).digest('hex')
+      const key = newSecret('wb_')
+      const sha256 = sha256Hex(key)
       // Generated here: ids, hex and numbers only, nothing that needs quoting.
       keys.push(`('${id}', 'bench', ${now})`)
       secrets.push(`('${sha256}', '${id}', '${key.slice(0, 7)}', ${now})`)

@@ -3,12 +3,13 @@
 // checkout (bench/baseline.mjs), both serve at once and the batches alternate between them.
 
 import { execFileSync } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../scripts/versitygw.mjs'
 import { spawnWranglerDev } from '../scripts/wrangler-dev.mjs'
+import { newSecret, sha256Hex } from '../scripts/secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
@@ -33,10 +34,10 @@ async function startHttp(root) {
     [
       'DEMO_ACCESS_KEY_ID=WAYBILLDEMO',
       'DEMO_SECRET_ACCESS_KEY=waybill-demo-secret-local-only',
-      `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256: createHash('sha256').update(apiKey).digest('hex') }])}'`,
+      `WAYBILL_API_KEYS='${JSON.stringify([{ id: 'demo', sha256: sha256Hex(apiKey) }])}'`,
       'WAYBILL_MAX_BATCH=100000',
       // Made for this run; a checkout from before sealed tokens ignores it.
-      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'b', secret: randomBytes(32).toString('base64url') }])}'`,
+      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'b', secret: newSecret() }])}'`,
       '',
     ].join('\n'),
   )

@@ -15,7 +15,7 @@
 //   node bench/list.mjs [--rounds 15]
 
 import { execFileSync, spawn } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import {
   cpSync,
   mkdirSync,
@@ -33,6 +33,7 @@ import { parseArgs } from 'node:util'
 import { AwsClient } from 'aws4fetch'
 import { format, resolveConfig } from 'prettier'
 import { VERSITYGW_VERSION, ensureVersitygw, freePort } from '../scripts/versitygw.mjs'
+import { newSecret, sha256Hex } from '../scripts/secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const REPORT = join(ROOT, 'bench', 'LIST.md')
@@ -666,7 +667,7 @@ async function main() {
     origin,
     actions: ['read', 'list'],
   }))
-  const apiKeys = [{ id: 'bench', sha256: createHash('sha256').update(apiKey).digest('hex') }]
+  const apiKeys = [{ id: 'bench', sha256: sha256Hex(apiKey) }]
   const envFile = join(dir, 'list.vars')
   writeFileSync(
     envFile,
@@ -676,7 +677,7 @@ async function main() {
       `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
       `WAYBILL_API_KEYS='${JSON.stringify(apiKeys)}'`,
       `WAYBILL_GRANTS='${JSON.stringify(grants)}'`,
-      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'b', secret: randomBytes(32).toString('base64url') }])}'`,
+      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'b', secret: newSecret() }])}'`,
       '',
     ].join('\n'),
     { mode: 0o600 },

@@ -8,9 +8,9 @@
 // WAYBILL_ADMIN_TOKENS entry. The token is read from WAYBILL_ADMIN_TOKEN only, never an argument,
 // so it stays out of shell history and process lists.
 
-import { createHash, randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { hashedEntry, newSecret } from './secrets.mjs'
 
 const USAGE = `usage: npm run admin -- [--url <waybill>] <command>
 
@@ -199,8 +199,8 @@ function command(o, resource, verb, arg) {
 
 /** A new admin token and its WAYBILL_ADMIN_TOKENS entry (only the SHA-256 is configured). */
 export function adminToken(id) {
-  const token = `wba_${randomBytes(32).toString('base64url')}`
-  return { token, entry: { id, sha256: createHash('sha256').update(token).digest('hex') } }
+  const token = newSecret('wba_')
+  return { token, entry: hashedEntry(id, token) }
 }
 
 /**

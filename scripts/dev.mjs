@@ -22,7 +22,6 @@
 // The demo access key and secret below are fixtures for this local server only, never real
 // credentials. The API key and admin token are random; only their SHA-256 reach the Worker.
 
-import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join, relative } from 'node:path'
@@ -34,6 +33,7 @@ import { applyBucketCors } from './bucket-cors.mjs'
 import { startVersitygw, freePort } from './versitygw.mjs'
 import { spawnWranglerDev } from './wrangler-dev.mjs'
 import { buildVendorAssets } from './docs-assets.mjs'
+import { newSecret, sha256Hex } from './secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const DEV_DIR = join(ROOT, '.tmp', 'dev')
@@ -268,8 +268,8 @@ function freshState() {
   return {
     // Made through the admin API once the Worker runs (its secret is the control plane's to make).
     apiKey: undefined,
-    adminToken: `wba_${randomBytes(32).toString('base64url')}`,
-    tokenSecrets: [{ id, secret: randomBytes(32).toString('base64url') }],
+    adminToken: newSecret('wba_'),
+    tokenSecrets: [{ id, secret: newSecret() }],
     appOrigins: [],
   }
 }
@@ -500,7 +500,7 @@ async function main() {
     wranglerVars,
     devVars,
     s3Endpoint: s3.endpoint,
-    adminTokenSha256: createHash('sha256').update(adminToken).digest('hex'),
+    adminTokenSha256: sha256Hex(adminToken),
     tokenSecrets,
     appOrigins,
   })

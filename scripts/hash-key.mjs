@@ -5,8 +5,8 @@
 //
 // What the key may sign is set by WAYBILL_GRANTS entries with "to": "apiKey:<id>".
 
-import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { hashedEntry, newSecret } from './secrets.mjs'
 
 const args = process.argv.slice(2)
 const fromStdin = args[0] === '--stdin'
@@ -16,10 +16,8 @@ if (id === undefined || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) {
   console.error('usage: npm run hash-key -- [--stdin] <id> [label]')
   process.exit(2)
 }
-const key = fromStdin
-  ? readFileSync(0, 'utf8').trim()
-  : `wb_${randomBytes(32).toString('base64url')}`
-const entry = { id, sha256: createHash('sha256').update(key).digest('hex') }
+const key = fromStdin ? readFileSync(0, 'utf8').trim() : newSecret('wb_')
+const entry = hashedEntry(id, key)
 if (labelWords.length > 0) entry.label = labelWords.join(' ')
 if (!fromStdin) console.log(`API key (give it to the caller; it is not stored anywhere): ${key}`)
 console.log(`WAYBILL_API_KEYS entry: ${JSON.stringify(entry)}`)

@@ -14,7 +14,7 @@
 // same).
 
 import { execFileSync } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus, tmpdir, totalmem } from 'node:os'
@@ -26,6 +26,7 @@ import { AwsClient } from 'aws4fetch'
 import { format, resolveConfig } from 'prettier'
 import { VERSITYGW_VERSION, freePort, startVersitygw } from './versitygw.mjs'
 import { spawnWranglerDev } from './wrangler-dev.mjs'
+import { newSecret, sha256Hex } from './secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const REPORT = join(ROOT, 'bench', 'LOAD.md')
@@ -196,14 +197,14 @@ async function startWorker({ endpoint, accessKeyId, secretAccessKey, apiKey, dir
       credentials: 'DEMO',
     },
   }
-  const apiKeys = [{ id: 'demo', sha256: createHash('sha256').update(apiKey).digest('hex') }]
+  const apiKeys = [{ id: 'demo', sha256: sha256Hex(apiKey) }]
   writeFileSync(
     envFile,
     [
       `DEMO_ACCESS_KEY_ID=${accessKeyId}`,
       `DEMO_SECRET_ACCESS_KEY=${secretAccessKey}`,
       `WAYBILL_ORIGINS='${JSON.stringify(origins)}'`,
-      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'l', secret: randomBytes(32).toString('base64url') }])}'`,
+      `WAYBILL_TOKEN_SECRETS='${JSON.stringify([{ id: 'l', secret: newSecret() }])}'`,
       `WAYBILL_API_KEYS='${JSON.stringify(apiKeys)}'`,
       // Only failures are logged: wrangler dev 4.124 loses its proxy connection when a Worker
       // logs a line for every one of many concurrent requests (cloudflare/workers-sdk#15451).

@@ -5,11 +5,11 @@
 //   npm run token-secret -- [id]
 //   npm run token-secret | npx wrangler secret put WAYBILL_TOKEN_SECRETS   # a first secret
 
-import { randomBytes } from 'node:crypto'
+import { newSecret } from './secrets.mjs'
 
 const [id = new Date().toISOString().slice(0, 7)] = process.argv.slice(2)
 if (!/^[A-Za-z0-9_-]{1,16}$/.test(id)) {
   console.error('usage: npm run token-secret -- [id]   (1-16 characters of A-Z, a-z, 0-9, _ and -)')
   process.exit(2)
 }
-console.log(JSON.stringify([{ id, secret: randomBytes(32).toString('base64url') }]))
+console.log(JSON.stringify([{ id, secret: newSecret() }]))
