@@ -21,12 +21,10 @@ import {
   startUploads,
   uploadMany,
   type UploadBatch,
-  type UploadContext,
   type UploadEntry,
   type UploadManyOptions,
-  type UploadOptions,
-  type UploadResult,
 } from './upload.ts'
+import type { UploadContext, UploadOptions, UploadResult } from './upload-common.ts'
 
 /** Options of `createClient`, with where resumable uploads are remembered. */
 export interface WaybillClientOptions extends ClientOptions {

@@ -2,7 +2,7 @@
 // and upload engine of a client createClient made, not copies of them.
 
 import { WaybillError } from './errors.ts'
-import type { UploadContext } from './upload.ts'
+import type { UploadContext } from './upload-common.ts'
 
 const contexts = new WeakMap<object, UploadContext>()
 

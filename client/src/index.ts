@@ -32,12 +32,5 @@ export type {
   UploadGrant,
 } from './types.ts'
 export type { UploadState, UploadStatus, UploadTask } from './task.ts'
-export type {
-  UploadBatch,
-  UploadEntry,
-  UploadManyOptions,
-  UploadMode,
-  UploadOptions,
-  UploadProgress,
-  UploadResult,
-} from './upload.ts'
+export type { UploadBatch, UploadEntry, UploadManyOptions } from './upload.ts'
+export type { UploadMode, UploadOptions, UploadProgress, UploadResult } from './upload-common.ts'

@@ -21,7 +21,7 @@ import {
   type UploadContext,
   type UploadOptions,
   type UploadResult,
-} from './upload.ts'
+} from './upload-common.ts'
 
 /** The SHA-256 of each part, computed once when first asked for; `done` holds those known. */
 function partHasher(file: Blob, plan: PartPlan) {

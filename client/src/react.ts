@@ -7,7 +7,8 @@ import type { ListOptions, WaybillClient } from './client.ts'
 import type { WaybillError } from './errors.ts'
 import type { UploadState, UploadStatus, UploadTask } from './task.ts'
 import type { ListedObject, ListPage } from './types.ts'
-import type { UploadManyOptions, UploadOptions, UploadProgress, UploadResult } from './upload.ts'
+import type { UploadOptions, UploadProgress, UploadResult } from './upload-common.ts'
+import type { UploadManyOptions } from './upload.ts'
 
 /** A task's error when it is a WaybillError (a cancel's abort reason is not). */
 const waybillError = (error: unknown) =>

@@ -3,7 +3,7 @@
 
 import type { Pool } from './pool.ts'
 import { abortReason, anySignal, throwIfAborted } from './retry.ts'
-import type { UploadProgress, UploadResult } from './upload.ts'
+import type { UploadProgress, UploadResult } from './upload-common.ts'
 
 /**
  * `queued` (waiting for its turn, or for the URLs of its batch), `uploading`, `paused`, and how it

@@ -4,7 +4,6 @@
 // before they expire (signed.ts), files and parts through one pool (pool.ts), and the completion
 // check.
 
-import type { UploadCalls } from './calls.ts'
 import {
   DEFAULT_FILE_CONCURRENCY,
   DEFAULT_MULTIPART_THRESHOLD_BYTES,
@@ -12,110 +11,24 @@ import {
 } from './constants.ts'
 import { WaybillError } from './errors.ts'
 import { sha256Base64 } from './hash.ts'
-import type { CallOptions, Http } from './http.ts'
+import type { CallOptions } from './http.ts'
 import { multipartBody } from './multipart.ts'
 import { createPool, type Pool } from './pool.ts'
-import {
-  fingerprintOf,
-  resumeRecords,
-  type ResumeRecord,
-  type ResumeStorage,
-  type UploadTarget,
-} from './resume.ts'
+import { fingerprintOf, resumeRecords, type ResumeRecord, type UploadTarget } from './resume.ts'
 import { throwIfAborted } from './retry.ts'
 import { signedNow, stale, type Signed } from './signed.ts'
 import { createTask, type TaskBody, type UploadTask } from './task.ts'
 import { sendSigned } from './transfer.ts'
-import type { PostGrant, PutGrant, SignAnswer, SignRequest, UploadGrant } from './types.ts'
-
-/** How far an upload has come. */
-export interface UploadProgress {
-  /** Bytes of the file sent (a part that fails and is sent again counts from 0 again). */
-  loaded: number
-  /** The file's size. */
-  total: number
-  /** Multipart: parts the bucket holds, and of how many. */
-  partsDone?: number
-  partCount?: number
-}
-
-/**
- * `auto` (default): one PUT below `multipartThreshold`, multipart from there. `put`, `post` (a
- * POST form; PUT when the origin's store takes no POST uploads) and `multipart` choose.
- */
-export type UploadMode = 'auto' | 'put' | 'post' | 'multipart'
-
-/** Where an object goes and what it is, for `upload()`. */
-export interface UploadOptions extends CallOptions {
-  origin: string
-  /** The object's key. Without it, the grant's `uploadKey` names the object after `filename`. */
-  key?: string | undefined
-  /** The file name the grant's `uploadKey` chooses the key from. Default: the File's name. */
-  filename?: string | undefined
-  /** Default: the file's type, or `application/octet-stream`. */
-  contentType?: string | undefined
-  mode?: UploadMode | undefined
-  /** Bytes from which `auto` uploads are multipart. Default 16 MiB. */
-  multipartThreshold?: number | undefined
-  /** Multipart: bytes per part (at least 5 MiB). Default: waybill's rule. */
-  partSize?: number | undefined
-  /** Multipart: parts in flight at once. Default 4. */
-  partConcurrency?: number | undefined
-  /** Called as bytes leave: from XMLHttpRequest's upload progress in browsers, per transfer elsewhere. */
-  onProgress?: ((progress: UploadProgress) => void) | undefined
-  /** `x-amz-meta-*` metadata. */
-  metadata?: Record<string, string> | undefined
-  /** Seconds the signed URLs live (capped by the grant). */
-  expiresIn?: number | undefined
-  /**
-   * Hash what is sent with SHA-256 (Web Crypto, off the main thread): each PUT, POST form or
-   * part then signs its checksum, and the store refuses bytes altered or cut off on the way.
-   * Default true. (A single PUT or POST over 64 MiB goes without one, checked by its ETag.)
-   */
-  checksum?: boolean | undefined
-  /** PUT and POST: the file's base64 SHA-256, when the caller has it already. */
-  checksumSha256?: string | undefined
-  /**
-   * Replace an object already at the key (needs a grant with `overwrite`). By default a PUT or
-   * multipart upload never does: the store answers 412. A POST form always may.
-   */
-  overwrite?: boolean | undefined
-  /**
-   * Multipart: remember the upload (in `storage`) until it completes, so the same file uploaded
-   * again after a reload or a failure sends only the missing parts. Default true.
-   */
-  resume?: boolean | undefined
-  /** Where to remember resumable uploads. Default: the client's (localStorage). */
-  storage?: ResumeStorage | undefined
-  /**
-   * Sign a URL to show the stored object (`POST /v1/sign` once it is checked): the result's `url`
-   * and `urlExpiresAt`, absent where the caller may not read it.
-   */
-  display?: boolean | undefined
-}
-
-/** An uploaded object, as waybill checked it in the store. */
-export interface UploadResult {
-  origin: string
-  key: string
-  size: number
-  contentType: string
-  etag: string
-  lastModified?: string | undefined
-  checksumSha256?: string | undefined
-  /** How it was sent: `post` may have become `put` on a store without POST uploads. */
-  mode: 'put' | 'post' | 'multipart'
-  /** Multipart: the upload's parts. */
-  partCount?: number | undefined
-  /** Multipart: parts this call sent (fewer than `partCount` when it resumed an upload). */
-  partsSent?: number | undefined
-  /** Multipart: true when an interrupted upload was finished. */
-  resumed?: boolean | undefined
-  /** With `display`: a signed GET URL of the object, where the caller may read it. */
-  url?: string | undefined
-  /** When `url` expires. */
-  urlExpiresAt?: string | undefined
-}
+import type { PostGrant, PutGrant, UploadGrant } from './types.ts'
+import {
+  badAnswer,
+  named,
+  withUrl,
+  type UploadContext,
+  type UploadOptions,
+  type UploadProgress,
+  type UploadResult,
+} from './upload-common.ts'
 
 /** One file of `uploadMany()`. */
 export interface UploadEntry {
@@ -153,14 +66,6 @@ export interface UploadBatch {
   readonly done: Promise<PromiseSettledResult<UploadResult>[]>
 }
 
-/** What the upload functions share: the client's connection, calls and resume records. */
-export interface UploadContext {
-  http: Http
-  calls: UploadCalls
-  storage: ResumeStorage | undefined
-  sign(request: SignRequest, options?: CallOptions): Promise<SignAnswer>
-}
-
 interface Target extends UploadTarget {
   /** The name a POST form gives the file. */
   formName: string
@@ -177,7 +82,6 @@ interface Issued {
 type Extra = Record<string, unknown>
 
 const invalidArgument = (message: string) => new WaybillError('invalid_argument', message)
-export const badAnswer = (message: string) => new WaybillError('bad_answer', message)
 
 /** The destination of one file: its key, or the file name the grant's `uploadKey` uses. */
 function targetOf(
@@ -201,9 +105,6 @@ function targetOf(
     formName: entry.filename ?? name ?? entry.key?.split('/').pop() ?? 'file',
   }
 }
-
-export const named = (target: UploadTarget) =>
-  target.key === undefined ? { filename: target.filename } : { key: target.key }
 
 /** True when waybill refused `mode: "post"` because the origin's store takes no POST uploads. */
 const postRefused = (error: unknown) =>
@@ -298,26 +199,6 @@ export async function issueOne(
     {},
   )
   return issued!.grant
-}
-
-/** `result`, with a URL to show it when `display` asks for one (where the caller may read it). */
-export async function withUrl(
-  ctx: UploadContext,
-  result: UploadResult,
-  options: Pick<UploadOptions, 'display' | 'expiresIn'>,
-  call: CallOptions,
-): Promise<UploadResult> {
-  if (!options.display) return result
-  try {
-    const { urls, expiresAt } = await ctx.sign(
-      { origin: result.origin, keys: [result.key], expiresIn: options.expiresIn },
-      call,
-    )
-    return { ...result, url: urls[0]?.url, urlExpiresAt: expiresAt }
-  } catch {
-    // Stored and checked all the same: only the URL to show it is missing.
-    return result
-  }
 }
 
 /**
