@@ -1,0 +1,44 @@
+# Schemathesis hooks (loaded through the run's schemathesis.toml, "hooks"): the upload follow-ups
+# take a sealed value (a multipart upload's `uploadId`, a PUT upload's `receipt`) that no generator
+# can forge, so every generated request to them would only meet the 403 of a forged token. Here,
+# just before each request to one of them is sent (in every phase), its body gets the origin, key
+# and sealed value of a real upload, from those openapi.test.ts made before the run
+# (WAYBILL_FUZZ_UPLOADS, a JSON file), taken in turn so that a seed replays the same requests;
+# everything else in the body stays as generated, but for a check's ETag of an object that was
+# sent (a generated one could only ever be refused as not the stored object's). So the requests reach the services behind each
+# follow-up, and the answers the store's state decides (a part list, an ETag that is not the
+# stored object's, an upload already aborted) are checked against the document like any other.
+
+import json
+import os
+from itertools import cycle
+
+import schemathesis
+
+with open(os.environ["WAYBILL_FUZZ_UPLOADS"], encoding="utf-8") as file:
+    UPLOADS = json.load(file)
+
+# Operation path: the uploads its sealed value comes from, and the field that holds it. Aborting
+# has uploads of its own, so that the others' stay open.
+FOLLOW_UPS = {
+    "/v1/uploads/multipart/parts": (cycle(UPLOADS["multipart"]), "uploadId"),
+    "/v1/uploads/multipart/list": (cycle(UPLOADS["multipart"]), "uploadId"),
+    "/v1/uploads/multipart/complete": (cycle(UPLOADS["multipart"]), "uploadId"),
+    "/v1/uploads/multipart/abort": (cycle(UPLOADS["abortable"]), "uploadId"),
+    "/v1/uploads/complete": (cycle(UPLOADS["put"]), "receipt"),
+}
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    follow_up = FOLLOW_UPS.get(case.operation.path)
+    # A body that is not an object is a negative case about its shape: it goes as generated.
+    if follow_up is None or not isinstance(case.body, dict):
+        return
+    uploads, field = follow_up
+    upload = next(uploads)
+    body = {**case.body, "origin": upload["origin"], "key": upload["key"], field: upload[field]}
+    # A check's ETag is the one the store answered the upload with, as a caller's would be.
+    if "etag" in body and upload.get("etag") is not None:
+        body["etag"] = upload["etag"]
+    case.body = body
