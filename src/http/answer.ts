@@ -1,5 +1,6 @@
-// How every route answers, in one place: JSON (with a fast path for bodies built from parts),
-// JSON or NDJSON streamed as the client reads, a 302, and the response policy.
+// How every route answers, in one place: JSON typed by its route's schema (`Answer`, with a fast
+// path for bodies built from parts), JSON or NDJSON streamed as the client reads, a 302, and the
+// response policy.
 //
 // The response policy: every answer is `no-store` (answers carry signed URLs, tokens and
 // receipts) unless its route earns a cache rule here. Two do, both GETs whose answer is a pure
@@ -77,24 +78,11 @@ export class RawJson<T> {
 }
 
 /**
- * An answer typed by the JSON it carries, as Hono's `c.json` types its own: a route's handler
- * wrapped in hono-openapi's `describeResponse` must return the type its schema describes.
+ * An answer typed by the JSON it carries, as Hono's `c.json` types its own (so the app's type,
+ * `WaybillApi`, knows each route's answer).
  */
 export type JsonAnswer<T, S extends 200 | 201 = 200> = Response &
   TypedResponse<JSONParsed<T>, S, 'json'>
-
-/** A JSON answer: an object serialized here, or `RawJson` as it is. */
-function json<T, S extends 200 | 201 = 200>(
-  c: Context,
-  body: T | RawJson<T>,
-  headers: Record<string, string> = {},
-  status: S = 200 as S,
-): JsonAnswer<T, S> {
-  const text = body instanceof RawJson ? body.text : JSON.stringify(body)
-  const answer = c.body(text, status, { ...headers, 'content-type': 'application/json' })
-  // Hono types a body it did not serialize as text; this one is the JSON of `T`.
-  return answer as unknown as JsonAnswer<T, S>
-}
 
 /**
  * A route's success answer, in one place: its schema describes it in the document (`response`)
@@ -123,13 +111,16 @@ export class Answer<TSchema extends v.GenericSchema, TStatus extends 200 | 201 =
         : jsonOrNdjsonContent(schema, description, ndjson)
   }
 
-  /** `body`, of the schema's type, as this answer. */
+  /** `body`, of the schema's type, as this answer: serialized here, or `RawJson` as it is. */
   json(
     c: Context,
     body: v.InferInput<TSchema> | RawJson<v.InferInput<TSchema>>,
     headers: Record<string, string> = {},
   ): JsonAnswer<v.InferInput<TSchema>, TStatus> {
-    return json(c, body, headers, this.status)
+    const text = body instanceof RawJson ? body.text : JSON.stringify(body)
+    const answer = c.body(text, this.status, { ...headers, 'content-type': 'application/json' })
+    // Hono types a body it did not serialize as text; this one is the JSON of the schema's type.
+    return answer as unknown as JsonAnswer<v.InferInput<TSchema>, TStatus>
   }
 }
 
