@@ -4,12 +4,13 @@
 // services, not only the refusal of an unknown origin; one API key may do everything on them, and
 // one admin token calls the admin API (/admin/v1) on the local D1, which spawnWranglerDev migrates.
 
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { envFileText } from '../../scripts/dev.mjs'
+import { hashedEntry, newSecret } from '../../scripts/secrets.mjs'
 import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
 import { spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
 
@@ -62,8 +63,6 @@ async function waitForHealthz(url: string, child: ChildProcess): Promise<void> {
   )
 }
 
-const sha256 = (secret: string) => createHash('sha256').update(secret).digest('hex')
-
 /** The variables of the Worker under test, for an S3 store at `endpoint`. */
 function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: string }) {
   const apiKey = `wb_fuzz_${randomBytes(24).toString('base64url')}`
@@ -108,12 +107,10 @@ function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: 
     FUZZ_SECRET_ACCESS_KEY: s3.secretAccessKey,
     CDN_PRIVATE_KEY: cdnKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
     WAYBILL_ORIGINS: JSON.stringify(origins),
-    WAYBILL_API_KEYS: JSON.stringify([{ id: 'fuzz', sha256: sha256(apiKey) }]),
+    WAYBILL_API_KEYS: JSON.stringify([hashedEntry('fuzz', apiKey)]),
     WAYBILL_GRANTS: JSON.stringify(grants),
-    WAYBILL_ADMIN_TOKENS: JSON.stringify([{ id: 'fuzz-admin', sha256: sha256(adminToken) }]),
-    WAYBILL_TOKEN_SECRETS: JSON.stringify([
-      { id: 'f', secret: randomBytes(32).toString('base64url') },
-    ]),
+    WAYBILL_ADMIN_TOKENS: JSON.stringify([hashedEntry('fuzz-admin', adminToken)]),
+    WAYBILL_TOKEN_SECRETS: JSON.stringify([{ id: 'f', secret: newSecret() }]),
     // wrangler dev 4.124 can drop its proxy connection when many concurrent requests each log
     // (cloudflare/workers-sdk#15451): log failures only.
     WAYBILL_REQUEST_LOG: 'errors',
