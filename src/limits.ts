@@ -97,11 +97,6 @@ export const MAX_METADATA_BYTES = 2048
  * upload that started in time may take that long to finish (a 5 GiB PUT at 12 Mbit/s).
  */
 export const RECEIPT_GRACE_S = 3600
-/**
- * Slack when an object's Last-Modified is compared with when its upload was signed, on the store's
- * clock (its `Date`): both it and Last-Modified count whole seconds.
- */
-export const STORE_CLOCK_SLACK_S = 1
 /** Part URLs signed with CreateMultipartUpload's answer; more come from /v1/uploads/multipart/parts. */
 export const FIRST_PART_URLS = 100
 

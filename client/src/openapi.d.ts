@@ -220,7 +220,7 @@ export interface paths {
     put?: never
     /**
      * Check that a PUT or POST upload finished and is what was signed
-     * @description Reads the object back (HeadObject) and passes it only when it is this upload's bytes (the SHA-256 it was signed with, or the `etag` the store answered the upload with), stored since the receipt was issued, and what was signed (size, content type). 422 otherwise: an object that is not this upload's is never passed nor deleted; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.
+     * @description Reads the object back (HeadObject) and passes it only when this upload stored it (it carries the upload's tag, the `x-amz-meta-waybill-upload` value its URL or policy signed; and, when `etag` is given, it is still those bytes) and it is what was signed (size, content type, checksum). 422 otherwise: an object that is not this upload's is never passed nor deleted, whenever it was stored; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.
      */
     post: operations['checkUpload']
     delete?: never
@@ -3147,7 +3147,7 @@ export interface operations {
           key: string
           /** @description What a PUT URL or POST policy was signed for (key, type, size, checksum): opaque, bound to the caller. */
           receipt: string
-          /** @description Required when the upload signed no checksum: the ETag the store answered the PUT or POST with, which names this upload's bytes. */
+          /** @description The ETag the store answered the PUT or POST with: when given, the object must still be those bytes (a replay of the same upload since is refused). */
           etag?: string
         }
       }
@@ -3254,30 +3254,6 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:not_found'
-            /** @example Invalid request */
-            title: string
-            /** @example 400 */
-            status: number
-            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
-            detail: string
-            /** @description Every field at fault, up to 100. */
-            errors?: {
-              /** @description The field, as a dotted path into the request: `items.3.key`. */
-              path: string
-              message: string
-            }[]
-          }
-        }
-      }
-      /** @description Conflict with the current state */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/problem+json': {
-            /** @enum {string} */
-            type: 'urn:waybill:problem:conflict'
             /** @example Invalid request */
             title: string
             /** @example 400 */

@@ -209,7 +209,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
         operationId: 'checkUpload',
         summary: 'Check that a PUT or POST upload finished and is what was signed',
         description:
-          "Reads the object back (HeadObject) and passes it only when it is this upload's bytes (the SHA-256 it was signed with, or the `etag` the store answered the upload with), stored since the receipt was issued, and what was signed (size, content type). 422 otherwise: an object that is not this upload's is never passed nor deleted; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.",
+          "Reads the object back (HeadObject) and passes it only when this upload stored it (it carries the upload's tag, the `x-amz-meta-waybill-upload` value its URL or policy signed; and, when `etag` is given, it is still those bytes) and it is what was signed (size, content type, checksum). 422 otherwise: an object that is not this upload's is never passed nor deleted, whenever it was stored; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.",
         security: SECURITY,
         responses: {
           200: CHECK.response,
@@ -217,7 +217,6 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
             ...BAD_BODY,
             'forbidden',
             'not_found',
-            'conflict',
             'gone',
             'upload_mismatch',
             'upstream_error',

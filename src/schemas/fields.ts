@@ -231,6 +231,17 @@ export const VersionId = v.pipe(
 const METADATA_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/
 const RESERVED_NAMES = ['__proto__', 'constructor', 'prototype']
 
+/**
+ * The metadata every upload signs with its own random value, which the store keeps with the
+ * object (`x-amz-meta-waybill-upload`): it binds a receipt or a multipart handle to what its
+ * artifact stored (src/services/uploads/sealed.ts). A caller's metadata cannot use the name.
+ */
+export const UPLOAD_TAG = 'waybill-upload'
+/** An upload tag's characters: 16 random bytes in base64url. */
+export const UPLOAD_TAG_CHARS = 22
+/** What a caller's metadata may total: S3's limit, less the upload tag's name and value. */
+const MAX_CALLER_METADATA_BYTES = MAX_METADATA_BYTES - UPLOAD_TAG.length - UPLOAD_TAG_CHARS
+
 /** `x-amz-meta-*` fields: lower-case names, printable ASCII values, at most 2 KiB in all. */
 export const Metadata = v.pipe(
   v.unknown(),
@@ -239,6 +250,10 @@ export const Metadata = v.pipe(
     (input) => !isRecord(input) || !RESERVED_NAMES.some((name) => Object.hasOwn(input, name)),
     (issue) =>
       `must not use the name "${RESERVED_NAMES.find((name) => Object.hasOwn(issue.input as object, name))}" (reserved in JavaScript objects)`,
+  ),
+  v.check(
+    (input) => !isRecord(input) || !Object.hasOwn(input, UPLOAD_TAG),
+    `must not use the name "${UPLOAD_TAG}": waybill signs it into every upload, to know the object it stored`,
   ),
   record(
     v.pipe(
@@ -254,10 +269,12 @@ export const Metadata = v.pipe(
   v.check(
     (metadata) =>
       Object.entries(metadata).reduce((n, [name, value]) => n + name.length + value.length, 0) <=
-      MAX_METADATA_BYTES,
-    `must total at most ${MAX_METADATA_BYTES} bytes`,
+      MAX_CALLER_METADATA_BYTES,
+    `must total at most ${MAX_CALLER_METADATA_BYTES} bytes (names and values; S3 allows ${MAX_METADATA_BYTES}, and waybill's upload tag takes the rest)`,
   ),
-  v.metadata({ not: { anyOf: RESERVED_NAMES.map((name) => ({ required: [name] })) } }),
+  v.metadata({
+    not: { anyOf: [...RESERVED_NAMES, UPLOAD_TAG].map((name) => ({ required: [name] })) },
+  }),
   v.description('User metadata, sent as x-amz-meta-<name> headers.'),
 )
 

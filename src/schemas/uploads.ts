@@ -559,7 +559,7 @@ export const CheckBody = strict({
       v.string('must be the ETag the store answered the upload with'),
       v.regex(/^[\x21-\x7e]{1,1024}$/, 'must be the ETag the store answered the upload with'),
       v.description(
-        "Required when the upload signed no checksum: the ETag the store answered the PUT or POST with, which names this upload's bytes.",
+        'The ETag the store answered the PUT or POST with: when given, the object must still be those bytes (a replay of the same upload since is refused).',
       ),
     ),
   ),

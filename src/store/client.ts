@@ -116,14 +116,19 @@ export interface ObjectHead {
   lastModified: string
   /** The stored SHA-256 checksum (base64, `-<parts>` for a multipart upload's), when kept. */
   checksumSha256?: string | undefined
-  /** The store's own clock when it answered (its `Date` header), in epoch ms; NaN without one. */
-  storeNow: number
-  /** This Worker's clock when the answer came, in epoch ms: with `storeNow`, the stores' offset. */
-  localNow: number
+  /** The metadata `x-amz-meta-<tagName>`, when the object carries it. */
+  tag?: string | undefined
 }
 
-/** HeadObject: the object's size, type, ETag and checksum; undefined when there is none. */
-export async function headObject(origin: S3Origin, key: string): Promise<ObjectHead | undefined> {
+/**
+ * HeadObject: the object's size, type, ETag, checksum and the metadata `tagName`; undefined when
+ * there is none.
+ */
+export async function headObject(
+  origin: S3Origin,
+  key: string,
+  tagName: string,
+): Promise<ObjectHead | undefined> {
   const { status, headers } = await send(
     origin,
     'HeadObject',
@@ -138,8 +143,7 @@ export async function headObject(origin: S3Origin, key: string): Promise<ObjectH
     etag: headers.get('etag') ?? '',
     lastModified: headers.get('last-modified') ?? '',
     checksumSha256: headers.get('x-amz-checksum-sha256') ?? undefined,
-    storeNow: Date.parse(headers.get('date') ?? ''),
-    localNow: Date.now(),
+    tag: headers.get(`x-amz-meta-${tagName}`) ?? undefined,
   }
 }
 

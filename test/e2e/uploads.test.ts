@@ -117,9 +117,11 @@ describe('PUT uploads', () => {
       'content-length': String(text.length),
       'if-none-match': '*',
       'x-amz-meta-caption': 'a caption',
+      // The upload's tag, which binds its receipt to what it stores.
+      'x-amz-meta-waybill-upload': expect.stringMatching(/^[\w-]{22}$/) as string,
     })
     expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')).toBe(
-      'content-length;content-type;host;if-none-match;x-amz-meta-caption',
+      'content-length;content-type;host;if-none-match;x-amz-meta-caption;x-amz-meta-waybill-upload',
     )
     const response = await put(upload, text)
     expect(response.status, await response.text()).toBe(200)

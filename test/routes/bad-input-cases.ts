@@ -1195,6 +1195,18 @@ const UPLOAD_ROWS: BadInputCase[] = [
     400,
     'metadata',
   ),
+  upload(
+    "metadata that leaves no room for the upload's tag",
+    { ...UPLOAD_VALID, metadata: { a: 'x'.repeat(2048 - 'waybill-upload'.length - 22) } },
+    400,
+    'metadata',
+  ),
+  upload(
+    'metadata named waybill-upload (the tag that binds a receipt)',
+    { ...UPLOAD_VALID, metadata: { 'waybill-upload': 'AAAAAAAAAAAAAAAAAAAAAA' } },
+    400,
+    'metadata',
+  ),
   upload('expiresIn 0', { ...UPLOAD_VALID, expiresIn: 0 }, 400, 'expiresIn'),
   upload(
     'successActionStatus for PUT',

@@ -1,7 +1,8 @@
 // POST /v1/uploads/complete: the completion check of a PUT or POST upload against its receipt.
-// It passes only the bytes this upload stored: the object must carry the upload's signed SHA-256
-// (or the ETag the store answered the upload with), have been stored after the receipt was issued
-// (on the store's clock), and be what was signed (size, type).
+// It passes only what this upload stored: the object must carry the upload's tag (the metadata its
+// URL or policy signed, see ./sealed.ts), which no other artifact can write, and be what was
+// signed (size, type, checksum). No clock decides it: an object another caller stored at the key,
+// before or after the receipt was issued, carries no such tag.
 
 import { deletesMismatched, mayRead } from '../../auth/policy'
 import type { Principal } from '../../principal'
@@ -10,18 +11,19 @@ import { RECEIPT_GRACE_S } from '../../limits'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
-import { conflict, WaybillError, type FieldError } from '../../errors'
+import { WaybillError, type FieldError } from '../../errors'
+import { UPLOAD_TAG } from '../../schemas/fields'
 import { deleteObjectIfMatch, headObject, type ObjectHead } from '../../store/client'
 import { originFor, permitFor } from '../permits'
 import { releaseUploads, settleUpload } from '../quotas'
-import { storedSince, unsealReceipt, type UploadReceipt } from './sealed'
+import { unsealReceipt, type UploadReceipt } from './sealed'
 
 /** A PUT or POST upload's completion: what the store holds, checked against its receipt. */
 export interface CheckRequest {
   origin: string
   key: string
   receipt: string
-  /** The ETag the store answered the upload with: required when no checksum was signed. */
+  /** The ETag the store answered the upload with: when given, the object must still be it. */
   etag?: string | undefined
 }
 
@@ -43,6 +45,18 @@ function differences(receipt: UploadReceipt, head: ObjectHead): FieldError[] {
     errors.push({
       path: 'contentType',
       message: `is not "${receipt.contentType}", the type the upload was signed for`,
+    })
+  }
+  // A store that keeps checksums refuses other bytes than the signed ones; one that does not
+  // enforce them must not pass them either.
+  if (
+    receipt.checksumSha256 !== undefined &&
+    head.checksumSha256 !== undefined &&
+    head.checksumSha256 !== receipt.checksumSha256
+  ) {
+    errors.push({
+      path: 'checksumSha256',
+      message: 'is not the SHA-256 the upload was signed with',
     })
   }
   return errors
@@ -109,32 +123,11 @@ export async function checkUpload(
       overwrite: receipt.overwrite ? { path: 'receipt' } : undefined,
     },
   })
-  if (receipt.checksumSha256 === undefined && request.etag === undefined) {
-    // The receipt says no checksum was signed: only the store's ETag names this upload's bytes.
-    throw conflict([whose(receipt, undefined, undefined)!])
-  }
-
-  const head = await headObject(origin, request.key)
-  // An object stored before the receipt was issued is someone else's upload (or an earlier one):
-  // not this upload's to pass, nor to delete.
-  if (head === undefined || !storedSince(head, receipt.issuedAt)) {
-    throw new WaybillError(
-      'not_found',
-      head === undefined
-        ? 'Nothing has been uploaded at this key yet.'
-        : 'Nothing has been uploaded at this key since this receipt was issued.',
-      {
-        errors: [
-          {
-            path: 'key',
-            message:
-              head === undefined
-                ? 'has no object'
-                : 'has no object stored since the receipt was issued',
-          },
-        ],
-      },
-    )
+  const head = await headObject(origin, request.key, UPLOAD_TAG)
+  if (head === undefined) {
+    throw new WaybillError('not_found', 'Nothing has been uploaded at this key yet.', {
+      errors: [{ path: 'key', message: 'has no object' }],
+    })
   }
   const identity = whose(receipt, head, request.etag)
   if (identity !== undefined) {
@@ -185,34 +178,23 @@ export async function checkUpload(
 }
 
 /**
- * Undefined when the stored object is this upload's bytes: it carries the SHA-256 the upload
- * signed or, without one the store keeps, the ETag the store answered the upload with. Otherwise
+ * Undefined when the object is what this upload's artifact stored: it carries the upload's tag
+ * and, when the caller names the ETag the store answered it with, is still those bytes. Otherwise
  * the field that tells it apart.
  */
 function whose(
   receipt: UploadReceipt,
-  head: ObjectHead | undefined,
+  head: ObjectHead,
   etag: string | undefined,
 ): FieldError | undefined {
-  if (receipt.checksumSha256 !== undefined && (head?.checksumSha256 !== undefined || !etag)) {
-    return head?.checksumSha256 === receipt.checksumSha256
-      ? undefined
-      : {
-          path: 'checksumSha256',
-          message:
-            head?.checksumSha256 === undefined
-              ? "was signed, but the object at this key carries none, so it is not shown to be this upload's bytes (on a store that keeps no checksums, send the etag the store answered the upload with)"
-              : 'is not the SHA-256 this upload was signed with',
-        }
-  }
-  if (etag === undefined) {
+  if (head.tag !== receipt.tag) {
     return {
-      path: 'etag',
-      message:
-        'is required: this upload signed no checksum, so only the ETag the store answered it with names its bytes',
+      path: 'key',
+      message: `holds an object this upload did not store (it does not carry the upload's ${UPLOAD_TAG} tag)`,
     }
   }
-  return bareEtag(head?.etag ?? '') === bareEtag(etag)
-    ? undefined
-    : { path: 'etag', message: 'is not the ETag of the object at this key' }
+  if (etag !== undefined && bareEtag(head.etag) !== bareEtag(etag)) {
+    return { path: 'etag', message: 'is not the ETag of the object at this key' }
+  }
+  return undefined
 }

@@ -14,7 +14,8 @@ import { createMultipartUpload } from '../../store/client'
 import { originFor, permitFor } from '../permits'
 import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
 import { releaseUploads, reserveUploads, type Reservation } from '../quotas'
-import { sealHandle, sealReceipt } from './sealed'
+import { UPLOAD_TAG } from '../../schemas/fields'
+import { newUploadTag, sealHandle, sealReceipt } from './sealed'
 
 /** What a CloudFront origin cannot serve at all (a 403, as an origin without a grant). */
 function uploadFits(origin: Origin) {
@@ -209,18 +210,23 @@ function s3OriginOf(permit: Permit) {
   return origin
 }
 
+/** The caller's metadata and the upload's tag, which its artifact signs (see ./sealed.ts). */
+const tagged = (item: UploadItem, tag: string) => ({ ...item.metadata, [UPLOAD_TAG]: tag })
+
 /** One PUT URL or POST policy, with the receipt its completion check takes. */
 async function issueOne({ config, permit, principal, request, item, now, quota }: Authorized) {
   const origin = s3OriginOf(permit)
   const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
+  const tag = newUploadTag()
+  const metadata = tagged(item, tag)
   const signed =
     request.mode === 'post'
       ? await postUploadPolicy(
           permit,
-          { metadata: item.metadata, successActionStatus: request.successActionStatus },
+          { metadata, successActionStatus: request.successActionStatus },
           now,
         )
-      : await putUploadUrl(permit, item.metadata, now)
+      : await putUploadUrl(permit, metadata, now)
   const receipt = sealReceipt(config, origin, principal, {
     key: item.key,
     keyIsPrefix: item.keyIsPrefix,
@@ -230,7 +236,7 @@ async function issueOne({ config, permit, principal, request, item, now, quota }
     atMost: item.contentLength === undefined ? permit.maxContentLength : undefined,
     checksumSha256: item.checksumSha256,
     overwrite: permit.content?.overwrite !== undefined,
-    issuedAt: epochSeconds(now),
+    tag,
     expiresAt: epochSeconds(signed.expiresAt) + RECEIPT_GRACE_S,
     quota,
   })
@@ -288,9 +294,10 @@ async function startMultipart({
       },
     ])
   }
+  const tag = newUploadTag()
   const uploadId = await createMultipartUpload(origin, item.key, {
     contentType: item.contentType,
-    metadata: item.metadata,
+    metadata: tagged(item, tag),
     checksumSha256: checksums !== undefined,
   })
   // With checksums, the parts whose SHA-256 is known; without, the first of the plan.
@@ -306,7 +313,7 @@ async function startMultipart({
     contentType: item.contentType,
     checksums: checksums !== undefined,
     overwrite: permit.content?.overwrite !== undefined,
-    createdAt: epochSeconds(now),
+    tag,
     quota,
   })
   return {

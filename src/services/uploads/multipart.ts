@@ -18,7 +18,8 @@ import { originFor, permitFor } from '../permits'
 import { releaseUploads, settleUpload } from '../quotas'
 import { partUploadUrls } from '../signers'
 import type { Permit } from '../../auth/policy'
-import { storedSince, unsealHandle, type UploadHandle } from './sealed'
+import { UPLOAD_TAG } from '../../schemas/fields'
+import { unsealHandle, type UploadHandle } from './sealed'
 
 /** A multipart upload named by its follow-ups. */
 export interface UploadRef {
@@ -240,8 +241,8 @@ interface CompletedObject {
  * replace an object, the complete signs `If-None-Match: *` (an object at the key: 412).
  *
  * Sent again after it succeeded (its answer lost), the store knows the upload no more: it answers
- * the object again only when the caller names its parts and the object at the key is exactly what
- * they make (the multipart ETag of those part ETags), stored since the upload was created.
+ * the object again only when the object at the key carries this upload's tag (the metadata it was
+ * created with) and is exactly what the caller's parts make (the multipart ETag of their ETags).
  */
 export async function completeUpload(
   config: Config,
@@ -276,9 +277,9 @@ export async function completeUpload(
 }
 
 /**
- * The ETag of this upload's object when a complete already made it: the caller names the parts it
- * uploaded, and the object at the key is what they make (size, type, the multipart ETag of their
- * ETags and, with checksums, nothing else), stored no earlier than the upload was created.
+ * The ETag of this upload's object when a complete already made it: the object at the key carries
+ * the upload's tag, and is what the parts the caller names make (size, type, the multipart ETag of
+ * their ETags and, with checksums, nothing else).
  */
 async function completedBefore(
   origin: S3Origin,
@@ -289,15 +290,16 @@ async function completedBefore(
   if (parts === undefined) return undefined
   const expected = await multipartEtag(parts.map(({ part }) => part.etag))
   if (expected === undefined) return undefined
-  const head = await headObject(origin, key)
+  const head = await headObject(origin, key, UPLOAD_TAG)
   if (head === undefined) return undefined
   const checksum = head.checksumSha256
   const same =
+    head.tag === handle.tag &&
     bareEtag(head.etag) === bareEtag(expected) &&
     head.size === handle.contentLength &&
     canonicalMediaType(head.contentType) === handle.contentType &&
     (!handle.checksums || (checksum !== undefined && checksum.endsWith(`-${parts.length}`)))
-  return same && storedSince(head, handle.createdAt) ? head.etag : undefined
+  return same ? head.etag : undefined
 }
 
 /** Aborts an upload, its parts with it. */

@@ -2,13 +2,19 @@
 // PUT or POST upload's receipt. Both are sealed tokens (src/core/token.ts) bound to the origin and
 // the caller (a handle to its key too), so no one else can use them, and carry what was signed, so
 // no later call can change it.
+//
+// Each also carries its upload's tag: a random value the upload's artifact signs as the metadata
+// `x-amz-meta-waybill-upload` (a PUT URL's signed header, a POST policy's `eq` condition, the
+// multipart upload's own metadata), which the store keeps with the object. Only an object carrying
+// the tag was stored through this upload's artifact, whenever it was stored: that, not a clock,
+// is what a completion check, a repeated complete, an event or `deleteMismatched` goes by.
 
 import * as v from 'valibot'
 import { principalName, type Principal } from '../../principal'
 import type { Config, S3Origin } from '../../config'
-import { STORE_CLOCK_SLACK_S } from '../../limits'
+import { base64UrlEncode } from '../../core/bytes'
 import { openToken, sealToken } from '../../core/token'
-import type { ObjectHead } from '../../store/client'
+import { UPLOAD_TAG_CHARS } from '../../schemas/fields'
 
 const HANDLE_PURPOSE = 'multipart-upload'
 const RECEIPT_PURPOSE = 'upload-receipt'
@@ -16,11 +22,17 @@ const RECEIPT_PURPOSE = 'upload-receipt'
 const Count = v.pipe(v.number(), v.safeInteger(), v.minValue(0))
 /** The upload's reservation against a quota (src/services/quotas.ts), when one counts it. */
 const Reserved = v.optional(v.object({ q: v.string(), r: v.string() }))
+/** The upload's tag, as the store keeps it (see above). */
+const Tag = v.pipe(v.string(), v.length(UPLOAD_TAG_CHARS))
+
+/** A new upload's tag: 16 random bytes, base64url. */
+export function newUploadTag(): string {
+  return base64UrlEncode(crypto.getRandomValues(new Uint8Array(16)))
+}
 
 /**
  * A multipart upload as waybill sealed it: the store's id, the sizes and type it was created with,
- * whether each part signs its SHA-256, and whether it may replace an object. Times are epoch
- * seconds.
+ * whether each part signs its SHA-256, whether it may replace an object, and its tag.
  */
 const Handle = v.object({
   uploadId: v.string(),
@@ -29,7 +41,7 @@ const Handle = v.object({
   contentType: v.string(),
   checksums: v.boolean(),
   overwrite: v.boolean(),
-  createdAt: v.pipe(v.number(), v.safeInteger()),
+  tag: Tag,
   quota: Reserved,
 })
 export type UploadHandle = v.InferOutput<typeof Handle>
@@ -37,7 +49,7 @@ export type UploadHandle = v.InferOutput<typeof Handle>
 /**
  * What a PUT URL or POST policy was signed for: the key (or the prefix a form may extend), the
  * content type, the exact length or the most admitted, the checksum, whether it may replace an
- * object; when it was issued, and until when it can be checked (epoch seconds).
+ * object, its tag; and until when it can be checked (epoch seconds).
  */
 const Receipt = v.object({
   key: v.string(),
@@ -48,7 +60,7 @@ const Receipt = v.object({
   atMost: v.optional(Count),
   checksumSha256: v.optional(v.string()),
   overwrite: v.boolean(),
-  issuedAt: v.pipe(v.number(), v.safeInteger()),
+  tag: Tag,
   expiresAt: v.pipe(v.number(), v.safeInteger()),
   quota: Reserved,
 })
@@ -118,16 +130,4 @@ export function unsealReceipt(
   token: string,
 ): UploadReceipt | undefined {
   return opened(config, RECEIPT_PURPOSE, token, receiptBinding(origin, principal), Receipt)
-}
-
-/**
- * Whether the store wrote the object at `epochS` (this Worker's clock) or later, judged on the
- * store's own clock: the offset between the two is read off the `Date` of the store's answer.
- */
-export function storedSince(head: ObjectHead, epochS: number): boolean {
-  const stored = Date.parse(head.lastModified)
-  if (!Number.isFinite(stored)) return false
-  const offsetMs = Number.isFinite(head.storeNow) ? head.storeNow - head.localNow : 0
-  const sinceS = Math.floor((epochS * 1000 + offsetMs) / 1000)
-  return Math.floor(stored / 1000) >= sinceS - STORE_CLOCK_SLACK_S
 }
