@@ -251,6 +251,8 @@ async function onUpload(event) {
     const stored = await waybill.upload(file, {
       ...targetOf(file),
       mode,
+      // A POST form cannot refuse to replace what is at its key: it is sent only when asked to.
+      overwrite: mode === 'post',
       multipartThreshold: AUTO_MULTIPART_BYTES,
       onProgress: setProgress,
       signal: controller.signal,

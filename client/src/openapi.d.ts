@@ -1627,6 +1627,7 @@ export interface operations {
       content: {
         'application/json': ((unknown | (unknown | unknown | unknown)) &
           unknown &
+          (unknown | unknown | unknown) &
           (unknown | unknown)) &
           (
             | {
@@ -1732,8 +1733,11 @@ export interface operations {
                 contentLength?: number
                 /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
                 checksumSha256?: string
-                /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
-                overwrite?: boolean
+                /**
+                 * @description Mode "post": must be true, since a POST form cannot refuse to replace an object already at its key (a grant must allow overwrite too).
+                 * @constant
+                 */
+                overwrite?: true
                 ifNoneMatch?: unknown
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
@@ -1762,8 +1766,11 @@ export interface operations {
                   contentLength?: number
                   /** @description PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes. */
                   checksumSha256?: string
-                  /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
-                  overwrite?: boolean
+                  /**
+                   * @description Mode "post": must be true, since a POST form cannot refuse to replace an object already at its key (a grant must allow overwrite too).
+                   * @constant
+                   */
+                  overwrite: true
                   ifNoneMatch?: unknown
                   /** @description User metadata, sent as x-amz-meta-<name> headers. */
                   metadata?: {

@@ -56,8 +56,9 @@ export interface UploadOptions extends CallOptions {
   /** PUT and POST: the file's base64 SHA-256, when the caller has it already. */
   checksumSha256?: string | undefined
   /**
-   * Replace an object already at the key (needs a grant with `overwrite`). By default a PUT or
-   * multipart upload never does: the store answers 412. A POST form always may.
+   * Replace an object already at the key (needs a grant with `overwrite`). By default an upload
+   * never does: the store answers 412. A POST form cannot refuse to replace, so `mode: 'post'`
+   * sends one only with `overwrite: true`, and a PUT otherwise.
    */
   overwrite?: boolean | undefined
   /**

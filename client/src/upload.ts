@@ -157,12 +157,18 @@ async function issueSingles(
     contentLength: size,
     ...extra,
   })
+  const common = { origin: singles[0]!.target.origin, expiresIn: options.expiresIn }
+  // A POST form is asked for only where every file says overwrite (see below).
+  const formOf = (single: Single) => ({ ...item(single), overwrite: true as const })
   const call = async (chosen: 'put' | 'post') => {
-    const common = { origin: singles[0]!.target.origin, mode: chosen, expiresIn: options.expiresIn }
     const answer = await ctx.calls.createUpload(
-      singles.length === 1
-        ? { ...common, ...item(singles[0]!) }
-        : { ...common, items: singles.map(item) },
+      chosen === 'post'
+        ? singles.length === 1
+          ? { ...common, mode: chosen, ...formOf(singles[0]!) }
+          : { ...common, mode: chosen, items: singles.map(formOf) }
+        : singles.length === 1
+          ? { ...common, mode: chosen, ...item(singles[0]!) }
+          : { ...common, mode: chosen, items: singles.map(item) },
       options,
     )
     const grants: UploadGrant[] = 'uploads' in answer ? answer.uploads : [answer]
@@ -174,7 +180,9 @@ async function issueSingles(
       return { grant, signed: signedNow(ctx.http, grant.url, grant.expiresAt), single }
     })
   }
-  if (mode === 'put') return call('put')
+  // A POST form replaces what is at its key: it is asked for only where every file says
+  // `overwrite` (waybill refuses it otherwise); the others go as PUTs, which never replace.
+  if (mode === 'put' || !singles.every((single) => single.extra.overwrite)) return call('put')
   try {
     return await call('post')
   } catch (error) {
@@ -190,7 +198,10 @@ async function issueSingles(
 export async function issueOne(
   ctx: UploadContext,
   file: Blob,
-  options: Pick<UploadOptions, 'origin' | 'mode' | 'key' | 'filename' | 'contentType' | 'checksum'>,
+  options: Pick<
+    UploadOptions,
+    'origin' | 'mode' | 'key' | 'filename' | 'contentType' | 'checksum' | 'overwrite'
+  >,
 ): Promise<SingleGrant> {
   const [issued] = await issueSingles(
     ctx,

@@ -82,8 +82,13 @@ export interface WaybillUppyOptions {
    * grant (`uploadKey`) chooses the key.
    */
   key?: ((file: UppyFileLike) => string) | undefined
-  /** `put` (default) or `post` (a browser form; not on stores without POST uploads). */
+  /**
+   * `put` (default) or `post` (a browser form; not on stores without POST uploads). A POST form
+   * replaces what is at its key, so it is sent only with `overwrite: true` (a PUT otherwise).
+   */
   mode?: 'put' | 'post' | undefined
+  /** Replace an object already at the key (needs a grant with `overwrite`). Default false. */
+  overwrite?: boolean | undefined
   /** Files of this size or more go as multipart uploads (default 16 MiB). */
   multipartThreshold?: number | undefined
   /** Run waybill's completion check after each PUT or POST upload (default true). */
@@ -215,6 +220,7 @@ export function waybillUppy<F extends UppyFileLike>(
       ...target(file, request.contentType),
       mode,
       checksum: hashing,
+      overwrite: options.overwrite,
     })
     const key = grant.key ?? ''
     if (options.check !== false) receipts.set(file.id, { key, receipt: grant.receipt })
@@ -236,7 +242,7 @@ export function waybillUppy<F extends UppyFileLike>(
       ctx,
       bytesOf(file),
       target(file),
-      { checksum: hashing, partConcurrency: 1 },
+      { checksum: hashing, partConcurrency: 1, overwrite: options.overwrite },
       {},
     )
     track(session, 1)

@@ -98,8 +98,20 @@ const putFields = {
     ),
   ),
 }
-/** What a POST policy takes. */
-const postFields = { ...objectFields, ifNoneMatch: refused(PUT_ONLY) }
+const POST_OVERWRITES =
+  'must be true for mode "post": a POST form cannot refuse to replace an object already at its key, so one is issued only when the request asks for that (and a grant allows it: overwrite); mode "put" refuses to replace'
+const postOverwrite = v.pipe(
+  v.literal(true, POST_OVERWRITES),
+  v.description(
+    'Mode "post": must be true, since a POST form cannot refuse to replace an object already at its key (a grant must allow overwrite too).',
+  ),
+)
+/** What a POST policy takes: it replaces what is at its key, so the request must say so. */
+const postFields = {
+  ...objectFields,
+  overwrite: v.optional(postOverwrite),
+  ifNoneMatch: refused(PUT_ONLY),
+}
 /** What a multipart upload takes: its total size is its plan. */
 const multipartFields = {
   ...objectFields,
@@ -114,6 +126,7 @@ const OBJECT_FIELDS = Object.keys(objectFields) as ObjectField[]
 const requiredMessages = {
   contentType: 'is required: the browser must send this exact Content-Type',
   contentLength: 'is required for multipart uploads',
+  overwrite: POST_OVERWRITES,
 }
 
 /** One object's fields, as any mode's object has them. */
@@ -185,7 +198,7 @@ function uploadItem(fields: v.GenericSchema<unknown, UploadObject>) {
 const itemType = 'must be an object { "key" | "filename", "contentType", "contentLength"?, … }'
 const itemMessages = { required: requiredMessages, type: itemType }
 const PutItem = uploadItem(strict(putFields, itemMessages))
-const PostItem = uploadItem(strict(postFields, itemMessages))
+const PostItem = uploadItem(strict({ ...postFields, overwrite: postOverwrite }, itemMessages))
 
 const itemsDescription =
   "Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order."
@@ -302,6 +315,14 @@ function uploadRules(): v.GenericValidation<UploadFields>[] {
     ),
     v.forward(
       v.partialCheck(
+        [['mode'], ['items'], ['overwrite']],
+        (body) => body.mode !== 'post' || body.items !== undefined || body.overwrite === true,
+        POST_OVERWRITES,
+      ),
+      ['overwrite'],
+    ),
+    v.forward(
+      v.partialCheck(
         [['partChecksums'], ['partSize']],
         (body) => body.partChecksums === undefined || body.partSize !== undefined,
         'is required with partChecksums: they are the checksums of parts of this size',
@@ -365,6 +386,14 @@ export const UploadBody = v.pipe(
         ],
       },
       OVERWRITE_AGREES,
+      // A single POST form says overwrite (each of a batch's does, by its item's schema).
+      {
+        anyOf: [
+          { not: { required: ['mode'], properties: { mode: { const: 'post' } } } },
+          { required: ['items'] },
+          { required: ['overwrite'] },
+        ],
+      },
       { anyOf: [{ not: { required: ['partChecksums'] } }, { required: ['partSize'] }] },
     ],
   }),
@@ -387,8 +416,8 @@ export const UploadBody = v.pipe(
       origin: 'photos',
       mode: 'post' as const,
       items: [
-        { filename: 'cat.png', contentType: 'image/png', contentLength: 48213 },
-        { filename: 'dog.jpg', contentType: 'image/jpeg', contentLength: 91822 },
+        { filename: 'cat.png', contentType: 'image/png', contentLength: 48213, overwrite: true },
+        { filename: 'dog.jpg', contentType: 'image/jpeg', contentLength: 91822, overwrite: true },
       ],
     },
   ]),

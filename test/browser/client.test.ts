@@ -185,21 +185,35 @@ describe('the browser client', () => {
     const file = makeFile('form résumé.bin', 200_000)
     await clientPage(page, demo.apiKey, [file.path])
     const network = recordRequests(page)
-    const [viaPost, viaNoPost] = await page.evaluate(async () => {
+    const [viaPost, viaNoPost, viaPut] = await page.evaluate(async () => {
       const { waybill } = window as unknown as PageGlobals
       const input = document.getElementById('client-files') as HTMLInputElement
       const f = input.files![0]!
       return [
-        await waybill.upload(f, { origin: 'demo', key: 'client/form résumé.bin', mode: 'post' }),
-        await waybill.upload(f, { origin: 'nopost', key: 'client/no-post.bin', mode: 'post' }),
+        // A POST form replaces what is at its key: sent only where the upload says overwrite.
+        await waybill.upload(f, {
+          origin: 'demo',
+          key: 'client/form résumé.bin',
+          mode: 'post',
+          overwrite: true,
+        }),
+        await waybill.upload(f, {
+          origin: 'nopost',
+          key: 'client/no-post.bin',
+          mode: 'post',
+          overwrite: true,
+        }),
+        // Without it, a PUT, which never replaces: no POST is asked for.
+        await waybill.upload(f, { origin: 'demo', key: 'client/form-put.bin', mode: 'post' }),
       ]
     })
     expect(viaPost).toMatchObject({ key: 'client/form résumé.bin', mode: 'post', size: 200_000 })
     expect(viaNoPost).toMatchObject({ key: 'client/no-post.bin', mode: 'put', size: 200_000 })
+    expect(viaPut).toMatchObject({ key: 'client/form-put.bin', mode: 'put', size: 200_000 })
     const toBucket = network.requests
       .filter((r) => new URL(r.request.url()).origin === bucketOrigin)
       .map((r) => r.request.method())
-    expect(toBucket).toEqual(['POST', 'PUT'])
+    expect(toBucket).toEqual(['POST', 'PUT', 'PUT'])
     // The refused POST on "nopost" was waybill's 400 naming the mode, then a PUT was issued.
     // (Each status is recorded once its response is read, after the request finished: polled.)
     const issued = () =>
@@ -211,8 +225,9 @@ describe('the browser client', () => {
       ['post', 200],
       ['post', 400],
       ['put', 200],
+      ['put', 200],
     ])
-    for (const key of ['client/form résumé.bin', 'client/no-post.bin']) {
+    for (const key of ['client/form résumé.bin', 'client/no-post.bin', 'client/form-put.bin']) {
       expect(sha256((await readObject(key)).bytes), key).toBe(sha256(file.bytes))
     }
     await page.close()

@@ -252,8 +252,9 @@ describe('a POST form', () => {
       origin: 'o',
       key: 'f.bin',
       mode: 'post',
+      overwrite: true,
     })
-    expect(fake.calls('/v1/uploads')[0]!.body?.mode).toBe('post')
+    expect(fake.calls('/v1/uploads')[0]!.body).toMatchObject({ mode: 'post', overwrite: true })
     expect(stored).toMatchObject({ key: 'f.bin', size: 300, mode: 'post' })
     expect(await digestOf(bytesOf(fake, 'f.bin'))).toBe(await digestOf(patternBytes(300)))
     expect(fake.forms).toEqual([
@@ -263,8 +264,21 @@ describe('a POST form', () => {
 
   it('falls back to PUT when the origin does not accept POST uploads', async () => {
     const { fake, client } = setup({ noPost: true })
-    const stored = await client.upload(file(30), { origin: 'o', key: 'k', mode: 'post' })
+    const stored = await client.upload(file(30), {
+      origin: 'o',
+      key: 'k',
+      mode: 'post',
+      overwrite: true,
+    })
     expect(fake.calls('/v1/uploads').map((r) => r.body?.mode)).toEqual(['post', 'put'])
+    expect(stored.mode).toBe('put')
+  })
+
+  it('is a PUT, which never replaces, unless the upload says overwrite', async () => {
+    const { fake, client } = setup()
+    const stored = await client.upload(file(30), { origin: 'o', key: 'k', mode: 'post' })
+    expect(fake.calls('/v1/uploads').map((r) => r.body?.mode)).toEqual(['put'])
+    expect(fake.calls('/v1/uploads')[0]!.body?.overwrite).toBeUndefined()
     expect(stored.mode).toBe('put')
   })
 })

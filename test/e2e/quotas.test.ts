@@ -62,6 +62,7 @@ describe('a byte quota', () => {
     const post = () =>
       upload(key, {
         mode: 'post',
+        overwrite: true,
         key: `${ROOT}/${crypto.randomUUID()}.txt`,
         contentType: 'text/plain',
       })

@@ -126,6 +126,7 @@ describe('many uploads in one call', () => {
     const items = ['p1.png', 'p2.png'].map((name) => ({
       key: `${ROOT}/small/${name}`,
       contentType: 'image/png',
+      overwrite: true,
     }))
     const { uploads } = await ok<{ uploads: Post[] }>('/v1/uploads', { mode: 'post', items })
     const png = new Blob([new Uint8Array(100).fill(1)], { type: 'image/png' })
@@ -426,6 +427,7 @@ describe('the completion check of a PUT or POST upload', () => {
   it('checks a POST upload against the most its policy admitted', async () => {
     const upload = await ok<Post>('/v1/uploads', {
       mode: 'post',
+      overwrite: true,
       key: `${ROOT}/small/form.png`,
       contentType: 'image/png',
     })

@@ -195,7 +195,12 @@ describe('POST policy uploads', () => {
 
   it('accepts a good form (204 by default, 201 when asked)', async () => {
     const key = `${ROOT}/small/form.png`
-    const post = await issue<PostUpload>({ mode: 'post', key, contentType: 'image/png' })
+    const post = await issue<PostUpload>({
+      mode: 'post',
+      overwrite: true,
+      key,
+      contentType: 'image/png',
+    })
     expect(post.url).toBe(`${s3.endpoint}/${s3.bucket}/`)
     const response = await postForm(post.url, form(post.fields, png))
     expect(response.status, await response.text()).toBe(204)
@@ -203,6 +208,7 @@ describe('POST policy uploads', () => {
 
     const created = await issue<PostUpload>({
       mode: 'post',
+      overwrite: true,
       key: `${ROOT}/small/created.png`,
       contentType: 'image/png',
       successActionStatus: 201,
@@ -213,7 +219,12 @@ describe('POST policy uploads', () => {
 
   it('rejects a file over the grant, another key, and a wrong type', async () => {
     const key = `${ROOT}/small/alice/a.png`
-    const post = await issue<PostUpload>({ mode: 'post', key, contentType: 'image/png' })
+    const post = await issue<PostUpload>({
+      mode: 'post',
+      overwrite: true,
+      key,
+      contentType: 'image/png',
+    })
     const big = new Blob([new Uint8Array(MAX_BYTES + 1)], { type: 'image/png' })
     const tooBig = await postForm(post.url, form(post.fields, big))
     expect(tooBig.status).toBe(400)
@@ -234,6 +245,7 @@ describe('POST policy uploads', () => {
     const post = await issue<PostUpload>({
       origin: 'open',
       mode: 'post',
+      overwrite: true,
       keyPrefix: `${ROOT}/open/`,
       contentType: 'image/png',
     })
@@ -445,7 +457,13 @@ describe('bad upload requests', () => {
     ['key outside the prefix', { key: 'elsewhere/a.txt', contentType: 'text/plain' }, 403, 'key'],
     [
       'POST on an origin without POST',
-      { origin: 'r2like', mode: 'post', key: `${ROOT}/a.png`, contentType: 'image/png' },
+      {
+        origin: 'r2like',
+        mode: 'post',
+        overwrite: true,
+        key: `${ROOT}/a.png`,
+        contentType: 'image/png',
+      },
       400,
       'mode',
     ],

@@ -293,6 +293,12 @@ export function fakeWaybill(options: FakeOptions = {}) {
     }
     if (path === '/v1/uploads') {
       const mode = str(body.mode) ?? 'put'
+      if (mode === 'post' && body.overwrite !== true) {
+        // As waybill: a POST form replaces what is at its key, so the request must say so.
+        return problem(400, 'invalid_request', 'overwrite: must be true for mode "post"', [
+          { path: 'overwrite', message: 'must be true for mode "post"' },
+        ])
+      }
       if (mode === 'post' && options.noPost) {
         return problem(
           400,

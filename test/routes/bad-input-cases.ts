@@ -1056,7 +1056,12 @@ const UPLOAD_ROWS: BadInputCase[] = [
   upload('missing key', { origin: 'photos', contentType: 'text/plain' }, 400, 'key'),
   upload('empty key', { ...UPLOAD_VALID, key: '' }, 400, 'key'),
   upload('key over 1024 bytes', { ...UPLOAD_VALID, key: 'k'.repeat(1025) }, 400, 'key'),
-  upload('key and keyPrefix', { ...UPLOAD_VALID, mode: 'post', keyPrefix: 'u/' }, 400, 'keyPrefix'),
+  upload(
+    'key and keyPrefix',
+    { ...UPLOAD_VALID, mode: 'post', overwrite: true, keyPrefix: 'u/' },
+    400,
+    'keyPrefix',
+  ),
   upload(
     'keyPrefix for PUT',
     { origin: 'photos', keyPrefix: 'u/', contentType: 'text/plain' },
@@ -1123,11 +1128,32 @@ const UPLOAD_ROWS: BadInputCase[] = [
   ),
   upload(
     'a type family for POST',
-    { ...UPLOAD_VALID, mode: 'post', contentType: 'image/*' },
+    { ...UPLOAD_VALID, mode: 'post', overwrite: true, contentType: 'image/*' },
     400,
     'contentType',
   ),
   upload('overwrite not a boolean', { ...UPLOAD_VALID, overwrite: 'yes' }, 400, 'overwrite'),
+  // A POST form cannot refuse to replace: the request must say it may (issue #28).
+  upload('a POST form without overwrite', { ...UPLOAD_VALID, mode: 'post' }, 400, 'overwrite'),
+  upload(
+    'a POST form with overwrite false',
+    { ...UPLOAD_VALID, mode: 'post', overwrite: false },
+    400,
+    'overwrite',
+  ),
+  upload(
+    'a POST batch item without overwrite',
+    {
+      origin: 'photos',
+      mode: 'post',
+      items: [
+        { key: 'a', contentType: 'text/plain', overwrite: true },
+        { key: 'b', contentType: 'text/plain' },
+      ],
+    },
+    400,
+    'items.1.overwrite',
+  ),
   upload(
     'ifNoneMatch with overwrite',
     { ...UPLOAD_VALID, overwrite: true, ifNoneMatch: true },

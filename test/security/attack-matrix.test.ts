@@ -221,7 +221,7 @@ const ROUTES = {
     expiresAt: bodyExpiry,
   },
   'upload put': uploadRoute('put', { contentLength: 10 }),
-  'upload post': uploadRoute('post'),
+  'upload post': uploadRoute('post', { overwrite: true }),
   'upload multipart': uploadRoute('multipart', { contentLength: 6 * MIB }),
   'multipart parts': {
     ...multipartRoute('parts', 200, (a) => ({ partNumbers: [1], expiresIn: a.expiresIn })),
@@ -659,11 +659,11 @@ describe('upload limits that only a signature can enforce', () => {
       expect((await upload({ contentType: 'image/png', contentLength: 10 })).status).toBe(200)
     },
     'upload post': async () => {
-      const response = await upload({ mode: 'post', contentType: 'image/png' })
+      const response = await upload({ mode: 'post', overwrite: true, contentType: 'image/png' })
       const { fields } = await response.json<{ fields: { policy: string } }>()
       const policy = JSON.parse(atob(fields.policy)) as { conditions: unknown[] }
       expect(policy.conditions).toContainEqual(['content-length-range', 0, LIMITS.maxContentLength])
-      const family = await upload({ mode: 'post', contentType: 'image/*' })
+      const family = await upload({ mode: 'post', overwrite: true, contentType: 'image/*' })
       expect((await problem(family)).errors?.map((e) => e.path)).toEqual(['contentType'])
     },
     'upload multipart': async () => {

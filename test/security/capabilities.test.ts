@@ -107,6 +107,7 @@ describe('uploads stay inside their grant', () => {
     const prefix = await call(env, 'POST', '/v1/uploads', {
       origin: 's3',
       mode: 'post',
+      overwrite: true,
       keyPrefix: `${ROOT}/inbox/alice/`,
       contentType: 'image/png',
     })
@@ -116,6 +117,7 @@ describe('uploads stay inside their grant', () => {
     const exact = await call(env, 'POST', '/v1/uploads', {
       origin: 's3',
       mode: 'post',
+      overwrite: true,
       key: `${ROOT}/inbox/alice/photo.png`,
       contentType: 'image/png',
     })
@@ -287,8 +289,8 @@ describe('what an answer tells, and to whom', () => {
     expect(unknown.status).toBe(403)
     // Before: 400 about the key policy, and 400 about postPolicy: false.
     expect(await ask('r2', { key: 'a//b' })).toEqual(unknown)
-    expect(await ask('r2', { key: 'a.png', mode: 'post' })).toEqual(
-      await ask('nowhere', { key: 'a.png', mode: 'post' }),
+    expect(await ask('r2', { key: 'a.png', mode: 'post', overwrite: true })).toEqual(
+      await ask('nowhere', { key: 'a.png', mode: 'post', overwrite: true }),
     )
   })
 

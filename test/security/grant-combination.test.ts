@@ -60,6 +60,7 @@ describe('8: a POST policy is one grant’s size and lifetime', () => {
     call(env, 'POST', '/v1/uploads', {
       origin: 's3',
       mode: 'post',
+      overwrite: true,
       key: `${COMBO}form.png`,
       contentType: 'image/png',
       expiresIn,

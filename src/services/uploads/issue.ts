@@ -62,9 +62,10 @@ function contentOf(mode: UploadRequest['mode'], item: UploadItem, at: string): C
     length: exact !== undefined ? { exact } : mode === 'post' ? { atMost: 'grant' } : undefined,
     lengthPath: `${at}contentLength`,
     checksumSha256: item.checksumSha256,
-    // A POST form cannot refuse to replace an object; a PUT or a multipart complete can.
-    overwrite:
-      mode === 'post' ? { path: 'mode' } : item.overwrite ? { path: `${at}overwrite` } : undefined,
+    // A PUT or a multipart complete refuses to replace an object unless asked; a POST form cannot
+    // refuse, so its request must ask (the schema requires it), and a grant that refuses is told
+    // at `mode`: "put" is the way that does not replace.
+    overwrite: item.overwrite ? { path: mode === 'post' ? 'mode' : `${at}overwrite` } : undefined,
   }
 }
 
