@@ -167,6 +167,11 @@ export const MAX_USAGE_DAYS = 366
 export const DEFAULT_USAGE_DAYS = 30
 /** A UTC day: usage is counted by day. */
 export const DAY_MS = 86_400_000
+/**
+ * How long past its artifact's expiry (on this Worker's clock) an upload's quota reservation holds
+ * the most it admits: the store judges expiry by its own clock.
+ */
+export const QUOTA_HOLD_MARGIN_S = 300
 /** Upload quotas: the shortest and longest window. */
 export const MIN_QUOTA_WINDOW_S = 60
 export const MAX_QUOTA_WINDOW_S = 366 * 86_400

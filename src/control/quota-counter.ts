@@ -4,6 +4,12 @@
 // between: two uploads minted at once are judged one after the other, so they never overshoot.
 // https://developers.cloudflare.com/durable-objects/api/sqlite-storage-api/
 //
+// A reservation counts the most its artifact can store (one object, at the most bytes it admits)
+// and holds that until `held_until`: while a PUT URL or POST policy lives, the store accepts it
+// again and again, so neither a completion check (which sees one use) nor a deleted object can
+// give room back before then. A multipart upload holds nothing past its end: once it is completed
+// or aborted the store takes no more parts for it.
+//
 // The Worker's clock comes with each call (`nowMs`), as it does everywhere else in waybill.
 
 import { DurableObject } from 'cloudflare:workers'
@@ -19,6 +25,11 @@ export class QuotaCounter extends DurableObject<object> {
     sql.exec(
       'CREATE TABLE IF NOT EXISTS windows (window_start INTEGER PRIMARY KEY, objects INTEGER NOT NULL, bytes INTEGER NOT NULL)',
     )
+    // Counters made before reservations held their artifact's life: theirs hold nothing (0).
+    const columns = sql.exec<{ name: string }>('PRAGMA table_info(reservations)').toArray()
+    if (!columns.some((column) => column.name === 'held_until')) {
+      sql.exec('ALTER TABLE reservations ADD COLUMN held_until INTEGER NOT NULL DEFAULT 0')
+    }
   }
 
   /** The totals of the window holding `nowMs`. Private: not a call the Worker makes. */
@@ -35,10 +46,11 @@ export class QuotaCounter extends DurableObject<object> {
 
   /**
    * Reserves every upload of a request (all or none) when they fit the limits, on top of what the
-   * window holds. A reservation id seen before counts once.
+   * window holds: each at `bytes`, the most it can store, held until `heldUntil` (epoch ms). A
+   * reservation id seen before counts once.
    */
   reserve(
-    reservations: readonly { id: string; bytes: number }[],
+    reservations: readonly { id: string; bytes: number; heldUntil: number }[],
     limits: QuotaLimits,
     nowMs: number,
   ): ReserveAnswer {
@@ -60,12 +72,13 @@ export class QuotaCounter extends DurableObject<object> {
     if (limits.maxBytes !== undefined && bytes > limits.maxBytes) {
       return { ok: false, over: 'bytes', used, retryAfterS }
     }
-    for (const { id, bytes: size } of fresh) {
+    for (const { id, bytes: size, heldUntil } of fresh) {
       sql.exec(
-        'INSERT INTO reservations (id, window_start, bytes) VALUES (?, ?, ?)',
+        'INSERT INTO reservations (id, window_start, bytes, held_until) VALUES (?, ?, ?, ?)',
         id,
         start,
         size,
+        heldUntil,
       )
     }
     sql.exec(
@@ -79,17 +92,21 @@ export class QuotaCounter extends DurableObject<object> {
     return { ok: true, used: { objects, bytes } }
   }
 
-  /** The upload finished with `bytes`: its reservation now counts that (once). */
-  settle(id: string, bytes: number): void {
+  /**
+   * The upload stored `bytes` (its completion check passed, or its multipart upload completed):
+   * from now on its reservation counts that, once nothing can store through it any more (its
+   * hold has ended). Before then it keeps counting the most its artifact admits.
+   */
+  settle(id: string, bytes: number, nowMs: number): void {
     const { sql } = this.ctx.storage
     const row = sql
       .exec<{
         window_start: number
         bytes: number
-        settled: number
-      }>('SELECT window_start, bytes, settled FROM reservations WHERE id = ?', id)
+        held_until: number
+      }>('SELECT window_start, bytes, held_until FROM reservations WHERE id = ?', id)
       .toArray()[0]
-    if (row === undefined || row.settled === 1) return
+    if (row === undefined || nowMs < row.held_until || row.bytes === bytes) return
     sql.exec('UPDATE reservations SET bytes = ?, settled = 1 WHERE id = ?', bytes, id)
     sql.exec(
       'UPDATE windows SET bytes = MAX(0, bytes + ?) WHERE window_start = ?',
@@ -99,19 +116,30 @@ export class QuotaCounter extends DurableObject<object> {
   }
 
   /**
-   * The uploads will never land (aborted, deleted as not what was signed, or a batch that could not
-   * be signed): free their room. An id not held (released before, or expired) frees nothing.
+   * The uploads will never land (aborted, or deleted as not what was signed): free their room,
+   * once their hold has ended (a PUT URL or POST policy may still
+   * store until it expires). An id not held (released before, or expired) frees nothing.
    */
-  release(ids: readonly string[]): void {
+  release(ids: readonly string[], nowMs: number): void {
+    this.#free(ids, nowMs)
+  }
+
+  /** The uploads were never signed (their request failed after reserving): free them now. */
+  cancel(ids: readonly string[]): void {
+    this.#free(ids, Infinity)
+  }
+
+  #free(ids: readonly string[], nowMs: number): void {
     const { sql } = this.ctx.storage
     for (const id of ids) {
       const row = sql
         .exec<{
           window_start: number
           bytes: number
-        }>('SELECT window_start, bytes FROM reservations WHERE id = ?', id)
+          held_until: number
+        }>('SELECT window_start, bytes, held_until FROM reservations WHERE id = ?', id)
         .toArray()[0]
-      if (row === undefined) continue
+      if (row === undefined || nowMs < row.held_until) continue
       sql.exec('DELETE FROM reservations WHERE id = ?', id)
       sql.exec(
         'UPDATE windows SET objects = MAX(0, objects - 1), bytes = MAX(0, bytes - ?) WHERE window_start = ?',

@@ -175,6 +175,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           c.get('config'),
           c.get('principal'),
           request,
+          clock(),
         )
         logFields(c, { bytesCompleted: object.size })
         announce(c, { ...object, mode: 'multipart', occurrence: storeUploadId }, clock())
@@ -252,7 +253,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: 1 })
-        await abortUpload(c.get('config'), c.get('principal'), request)
+        await abortUpload(c.get('config'), c.get('principal'), request, clock())
         return c.body(null, 204)
       },
     )

@@ -1,17 +1,23 @@
-// Upload quotas against versitygw: uploads are reserved at their declared size when they are
-// signed, until the quota is full (429 naming it, with Retry-After); completing smaller uploads
-// gives the room back; an aborted multipart upload gives its room back; and requests sent at once
-// never overshoot (one Durable Object per caller decides, one request after the other).
+// Upload quotas against versitygw: uploads are reserved at the most they admit when they are
+// signed, until the quota is full (429 naming it, with Retry-After); a smaller upload gives room
+// back once its URL or policy can store no more; an aborted multipart upload gives its room back;
+// and requests sent at once never overshoot (one Durable Object per caller decides, one request
+// after the other). test/e2e/quota-model.test.ts states the property over any sequence.
 
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
 import type { QuotaCounter } from '../../src/control/quota-counter'
+import { DEFAULT_EXPIRES_S, QUOTA_HOLD_MARGIN_S } from '../../src/limits'
 import { admin, fresh, send, withControl } from '../helpers/control-plane'
 import { form, postForm } from '../helpers/forms'
 import { workerEnv } from '../helpers/worker-env'
 
 const app = createApp()
+/** Past every form this file issues (900 s by default) and the quota's hold margin after it. */
+const afterHold = createApp({
+  clock: () => new Date(Date.now() + (DEFAULT_EXPIRES_S + QUOTA_HOLD_MARGIN_S + 5) * 1000),
+})
 const ROOT = fresh('quota')
 const MAX_BYTES = 1000
 let env: Env
@@ -56,7 +62,7 @@ const upload = (key: string, body: object) =>
   send(app, env, 'POST', '/v1/uploads', { bearer: key, body: { origin: 'e2e', ...body } })
 
 describe('a byte quota', () => {
-  it('fills at the declared sizes, 429 naming it; smaller uploads checked complete give room back', async () => {
+  it('fills at the most each upload admits, 429 naming it; a smaller upload gives room back once its policy expired', async () => {
     const { key, quota } = await keyWithQuota({ maxBytes: 3 * MAX_BYTES })
     // A POST form without a length reserves the most its policy admits: the grant's 1000 bytes.
     const post = () =>
@@ -87,19 +93,24 @@ describe('a byte quota', () => {
       'contentLength',
     )
 
-    // Two of the forms store 10 bytes each, and are checked complete: 990 bytes come back each.
+    // Two of the forms store 10 bytes each, and are checked complete while their policies live:
+    // the store would still take 1000 bytes through each, so each still counts 1000.
+    const check = (worker: typeof app, signed: PostUpload) =>
+      send(worker, env, 'POST', '/v1/uploads/complete', {
+        bearer: key,
+        body: { origin: 'e2e', key: signed.key, receipt: signed.receipt },
+      })
     for (const signed of forms.slice(0, 2)) {
       const stored = await postForm(signed.url, form(signed.fields, new Blob(['0123456789'])))
       expect(stored.status).toBe(204)
-      const checked = await send(app, env, 'POST', '/v1/uploads/complete', {
-        bearer: key,
-        body: {
-          origin: 'e2e',
-          key: signed.key,
-          receipt: signed.receipt,
-          etag: stored.headers.get('etag'),
-        },
-      })
+      const checked = await check(app, signed)
+      expect(checked.status, await checked.clone().text()).toBe(200)
+    }
+    expect((await post()).status).toBe(429)
+    // Checked once their policies can store no more (past their expiry and its margin), they
+    // count what they stored: 990 bytes come back each.
+    for (const signed of forms.slice(0, 2)) {
+      const checked = await check(afterHold, signed)
       expect(checked.status, await checked.clone().text()).toBe(200)
     }
     // 10 + 10 + 1000 reserved: room for one more 1000-byte form, not two.
@@ -160,18 +171,48 @@ describe('a quota counter', () => {
     const counter = quotas.get(quotas.idFromName(`${ROOT}/release`))
     const limits = { windowS: 3600, maxObjects: 3, maxBytes: 100 }
     const now = Date.now()
-    const held = ['a', 'b', 'c'].map((id) => ({ id, bytes: 30 }))
+    const held = ['a', 'b', 'c'].map((id) => ({ id, bytes: 30, heldUntil: 0 }))
     expect(await counter.reserve(held, limits, now)).toEqual({
       ok: true,
       used: { objects: 3, bytes: 90 },
     })
-    expect((await counter.reserve([{ id: 'd', bytes: 1 }], limits, now)).ok).toBe(false)
+    const one = [{ id: 'd', bytes: 1, heldUntil: 0 }]
+    expect((await counter.reserve(one, limits, now)).ok).toBe(false)
     // Two held, one never reserved, one named twice: two come back.
-    await counter.release(['a', 'b', 'unknown', 'a'])
-    expect(await counter.reserve([{ id: 'd', bytes: 1 }], limits, now)).toEqual({
+    await counter.release(['a', 'b', 'unknown', 'a'], now)
+    expect(await counter.reserve(one, limits, now)).toEqual({
       ok: true,
       used: { objects: 2, bytes: 31 },
     })
+  })
+
+  it('holds the most an artifact admits until it can store no more; an unsigned one comes back now', async () => {
+    const quotas = env.WAYBILL_QUOTAS as DurableObjectNamespace<QuotaCounter>
+    const counter = quotas.get(quotas.idFromName(`${ROOT}/hold`))
+    const limits = { windowS: 3600, maxBytes: 100 }
+    // Inside one window: its start, and ten minutes on.
+    const start = Math.floor(Date.now() / 3_600_000) * 3_600_000
+    const until = start + 600_000
+    const form = { id: 'form', bytes: 60, heldUntil: until }
+    expect((await counter.reserve([form], limits, start)).ok).toBe(true)
+    // Checked at 10 bytes while the policy lives: the store may still take 60, so 60 it counts.
+    await counter.settle('form', 10, start + 1000)
+    const forty = { id: 'forty', bytes: 41, heldUntil: until }
+    expect(await counter.reserve([forty], limits, start + 2000)).toMatchObject({ ok: false })
+    // Deleted while it lives: the policy can store again, so nothing comes back either.
+    await counter.release(['form'], start + 3000)
+    expect(await counter.reserve([forty], limits, start + 4000)).toMatchObject({ ok: false })
+    // Once the policy is past its hold, a check counts what it finds.
+    await counter.settle('form', 10, until)
+    expect(await counter.reserve([forty], limits, until + 1000)).toEqual({
+      ok: true,
+      used: { objects: 2, bytes: 51 },
+    })
+    // A reservation whose request signed nothing is cancelled at once, hold or not.
+    await counter.cancel(['forty'])
+    expect(
+      await counter.reserve([{ id: 'ninety', bytes: 90, heldUntil: until }], limits, until + 2000),
+    ).toEqual({ ok: true, used: { objects: 2, bytes: 100 } })
   })
 })
 

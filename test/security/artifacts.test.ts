@@ -6,10 +6,10 @@
 
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/env'
-import { withControl } from '../helpers/control-plane'
+import { admin, send, withControl } from '../helpers/control-plane'
 import { form, postForm } from '../helpers/forms'
 import { objectUrl, store } from '../helpers/worker-env'
-import { call, problem, ROOT, securityEnv } from '../helpers/security-world'
+import { app, call, problem, ROOT, securityEnv } from '../helpers/security-world'
 
 let env: Env
 const MINE = `${ROOT}/alice/artifacts/`
@@ -17,6 +17,39 @@ const MINE = `${ROOT}/alice/artifacts/`
 beforeAll(async () => {
   env = await withControl(await securityEnv())
 })
+
+/** A key made through the admin API, with `grants`, and a quota on `origin` when given. */
+async function storedKey(
+  grants: readonly Record<string, unknown>[],
+  quota?: { origin: string; maxObjects?: number; maxBytes?: number },
+) {
+  const created = await admin(app, env, 'POST', '/keys', { grants })
+  expect(created.status, await created.clone().text()).toBe(201)
+  const made = await created.json<{ id: string; key: string }>()
+  if (quota !== undefined) {
+    const set = await admin(app, env, 'POST', '/quotas', {
+      to: `apiKey:${made.id}`,
+      windowS: 86_400,
+      ...quota,
+    })
+    expect(set.status, await set.clone().text()).toBe(201)
+  }
+  return made
+}
+
+const as = (key: string, method: string, path: string, body?: unknown) =>
+  send(app, env, method, path, { bearer: key, body })
+
+/** Bytes stored under a folder of the bucket, by listing it. */
+async function storedUnder(folder: string): Promise<{ objects: number; bytes: number }> {
+  const listing = await store.fetch(
+    `${objectUrl('').replace(/\/$/, '')}?list-type=2&prefix=${encodeURIComponent(folder)}`,
+  )
+  const sizes = [...(await listing.text()).matchAll(/<Size>(\d+)<\/Size>/g)].map((m) =>
+    Number(m[1]),
+  )
+  return { objects: sizes.length, bytes: sizes.reduce((sum, n) => sum + n, 0) }
+}
 
 const storedText = async (key: string) => {
   const response = await store.fetch(objectUrl(key))
@@ -53,5 +86,68 @@ describe('fault 4: a POST form replaces only when the grant and the request both
     const { url, fields } = await asked.json<{ url: string; fields: Record<string, string> }>()
     expect((await postForm(url, form(fields, new Blob(['replaced'])))).status).toBe(204)
     expect(await storedText(key)).toBe('replaced')
+  })
+})
+
+describe('fault 3: a quota counts the most an artifact can store, until it expires', () => {
+  // The whole bucket on the origin whose keys are "any": the only one where a form may choose
+  // its key under a prefix.
+  const grant = { origin: 'loose', actions: ['write'], maxContentLength: 1000, overwrite: true }
+
+  it('a POST policy checked at a small size still holds its largest until it expires', async () => {
+    const folder = `${ROOT}/quota-bytes/`
+    const { key } = await storedKey([grant], { origin: 'loose', maxBytes: 1000 })
+    const issued = await as(key, 'POST', '/v1/uploads', {
+      origin: 'loose',
+      mode: 'post',
+      overwrite: true,
+      key: `${folder}form.bin`,
+      contentType: 'application/octet-stream',
+    })
+    expect(issued.status, await issued.clone().text()).toBe(200)
+    const policy = await issued.json<{
+      url: string
+      fields: Record<string, string>
+      receipt: string
+    }>()
+    expect((await postForm(policy.url, form(policy.fields, new Blob(['0123456789'])))).status).toBe(
+      204,
+    )
+    const checked = await as(key, 'POST', '/v1/uploads/complete', {
+      origin: 'loose',
+      key: `${folder}form.bin`,
+      receipt: policy.receipt,
+    })
+    expect(checked.status, await checked.clone().text()).toBe(200)
+    // Before: settled at 10 bytes, so 990 more could be signed.
+    const more = await as(key, 'POST', '/v1/uploads', {
+      origin: 'loose',
+      key: `${folder}more.bin`,
+      contentType: 'application/octet-stream',
+      contentLength: 990,
+    })
+    expect(more.status).toBe(429)
+    // The policy still stores its largest: 1000 bytes in all, the quota.
+    const replay = await postForm(policy.url, form(policy.fields, new Blob([new Uint8Array(1000)])))
+    expect(replay.status).toBe(204)
+    expect(await storedUnder(folder)).toEqual({ objects: 1, bytes: 1000 })
+  })
+
+  it('a form that chooses its key under a prefix is refused where a quota counts', async () => {
+    const folder = `${ROOT}/quota-prefix/`
+    const { key } = await storedKey([grant], { origin: 'loose', maxObjects: 1 })
+    const issued = await problem(
+      await as(key, 'POST', '/v1/uploads', {
+        origin: 'loose',
+        mode: 'post',
+        overwrite: true,
+        keyPrefix: folder,
+        contentType: 'application/octet-stream',
+      }),
+    )
+    // Before: 200, and one policy stored five objects under a one-object quota.
+    expect(issued.status).toBe(400)
+    expect(issued.errors?.map((e) => e.path)).toEqual(['keyPrefix'])
+    expect(await storedUnder(folder)).toEqual({ objects: 0, bytes: 0 })
   })
 })

@@ -151,8 +151,8 @@ export async function checkUpload(
       }
     }
     // Gone: its room comes back. Kept: it counts at the size it has.
-    if (deleted) await releaseUploads(config, principal, receipt.quota && [receipt.quota])
-    else await settleUpload(config, principal, receipt.quota, head.size)
+    if (deleted) await releaseUploads(config, principal, receipt.quota && [receipt.quota], now)
+    else await settleUpload(config, principal, receipt.quota, head.size, now)
     const shown = mayRead(config, principal, origin, request.key)
     throw new WaybillError(
       'upload_mismatch',
@@ -163,8 +163,8 @@ export async function checkUpload(
       { errors: shown ? errors : errors.map(({ path }) => ({ path, message: 'differs' })) },
     )
   }
-  // What a quota counts of it from now on: its real size.
-  await settleUpload(config, principal, receipt.quota, head.size)
+  // What a quota counts of it once its URL or policy can store no more: its real size.
+  await settleUpload(config, principal, receipt.quota, head.size, now)
   return {
     origin: origin.name,
     key: request.key,

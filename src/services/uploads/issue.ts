@@ -5,7 +5,13 @@
 import { uploadKeyFor, type Content, type Permit } from '../../auth/policy'
 import type { Principal } from '../../principal'
 import type { Config, Origin } from '../../config'
-import { FIRST_PART_URLS, MAX_PARTS, MAX_REPORTED_ERRORS, RECEIPT_GRACE_S } from '../../limits'
+import {
+  FIRST_PART_URLS,
+  MAX_PARTS,
+  MAX_REPORTED_ERRORS,
+  QUOTA_HOLD_MARGIN_S,
+  RECEIPT_GRACE_S,
+} from '../../limits'
 import { choosePartSize, partCountOf } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
 import { conflict, invalid, WaybillError, type FieldError } from '../../errors'
@@ -133,7 +139,8 @@ export async function issueUpload(
   })
   if (failures.length > 0) throw refused(failures)
   // Reserved against the caller's quota, if one counts them, before anything is signed: at the
-  // size each signature admits (a POST policy's most, when no length is given).
+  // size each signature admits (a POST policy's most, when no length is given), for as long as
+  // the store may accept its URL or policy (a multipart upload ends when completed or aborted).
   const reservations = await reserveUploads(
     config,
     principal,
@@ -141,6 +148,9 @@ export async function issueUpload(
     permits.map(({ permit, item }, i) => ({
       bytes: item.contentLength ?? (mode === 'post' ? permit.maxContentLength : undefined),
       path: `${at(i)}contentLength`,
+      heldUntil:
+        mode === 'multipart' ? 0 : now.getTime() + (permit.expiresIn + QUOTA_HOLD_MARGIN_S) * 1000,
+      unbounded: item.keyIsPrefix ? `${at(i)}keyPrefix` : undefined,
     })),
     now,
   )
@@ -158,7 +168,7 @@ export async function issueUpload(
     return request.batch ? { uploads } : uploads[0]!
   } catch (error) {
     // Nothing was signed (the store refused to start a multipart upload, say): the room comes back.
-    await releaseUploads(config, principal, reservations)
+    await releaseUploads(config, principal, reservations, now, true)
     throw error
   }
 }

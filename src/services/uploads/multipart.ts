@@ -248,6 +248,7 @@ export async function completeUpload(
   config: Config,
   principal: Principal,
   request: UploadRef & { parts?: CompletedPart[] | undefined },
+  now: Date,
 ): Promise<{ object: CompletedObject; storeUploadId: string }> {
   const { handle, origin } = authorizeFollowUp(config, principal, request)
   const named = request.parts && inPartOrder(request.parts)
@@ -272,7 +273,7 @@ export async function completeUpload(
   const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts, {
     ifNoneMatch: !handle.overwrite,
   })
-  await settleUpload(config, principal, handle.quota, handle.contentLength)
+  await settleUpload(config, principal, handle.quota, handle.contentLength, now)
   return { object: object(etag), storeUploadId: handle.uploadId }
 }
 
@@ -303,9 +304,14 @@ async function completedBefore(
 }
 
 /** Aborts an upload, its parts with it. */
-export async function abortUpload(config: Config, principal: Principal, request: UploadRef) {
+export async function abortUpload(
+  config: Config,
+  principal: Principal,
+  request: UploadRef,
+  now: Date,
+) {
   const { handle, origin } = authorizeFollowUp(config, principal, request)
   await abortMultipartUpload(origin, request.key, handle.uploadId)
   // Its parts are gone: its room comes back.
-  await releaseUploads(config, principal, handle.quota && [handle.quota])
+  await releaseUploads(config, principal, handle.quota && [handle.quota], now)
 }
