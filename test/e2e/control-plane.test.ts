@@ -106,6 +106,21 @@ describe('a link revoked by its id', () => {
       link: links[0]!.id,
     })
     expect(revoked.status).toBe(201)
+    // Revoked again: a 409 naming it, and no second record.
+    const again = await admin(adminApp, adminEnv, 'POST', '/revocations', {
+      kind: 'link',
+      link: links[0]!.id,
+    })
+    expect(again.status).toBe(409)
+    expect((await again.json<{ errors: unknown[] }>()).errors).toEqual([
+      {
+        path: 'link',
+        message: expect.stringMatching(/^is revoked already, since \d{4}-/) as string,
+      },
+    ])
+    const listed = await admin(adminApp, adminEnv, 'GET', '/revocations?limit=1000')
+    const { revocations } = await listed.json<{ revocations: { link?: string }[] }>()
+    expect(revocations.filter((r) => r.link === links[0]!.id)).toHaveLength(1)
     const took = await within(410, () => follow(doomed!))
     console.info(JSON.stringify({ revoked: 'link', refusedAfterMs: took }))
     expect((await follow(kept!)).status).toBe(302)
