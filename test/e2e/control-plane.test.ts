@@ -11,6 +11,7 @@ import type { Env } from '../../src/config/env'
 import type { AuditEvent } from '../../src/control/audit'
 import { CONTROL_MAX_AGE_MS, USAGE_FLUSH_MS } from '../../src/limits'
 import { admin, appWithClock, fresh, send, withControl } from '../helpers/control-plane'
+import { ndjsonLines } from '../helpers/requests'
 import { objectUrl, store, workerEnv } from '../helpers/worker-env'
 
 /** Another isolate: the admin's. */
@@ -191,7 +192,8 @@ describe('usage and audit events', () => {
     expect(unchanged.status).toBe(304)
     const streamed = await call('GET', listing, undefined, { accept: 'application/x-ndjson' })
     expect(streamed.status).toBe(200)
-    expect((await streamed.text()).match(/"url":/g)).toHaveLength(2)
+    const lines = await ndjsonLines<{ url?: string }>(streamed)
+    expect(lines.filter((line) => typeof line.url === 'string')).toHaveLength(2)
     const created = await call('POST', '/v1/uploads', {
       origin: 'e2e',
       mode: 'multipart',
