@@ -149,6 +149,11 @@ export const MAX_GRANTS_PER_SUBJECT = 1_000
 export const MAX_LINK_RULES = 1_000
 /** Usage counters and last-used times are written after the answer, at most this often per isolate. */
 export const USAGE_FLUSH_MS = 5_000
+/**
+ * Usage entries (day, caller, origin) a failed write keeps for the next one; what exceeds it is
+ * dropped, and logged. Each is a statement of the next write's D1 batch: this keeps it small.
+ */
+export const USAGE_MAX_PENDING_ENTRIES = 500
 /** A key's last-used time is written at most once a minute. */
 export const LAST_USED_RESOLUTION_MS = 60_000
 /** Keys made through the admin API, `<prefix>_<random>`: random bytes (43 base64url characters),

@@ -50,6 +50,10 @@ interface RequestFacts {
   readonly linkIssuer?: string | undefined
   readonly origin?: string | undefined
   readonly action?: string | undefined
+  /**
+   * What the answer carries: URLs, upload URLs and policies, links, part URLs (a route that mints
+   * one artifact may leave it unset). Set before a streamed answer starts: the route knows it then.
+   */
   readonly items?: number | undefined
   readonly bytesReserved?: number | undefined
   readonly bytesCompleted?: number | undefined

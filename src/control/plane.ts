@@ -34,6 +34,7 @@ import {
   MAX_GRANTS_PER_SUBJECT,
   MAX_LINK_RULES,
   USAGE_FLUSH_MS,
+  USAGE_MAX_PENDING_ENTRIES,
   DAY_MS,
 } from '../limits'
 import { principalName, type Principal } from '../principal'
@@ -126,6 +127,13 @@ class State {
   readonly lastUsed = new Map<string, number>()
   readonly usedAt = new Lru<string, number>(CONTROL_KEY_CACHE_ENTRIES)
   flushedAt = -Infinity
+  /**
+   * Usage a failed write gave back, for the next one: by day, caller and origin
+   * (`day\nprincipal\norigin`), at most USAGE_MAX_PENDING_ENTRIES of them.
+   */
+  readonly unwritten = new Map<string, UsageDelta>()
+  /** Set while a write is scheduled for when one is due: lets it go, as another wrote first. */
+  wakeFlush: (() => void) | undefined
 
   constructor(
     readonly base: Config,
@@ -339,7 +347,8 @@ export class ControlPlane {
   /**
    * Counts a request's usage (its caller: `kind` and `id`, `link` and the issuer's hash for a
    * followed link) and its key's last use, written to D1 after the answer at most every
-   * USAGE_FLUSH_MS (a key's last use at most once a minute): never on the signing path.
+   * USAGE_FLUSH_MS (a key's last use at most once a minute), and at the latest USAGE_FLUSH_MS
+   * after the last write whether or not another request comes: never on the signing path.
    */
   record(
     config: Config,
@@ -378,20 +387,32 @@ export class ControlPlane {
         state.lastUsed.set(keyId, nowMs)
       }
     }
-    if (nowMs - state.flushedAt >= USAGE_FLUSH_MS) this.flush(config, nowMs, defer)
+    // Due, or no write scheduled yet (one request in an interval schedules it).
+    if (state.wakeFlush === undefined || nowMs - state.flushedAt >= USAGE_FLUSH_MS) {
+      this.flush(config, nowMs, defer)
+    }
   }
 
   /**
    * Writes what usage has gathered, once USAGE_FLUSH_MS have passed since the last write (or now,
-   * when `force`d).
+   * when `force`d); before that, schedules the write for when it is due. What a write fails to
+   * store is kept for the next (USAGE_MAX_PENDING_ENTRIES entries at most).
    */
   flush(config: Config, nowMs: number, defer: Defer, force = false): void {
     const state = this.stateOf(config)
-    if (!force && nowMs - state.flushedAt < USAGE_FLUSH_MS) return
-    if (state.usage.size === 0 && state.lastUsed.size === 0) return
+    if (state.usage.size === 0 && state.lastUsed.size === 0 && state.unwritten.size === 0) return
+    const wait = force ? 0 : state.flushedAt + USAGE_FLUSH_MS - nowMs
+    if (wait > 0) {
+      if (state.wakeFlush === undefined) this.flushLater(config, state, nowMs + wait, wait, defer)
+      return
+    }
+    // This write takes everything: the one scheduled, if any, has nothing left to do.
+    state.wakeFlush?.()
+    state.wakeFlush = undefined
     state.flushedAt = nowMs
     const day = new Date(state.usageDay * DAY_MS).toISOString().slice(0, 10)
-    const usage: UsageDelta[] = []
+    const usage: UsageDelta[] = [...state.unwritten.values()]
+    state.unwritten.clear()
     for (const [kind, byId] of state.usage) {
       for (const [id, byOrigin] of byId) {
         for (const [origin, counts] of byOrigin) {
@@ -404,10 +425,88 @@ export class ControlPlane {
     state.lastUsed.clear()
     defer(
       flushUsage(state.control.db, usage, lastUsed, LAST_USED_RESOLUTION_MS).catch((error) => {
-        // Counters are best effort: the audit sinks have every event.
         unavailable(error)
+        // One batch, one transaction: none of it was stored.
+        this.keepUnwritten(state, usage, lastUsed)
       }),
     )
+  }
+
+  /**
+   * Defers the write due at `dueMs`, `waitMs` from now (the runtime lets work given to waitUntil
+   * run for 30 s after the answer), so that the last requests of a burst are written without a
+   * request after them. A write before then wakes it early, with nothing left to do.
+   */
+  private flushLater(
+    config: Config,
+    state: State,
+    dueMs: number,
+    waitMs: number,
+    defer: Defer,
+  ): void {
+    let wake!: () => void
+    const due = new Promise<boolean>((resolve) => {
+      wake = () => resolve(false)
+      setTimeout(() => resolve(true), waitMs)
+    })
+    state.wakeFlush = wake
+    defer(
+      due.then((timedOut) => {
+        if (!timedOut) return undefined
+        if (state.wakeFlush === wake) state.wakeFlush = undefined
+        let written: Promise<unknown> | undefined
+        this.flush(config, dueMs, (work) => {
+          written = work
+        })
+        return written
+      }),
+    )
+  }
+
+  /**
+   * Adds what a write failed to store to what the next one writes: at most
+   * USAGE_MAX_PENDING_ENTRIES entries, and as many keys' last use. What exceeds it is dropped, and
+   * logged (the audit sinks have every event).
+   */
+  private keepUnwritten(
+    state: State,
+    usage: readonly UsageDelta[],
+    lastUsed: ReadonlyMap<string, number>,
+  ): void {
+    let dropped = 0
+    let minted = 0
+    for (const delta of usage) {
+      const id = `${delta.day}\n${delta.principal}\n${delta.origin}`
+      const kept = state.unwritten.get(id)
+      if (kept !== undefined) {
+        kept.minted += delta.minted
+        kept.refused += delta.refused
+        kept.bytesReserved += delta.bytesReserved
+        kept.bytesCompleted += delta.bytesCompleted
+        kept.linksFollowed += delta.linksFollowed
+      } else if (state.unwritten.size < USAGE_MAX_PENDING_ENTRIES) {
+        state.unwritten.set(id, delta)
+      } else {
+        dropped++
+        minted += delta.minted
+      }
+    }
+    for (const [id, at] of lastUsed) {
+      // A later use queued since is newer.
+      if (!state.lastUsed.has(id) && state.lastUsed.size < USAGE_MAX_PENDING_ENTRIES) {
+        state.lastUsed.set(id, at)
+      }
+    }
+    if (dropped > 0) {
+      console.error(
+        JSON.stringify({
+          level: 'error',
+          message: 'usage counts dropped',
+          entries: dropped,
+          minted,
+        }),
+      )
+    }
   }
 
   /**

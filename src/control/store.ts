@@ -279,36 +279,59 @@ export async function quotaExists(
 
 // ---- revocations ------------------------------------------------------------------------------
 
-/** Records a revocation; a key's also marks the key revoked (it answers whether there was one). */
+// When the key or link a revocation names was revoked already (one row, null when it was not), and
+// the record inserted only when it was not: in one batch, so two admins at once record it once.
+const KEY_REVOKED_SQL = 'SELECT (SELECT revoked_at FROM api_keys WHERE id = ?1) AS since'
+const LINK_REVOKED_SQL =
+  "SELECT (SELECT MIN(created_at) FROM revocations WHERE link_id = ?1 AND kind = 'link') AS since"
+const INSERT_REVOCATION_SQL =
+  'INSERT INTO revocations (id, kind, key_id, link_id, issued_before, origin, principal, created_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8'
+const UNLESS_KEY_REVOKED =
+  ' WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE id = ?3 AND revoked_at IS NOT NULL)'
+const UNLESS_LINK_REVOKED =
+  " WHERE NOT EXISTS (SELECT 1 FROM revocations WHERE link_id = ?4 AND kind = 'link')"
+
+/**
+ * Records a revocation; a key's also marks the key revoked. A key or a link revoked already is
+ * not recorded again: `since` answers when it was (undefined when this revocation is the first).
+ */
 export async function insertRevocation(
   db: D1Database,
   revocation: Omit<RevocationRow, 'created_at'>,
   nowMs: number,
-) {
-  const writes = [
-    db
-      .prepare(
-        'INSERT INTO revocations (id, kind, key_id, link_id, issued_before, origin, principal, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)',
-      )
-      .bind(
-        revocation.id,
-        revocation.kind,
-        revocation.key_id,
-        revocation.link_id,
-        revocation.issued_before,
-        revocation.origin,
-        revocation.principal,
-        nowMs,
-      ),
-  ]
-  if (revocation.kind === 'key') {
-    writes.unshift(
+): Promise<{ epoch: number; since: number | undefined }> {
+  const { kind } = revocation
+  const insert = db
+    .prepare(
+      INSERT_REVOCATION_SQL +
+        (kind === 'key' ? UNLESS_KEY_REVOKED : kind === 'link' ? UNLESS_LINK_REVOKED : ''),
+    )
+    .bind(
+      revocation.id,
+      kind,
+      revocation.key_id,
+      revocation.link_id,
+      revocation.issued_before,
+      revocation.origin,
+      revocation.principal,
+      nowMs,
+    )
+  if (kind === 'links') {
+    const { epoch } = await write(db, nowMs, [insert])
+    return { epoch, since: undefined }
+  }
+  const id = kind === 'key' ? revocation.key_id : revocation.link_id
+  const writes = [db.prepare(kind === 'key' ? KEY_REVOKED_SQL : LINK_REVOKED_SQL).bind(id), insert]
+  if (kind === 'key') {
+    writes.push(
       db
-        .prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1')
-        .bind(revocation.key_id, nowMs),
+        .prepare('UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL')
+        .bind(id, nowMs),
     )
   }
-  return write(db, nowMs, writes)
+  const { epoch, results } = await write(db, nowMs, writes)
+  const before = results[0]!.results[0] as { since: number | null } | undefined
+  return { epoch, since: before?.since ?? undefined }
 }
 
 export async function countLinkRules(db: D1Database): Promise<number> {

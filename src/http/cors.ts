@@ -25,12 +25,18 @@ function handlerFor(config: CorsConfig): MiddlewareHandler {
   return handler
 }
 
+// The admin API takes the Access cookie: an app's origin, even one trusted with the callers' API,
+// must never read its answers. (An admin page on another origin would need a setting of its own.)
+const ADMIN_PATHS = '/admin/'
+
 /**
- * CORS for the API itself, from WAYBILL_CORS. Off when unset (no CORS headers; preflights get 405).
- * Runs before authentication: a preflight carries no credentials.
+ * CORS for the API itself, from WAYBILL_CORS, never for the admin API. Off when unset (no CORS
+ * headers; preflights get 405). Runs before authentication: a preflight carries no credentials.
  */
 export function cors() {
   return createMiddleware<AppEnv>(async function cors(c, next) {
+    // The path the router matches (decoded), so no spelling of an admin path gets past this.
+    if (c.req.path.startsWith(ADMIN_PATHS)) return next()
     const result = loadConfig(c.env ?? {})
     const config = result.ok ? result.config.cors : undefined
     if (config === undefined) return next()

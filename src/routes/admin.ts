@@ -221,7 +221,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
         operationId: 'adminCreateRevocation',
         summary: 'Revoke a key, a link by its id, or links by issue time, origin and caller',
         description:
-          'Refused everywhere within seconds (the control plane’s bound). Revocations are permanent records. A key not made through the admin API is a 404; a revocation of links by time when the control plane holds the most it may, a 409.',
+          'Refused everywhere within seconds (the control plane’s bound). Revocations are permanent records. A key not made through the admin API is a 404; a key or a link revoked already, or a revocation of links by time when the control plane holds the most it may, a 409.',
         security: ADMIN_SECURITY,
         responses: {
           201: REVOCATION.response,

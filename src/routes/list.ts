@@ -63,6 +63,7 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
         c.req.valid('query'),
         now,
       )
+      logFields(c, { items: listing.urls })
       // Cached privately while its URLs live; a listing without URLs is not kept at all.
       const { expiresAt } = listing
       const headers: Record<string, string> =
@@ -77,7 +78,11 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
       const page = RawJson.of(await listing.answer())
       const etag = await etagOf(page.text)
       headers.etag = etag
-      if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers)
+      if (etagMatches(c.req.header('if-none-match'), etag)) {
+        // The client's copy was counted when it was sent; this answer carries no URL.
+        logFields(c, { items: 0 })
+        return c.body(null, 304, headers)
+      }
       return LIST.json(c, page, headers)
     },
   )

@@ -122,6 +122,8 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           bytesReserved: request.items.reduce((sum, item) => sum + (item.contentLength ?? 0), 0),
         })
         const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
+        // A multipart upload's answer carries its first part URLs, each counted as signed.
+        if ('parts' in answer) logFields(c, { items: answer.parts.length })
         return UPLOAD.json(c, answer)
       },
     )

@@ -112,6 +112,11 @@ async function listPrefix(
 export interface Listing {
   /** When the listed URLs expire; none when the page lists no URL. */
   readonly expiresAt: Date | undefined
+  /**
+   * The URLs the page carries, one per object the caller may read: known before the answer is
+   * made, so a streamed answer is counted as it starts (a stream cut short counts them all).
+   */
+  readonly urls: number
   /** The whole answer. */
   answer(): Promise<{
     origin: string
@@ -244,6 +249,7 @@ export async function listPage(
 
   return {
     expiresAt,
+    urls: reads.items.length,
     async answer() {
       return {
         origin,

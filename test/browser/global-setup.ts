@@ -194,6 +194,9 @@ export default async function setup(project: TestProject) {
         // A page load sends several requests at once; wrangler dev 4.124 can drop its proxy
         // connection when each of them logs (cloudflare/workers-sdk#15451), so log failures only.
         WAYBILL_REQUEST_LOG: 'errors',
+        // Credentialed, as for an app whose users sign in with a cookie: the app's origin is
+        // then as close to the admin API as CORS can bring it (test/browser/admin-cors.test.ts).
+        WAYBILL_CORS: JSON.stringify({ origins: [appOrigin], credentials: true }),
       },
       s3Endpoint: s3.endpoint,
       // npm start's admin token (the page's keys above come as .dev.vars's would): no browser test

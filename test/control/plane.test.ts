@@ -3,11 +3,19 @@
 // other by CONTROL_MAX_AGE_MS at the latest; D1 out of reach past that bound is a 503, never a
 // signature from what the cache still holds.
 
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env as bindings } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
+import { loadConfig } from '../../src/config'
 import { Lru } from '../../src/control/lru'
+import { ControlPlane } from '../../src/control/plane'
 import type { Env } from '../../src/config/env'
-import { CONTROL_MAX_AGE_MS, CONTROL_REFRESH_MS } from '../../src/limits'
+import {
+  CONTROL_MAX_AGE_MS,
+  CONTROL_REFRESH_MS,
+  USAGE_FLUSH_MS,
+  USAGE_MAX_PENDING_ENTRIES,
+} from '../../src/limits'
 import { ALL_KEY, NOW, problemOf, testEnv } from '../helpers/routes'
 import { admin, appWithClock, fresh, send, withControl } from '../helpers/control-plane'
 
@@ -58,11 +66,16 @@ describe('a change reaches another isolate within the bound', () => {
   })
 })
 
-/** A D1 binding that fails every call while `down` is set, as D1 out of reach would. */
+/**
+ * A D1 binding that fails every call while `down` is set, as D1 out of reach would; only its
+ * batches (writes) while `batchDown` is.
+ */
 function flaky(db: D1Database) {
-  const state = { down: false }
-  const guard = <T>(call: () => T): T => {
-    if (state.down) throw new Error('D1_ERROR: Network connection lost.')
+  const state = { down: false, batchDown: false }
+  const guard = <T>(call: () => T, batch = false): T => {
+    if (state.down || (batch && state.batchDown)) {
+      throw new Error('D1_ERROR: Network connection lost.')
+    }
     return call()
   }
   const binding = {
@@ -77,7 +90,7 @@ function flaky(db: D1Database) {
         })
       return wrap(statement)
     },
-    batch: (statements: D1PreparedStatement[]) => guard(() => db.batch(statements)),
+    batch: (statements: D1PreparedStatement[]) => guard(() => db.batch(statements), true),
   }
   return { binding, state }
 }
@@ -149,6 +162,122 @@ describe('links', () => {
     a.clock.advance(CONTROL_MAX_AGE_MS)
     expect(await follow(2)).toBe(410)
     expect(await follow(1)).toBe(302)
+  })
+})
+
+describe('usage', () => {
+  /** A key of its own (usage is counted per key), and an app standing for a fresh isolate. */
+  async function isolateWithKey(env: Env) {
+    const isolate = appWithClock(NOW)
+    const created = await admin(isolate.app, env, 'POST', '/keys', {
+      grants: [{ origin: 'photos', actions: ['read'] }],
+    })
+    const { id, key } = await created.json<{ id: string; key: string }>()
+    const sign = async (keys: string[]) => {
+      const ctx = createExecutionContext()
+      const response = await send(isolate.app, env, 'POST', '/v1/sign', {
+        bearer: key,
+        body: { origin: 'photos', keys },
+        ctx,
+      })
+      expect(response.status).toBe(200)
+      return ctx
+    }
+    const minted = async () => {
+      const usage = await admin(isolate.app, env, 'GET', `/usage?principal=api-key:${id}`)
+      const { days } = await usage.json<{ days: { origin: string; minted: number }[] }>()
+      return days.map((day) => [day.origin, day.minted])
+    }
+    return { ...isolate, sign, minted }
+  }
+
+  it('a flush D1 refuses keeps its counts, and the next flush writes them all', async () => {
+    const { binding, state } = flaky(bindings.WAYBILL_DB)
+    const env = { ...(await withControl(await testEnv())), WAYBILL_DB: binding }
+    const { clock, sign, minted } = await isolateWithKey(env)
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    state.batchDown = true
+    // An isolate's first count is written at once: D1 refuses it.
+    await waitOnExecutionContext(await sign(['a.jpg', 'b.jpg']))
+    expect(logged.mock.calls.flat().join('\n')).toContain('control plane unavailable')
+    state.batchDown = false
+    clock.advance(USAGE_FLUSH_MS)
+    await waitOnExecutionContext(await sign(['c.jpg']))
+    expect(await minted()).toEqual([['photos', 3]])
+    vi.restoreAllMocks()
+  })
+
+  it('counts are written USAGE_FLUSH_MS after the last write, with no request after them', async () => {
+    const env = await withControl(await testEnv())
+    const { clock, sign, minted } = await isolateWithKey(env)
+    await waitOnExecutionContext(await sign(['a.jpg']))
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      clock.advance(1_000)
+      // Gathered, not yet due: the request defers the write to when it is.
+      const ctx = await sign(['b.jpg', 'c.jpg'])
+      await vi.advanceTimersByTimeAsync(USAGE_FLUSH_MS)
+      await waitOnExecutionContext(ctx)
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(await minted()).toEqual([['photos', 3]])
+  })
+
+  it('keeps at most USAGE_MAX_PENDING_ENTRIES of what failed, and logs what it drops', async () => {
+    let down = true
+    const written: unknown[][] = []
+    // A D1 that takes statements as their values, and refuses every batch while `down`.
+    const db = {
+      prepare: () => ({ bind: (...values: unknown[]) => values }),
+      batch: (statements: unknown[][]) => {
+        if (down) return Promise.reject(new Error('D1_ERROR: Network connection lost.'))
+        written.push(...statements)
+        return Promise.resolve([])
+      },
+    }
+    const result = loadConfig({ ...(await testEnv()), WAYBILL_DB: db })
+    if (!result.ok) throw new Error('the test config is invalid')
+    const { config } = result
+    const plane = new ControlPlane()
+    const work: Promise<unknown>[] = []
+    const defer = (promise: Promise<unknown>) => void work.push(promise)
+    const settle = async () => {
+      while (work.length > 0) await work.shift()
+    }
+    const nowMs = NOW.getTime()
+    const counts = { minted: 1, refused: 0, bytesReserved: 0, bytesCompleted: 0, linksFollowed: 0 }
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      for (let i = 0; i <= USAGE_MAX_PENDING_ENTRIES; i++) {
+        plane.record(
+          config,
+          nowMs,
+          { kind: 'jwt', id: `u${i}` },
+          'photos',
+          counts,
+          undefined,
+          defer,
+        )
+      }
+      plane.flush(config, nowMs, defer, true)
+      await settle()
+      expect(logged.mock.calls.flat().join('\n')).toMatch(
+        /"message":"usage counts dropped","entries":1,"minted":1/,
+      )
+      down = false
+      plane.flush(config, nowMs + USAGE_FLUSH_MS, defer)
+      await settle()
+    } finally {
+      vi.useRealTimers()
+      vi.restoreAllMocks()
+    }
+    // Each statement's values: day, principal, origin, minted, …
+    expect(written).toHaveLength(USAGE_MAX_PENDING_ENTRIES)
+    expect(written.reduce((sum, values) => sum + (values[3] as number), 0)).toBe(
+      USAGE_MAX_PENDING_ENTRIES,
+    )
   })
 })
 

@@ -3,12 +3,15 @@
 // link and a grant made through the admin API, used, revoked, and refused by the Worker within the
 // stated bound (CONTROL_MAX_AGE_MS), measured on the real clock. Signed URLs go to versitygw.
 
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/config/env'
-import { CONTROL_MAX_AGE_MS } from '../../src/limits'
-import { admin, fresh, withControl } from '../helpers/control-plane'
+import type { AuditEvent } from '../../src/control/audit'
+import { CONTROL_MAX_AGE_MS, USAGE_FLUSH_MS } from '../../src/limits'
+import { admin, appWithClock, fresh, send, withControl } from '../helpers/control-plane'
+import { ndjsonLines } from '../helpers/requests'
 import { objectUrl, store, workerEnv } from '../helpers/worker-env'
 
 /** Another isolate: the admin's. */
@@ -106,6 +109,21 @@ describe('a link revoked by its id', () => {
       link: links[0]!.id,
     })
     expect(revoked.status).toBe(201)
+    // Revoked again: a 409 naming it, and no second record.
+    const again = await admin(adminApp, adminEnv, 'POST', '/revocations', {
+      kind: 'link',
+      link: links[0]!.id,
+    })
+    expect(again.status).toBe(409)
+    expect((await again.json<{ errors: unknown[] }>()).errors).toEqual([
+      {
+        path: 'link',
+        message: expect.stringMatching(/^is revoked already, since \d{4}-/) as string,
+      },
+    ])
+    const listed = await admin(adminApp, adminEnv, 'GET', '/revocations?limit=1000')
+    const { revocations } = await listed.json<{ revocations: { link?: string }[] }>()
+    expect(revocations.filter((r) => r.link === links[0]!.id)).toHaveLength(1)
     const took = await within(410, () => follow(doomed!))
     console.info(JSON.stringify({ revoked: 'link', refusedAfterMs: took }))
     expect((await follow(kept!)).status).toBe(302)
@@ -126,5 +144,84 @@ describe('a grant added and removed', () => {
     expect((await admin(adminApp, adminEnv, 'DELETE', `/grants/${grant}`)).status).toBe(204)
     const took = await within(403, () => sign(key))
     console.info(JSON.stringify({ granted: granted, revoked: 'grant', refusedAfterMs: took }))
+  })
+})
+
+describe('usage and audit events', () => {
+  it('count every URL an answer carries: each listed object with one, each part URL', async () => {
+    const folder = `${ROOT}/${fresh('usage')}`
+    for (const name of ['a.txt', 'b.txt']) {
+      const put = await store.fetch(objectUrl(`${folder}/${name}`), { method: 'PUT', body: name })
+      expect(put.status).toBe(200)
+    }
+    const { id, key } = await newKey([{ origin: 'e2e', actions: ['read', 'list', 'write'] }])
+    const events: AuditEvent[] = []
+    const env: Env = {
+      ...adminEnv,
+      WAYBILL_AUDIT_QUEUE: {
+        send: (event: AuditEvent) => (events.push(event), Promise.resolve()),
+      },
+    }
+    // Its own isolate, on the real time (the store checks the signatures of the multipart calls).
+    const { app, clock } = appWithClock(new Date())
+    const ctx = createExecutionContext()
+    const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+      app.request(
+        path,
+        {
+          method,
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+            ...headers,
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        },
+        env,
+        ctx,
+      )
+    const listing = `/v1/list/e2e?prefix=${encodeURIComponent(`${folder}/`)}`
+    const listed = await call('GET', listing)
+    expect(listed.status).toBe(200)
+    const { items } = await listed.json<{ items: { url?: string }[] }>()
+    expect(items.map((item) => typeof item.url)).toEqual(['string', 'string'])
+    // The same page again, not modified: no URL in the answer, none counted.
+    const unchanged = await call('GET', listing, undefined, {
+      'if-none-match': listed.headers.get('etag')!,
+    })
+    expect(unchanged.status).toBe(304)
+    const streamed = await call('GET', listing, undefined, { accept: 'application/x-ndjson' })
+    expect(streamed.status).toBe(200)
+    const lines = await ndjsonLines<{ url?: string }>(streamed)
+    expect(lines.filter((line) => typeof line.url === 'string')).toHaveLength(2)
+    const created = await call('POST', '/v1/uploads', {
+      origin: 'e2e',
+      mode: 'multipart',
+      key: `${folder}/big.bin`,
+      contentType: 'application/octet-stream',
+      contentLength: 6 * 1024 * 1024,
+    })
+    expect(created.status).toBe(200)
+    const upload = await created.json<{ uploadId: string; parts: unknown[] }>()
+    expect(upload.parts).toHaveLength(2)
+    // A request nobody is known for writes what was gathered, once USAGE_FLUSH_MS have passed.
+    clock.advance(USAGE_FLUSH_MS)
+    expect((await send(app, env, 'POST', '/v1/sign', { bearer: 'wb_nobody', ctx })).status).toBe(
+      401,
+    )
+    await waitOnExecutionContext(ctx)
+
+    expect(events.filter((event) => event.keyId === id).map((event) => event.count)).toEqual([
+      2, 0, 2, 2,
+    ])
+    const usage = await admin(app, env, 'GET', `/usage?principal=api-key:${id}`)
+    const { days } = await usage.json<{ days: { origin: string; minted: number }[] }>()
+    expect(days).toEqual([expect.objectContaining({ origin: 'e2e', minted: 6 })])
+    const aborted = await call('POST', '/v1/uploads/multipart/abort', {
+      origin: 'e2e',
+      key: `${folder}/big.bin`,
+      uploadId: upload.uploadId,
+    })
+    expect(aborted.status).toBe(204)
   })
 })

@@ -48,6 +48,36 @@ describe('CORS for the API', () => {
     expect(actual.headers.get('vary')).toContain('Origin')
   })
 
+  it('never reaches the admin API: an allowed origin gets no CORS headers there', async () => {
+    // The admin API takes the Access cookie: an app's origin must not read its answers.
+    const env = await testEnv({ WAYBILL_CORS: CORS })
+    const preflight = await app.request(
+      '/admin/v1/keys',
+      {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example.com',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      },
+      env,
+    )
+    expect(preflight.status).toBe(405)
+    const actual = await app.request(
+      '/admin/v1/keys',
+      { headers: { origin: 'https://app.example.com', authorization: 'Bearer x' } },
+      env,
+    )
+    expect(actual.status).toBe(401)
+    for (const response of [preflight, actual]) {
+      const names = [...response.headers.keys()].filter((name) =>
+        name.startsWith('access-control-'),
+      )
+      expect(names).toEqual([])
+    }
+  })
+
   it('is off without WAYBILL_CORS: a preflight is 405', async () => {
     const response = await app.request(
       '/v1/sign',

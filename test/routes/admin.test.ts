@@ -448,6 +448,26 @@ describe('revocations', () => {
     expect(await list.text()).toContain(created.id)
   })
 
+  // A link revoked again: test/e2e/control-plane.test.ts (a link revoked by id here would reach
+  // every file sharing this database, and test/control/plane.test.ts needs none).
+  it('revoking a key again is a 409 naming it, since when, and records nothing more', async () => {
+    const { app, clock } = appWithClock(NOW)
+    const created = await createKey(app, { grants: [{ origin: 'photos', actions: ['read'] }] })
+    const body = { kind: 'key', key: created.id }
+    expect((await admin(app, env, 'POST', '/revocations', body)).status).toBe(201)
+    clock.advance(60_000)
+    const again = await admin(app, env, 'POST', '/revocations', body)
+    expect(again.status).toBe(409)
+    const problem = await problemOf(again)
+    expect(problem.type).toBe('urn:waybill:problem:conflict')
+    expect(problem.errors).toEqual([
+      { path: 'key', message: `is revoked already, since ${NOW.toISOString()}` },
+    ])
+    const list = await admin(app, env, 'GET', '/revocations?limit=1000')
+    const { revocations } = await list.json<{ revocations: { key?: string }[] }>()
+    expect(revocations.filter((r) => r.key === created.id)).toHaveLength(1)
+  })
+
   it('takes the same revocations by time as WAYBILL_LINK_REVOCATIONS', async () => {
     const { app } = appWithClock(NOW)
     const response = await admin(app, env, 'POST', '/revocations', {

@@ -65,7 +65,13 @@ export async function createRevocation(
     origin: body.kind === 'links' ? (body.origin ?? null) : null,
     principal: body.kind === 'links' ? (body.principal ?? null) : null,
   }
-  await written(config, plane, now, () => insertRevocation(db, row, now.getTime()))
+  const { since } = await written(config, plane, now, () =>
+    insertRevocation(db, row, now.getTime()),
+  )
+  if (since !== undefined) {
+    // The field naming what is revoked is called as its kind: `key` or `link`.
+    throw conflict([{ path: body.kind, message: `is revoked already, since ${iso(since)}` }])
+  }
   return view({ ...row, created_at: now.getTime() })
 }
 
