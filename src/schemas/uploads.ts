@@ -23,8 +23,12 @@ import {
 } from './fields'
 import { isRecord, list, strict, strictFields, typeName } from './valibot'
 
-const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/
-const sha256Message = (of: string) => `must be the base64 SHA-256 of ${of} (44 characters)`
+// 32 bytes are 43 characters and a "=": the last character holds 4 bits of them, and 2 zero bits
+// (src/core/bytes.ts). Any other spelling decodes to the same bytes for some, and is refused by
+// the store that compares the text: only the canonical one is signed.
+const BASE64_SHA256 = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/
+const sha256Message = (of: string) =>
+  `must be the base64 SHA-256 of ${of} (44 characters, in its one canonical spelling)`
 
 /** A SHA-256 in base64, as S3's x-amz-checksum-sha256 carries it. */
 const Sha256 = (of: string) =>

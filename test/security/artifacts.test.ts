@@ -151,3 +151,42 @@ describe('fault 3: a quota counts the most an artifact can store, until it expir
     expect(await storedUnder(folder)).toEqual({ objects: 0, bytes: 0 })
   })
 })
+
+describe('what a caller started stays its own to end', () => {
+  it('aborts its own multipart upload after its grant is removed, and nothing else', async () => {
+    const key = `${ROOT}/abort/mine.bin`
+    const made = await storedKey([{ origin: 's3', prefix: `${ROOT}/abort/`, actions: ['write'] }])
+    const started = await as(made.key, 'POST', '/v1/uploads', {
+      origin: 's3',
+      mode: 'multipart',
+      key,
+      contentType: 'application/octet-stream',
+      contentLength: 10,
+    })
+    expect(started.status, await started.clone().text()).toBe(200)
+    const { uploadId } = await started.json<{ uploadId: string }>()
+    const listed = await admin(app, env, 'GET', `/grants?to=apiKey:${made.id}`)
+    const ids = (await listed.json<{ grants: { id: string }[] }>()).grants.map((g) => g.id)
+    expect(ids).toHaveLength(1)
+    for (const id of ids)
+      expect((await admin(app, env, 'DELETE', `/grants/${id}`)).status).toBe(204)
+    // No grant now: nothing new is signed for it, not even more parts of the same upload.
+    const ref = { origin: 's3', key, uploadId }
+    const more = await as(made.key, 'POST', '/v1/uploads/multipart/parts', {
+      ...ref,
+      partNumbers: [1],
+    })
+    expect(more.status).toBe(403)
+    // Before: 403 too, so the upload could only be left open.
+    const aborted = await as(made.key, 'POST', '/v1/uploads/multipart/abort', ref)
+    expect(aborted.status, await aborted.clone().text()).toBe(204)
+    // Another caller's handle, or this one for another key, opens nothing: the same 403s as before.
+    const other = await problem(await call(env, 'POST', '/v1/uploads/multipart/abort', ref, 'bob'))
+    expect(other.status).toBe(403)
+    const moved = await problem(
+      await as(made.key, 'POST', '/v1/uploads/multipart/abort', { ...ref, key: `${key}.x` }),
+    )
+    expect(moved.status).toBe(403)
+    expect(moved.errors?.map((e) => e.path)).toEqual(['origin'])
+  })
+})

@@ -303,14 +303,31 @@ async function completedBefore(
   return same ? head.etag : undefined
 }
 
-/** Aborts an upload, its parts with it. */
+/** The caller's own handle for this origin and key, or undefined. */
+function ownHandle(
+  config: Config,
+  principal: Principal,
+  ref: UploadRef,
+): { handle: UploadHandle; origin: S3Origin } | undefined {
+  const origin = config.origins.get(ref.origin)
+  if (origin?.type !== 's3') return undefined
+  const handle = unsealHandle(config, origin, principal, ref.key, ref.uploadId)
+  return handle === undefined ? undefined : { handle, origin }
+}
+
+/**
+ * Aborts an upload, its parts with it. The caller's own handle is the authority: aborting only
+ * removes what it started, and ends the exposure, so it needs no grant any more (one removed
+ * since leaves it possible). Anything else gets the refusal any follow-up gets.
+ */
 export async function abortUpload(
   config: Config,
   principal: Principal,
   request: UploadRef,
   now: Date,
 ) {
-  const { handle, origin } = authorizeFollowUp(config, principal, request)
+  const { handle, origin } =
+    ownHandle(config, principal, request) ?? authorizeFollowUp(config, principal, request)
   await abortMultipartUpload(origin, request.key, handle.uploadId)
   // Its parts are gone: its room comes back.
   await releaseUploads(config, principal, handle.quota && [handle.quota], now)
