@@ -12,6 +12,11 @@ export interface Principal {
   readonly roles: ReadonlySet<string>
   /** A verified address only: a JWT's `email` counts when `email_verified` is true. */
   readonly email?: string | undefined
+  /**
+   * When the API key the caller used stops working (a stored key's expiry), epoch ms; undefined
+   * when it does not expire. What the caller issues never outlives it (src/auth/standing.ts).
+   */
+  readonly keyExpiresAt?: number | undefined
 }
 
 /**

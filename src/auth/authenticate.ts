@@ -67,13 +67,22 @@ async function fromBearer(
   if (!keysOn) throw unauthorized('API keys are not enabled; send a JWT.')
   const digest = keyDigest(token)
   // The env's keys first (no I/O), then the control plane's (D1, through its caches).
-  const id =
-    findApiKey(config.apiKeys, token, digest)?.id ??
-    (config.control === undefined
+  const configured = findApiKey(config.apiKeys, token, digest)
+  if (configured !== undefined) {
+    return { kind: 'api-key', id: configured.id, claims: {}, roles: new Set() }
+  }
+  const stored =
+    config.control === undefined
       ? undefined
-      : (await control.apiKey(config, token, digest, now, defer))?.id)
-  if (id === undefined) throw unauthorized('The API key is not valid.')
-  return { kind: 'api-key', id, claims: {}, roles: new Set() }
+      : await control.apiKey(config, token, digest, now, defer)
+  if (stored === undefined) throw unauthorized('The API key is not valid.')
+  return {
+    kind: 'api-key',
+    id: stored.id,
+    claims: {},
+    roles: new Set(),
+    keyExpiresAt: stored.expiresAt ?? undefined,
+  }
 }
 
 /**

@@ -1,12 +1,14 @@
 // Signed links: a sealed token (../core/token.ts, purpose `link`) carrying origin, key, expiry,
 // options, who issued it and when. Following a link needs no storage and no caller: the token is
-// the authority, granted when the link was issued (src/services/links.ts).
+// the authority, granted when the link was issued (src/services/links.ts), as long as its issuer
+// stands (./standing.ts). The API key that issued it travels concealed under the token's secret:
+// a link shows neither who made it nor which key.
 
 import * as v from 'valibot'
 import type { Config } from '../config'
 import { base64UrlEncode } from '../core/bytes'
 import { sha256 } from '../core/sigv4/sha256'
-import { openToken, sealToken, type TokenFault } from '../core/token'
+import { conceal, openToken, reveal, sealToken, type TokenFault } from '../core/token'
 
 const PURPOSE = 'link'
 const encoder = new TextEncoder()
@@ -21,6 +23,12 @@ const Payload = v.object({
   i: v.pipe(v.number(), v.integer()),
   /** Who issued it: a hash of the caller as the request log names it (see `principalHash`). */
   p: v.string(),
+  /**
+   * The API key that issued it (concealed in the token), judged when it is followed
+   * (./standing.ts); null when a token's caller did. Absent only from links issued before links
+   * named it: those are refused.
+   */
+  a: v.optional(v.nullable(v.string())),
   /** Its id, to revoke it alone (16 base64url characters; links issued before ids have none). */
   j: v.optional(v.string()),
   /** `attachment` or `inline`, a file name (the key's last segment when absent), a content type. */
@@ -49,11 +57,22 @@ export function newLinkId(): string {
  * @example
  * const token = signLink(config, { o: 'photos', k: 'a.jpg', e, i, p })
  */
-export function signLink(config: Pick<Config, 'tokenSecrets'>, payload: LinkPayload): string {
-  return sealToken(config.tokenSecrets, PURPOSE, payload)
+export function signLink(
+  config: Pick<Config, 'tokenSecrets'>,
+  payload: LinkPayload & { j: string },
+): string {
+  const { a, j } = payload
+  const secret = config.tokenSecrets[0]
+  if (secret === undefined) throw new Error('sealing needs a secret')
+  const hidden =
+    typeof a === 'string' ? conceal(config.tokenSecrets, secret.id, issuerLabel(j), a) : a
+  return sealToken(config.tokenSecrets, PURPOSE, { ...payload, a: hidden })
 }
 
-/** The payload of a link waybill sealed, or why it is not one. */
+/** Where a link's issuer is concealed: its id is unique to it, so no keystream is used twice. */
+const issuerLabel = (linkId: string) => `link-issuer.${linkId}`
+
+/** The payload of a link waybill sealed (its issuer revealed), or why it is not one. */
 export function verifyLink(
   config: Pick<Config, 'tokenSecrets'>,
   token: string,
@@ -61,5 +80,14 @@ export function verifyLink(
   const opened = openToken(config.tokenSecrets, PURPOSE, token)
   if ('fault' in opened) return opened
   const parsed = v.safeParse(Payload, opened.value)
-  return parsed.success ? { payload: parsed.output } : { fault: 'malformed' }
+  if (!parsed.success) return { fault: 'malformed' }
+  const payload = parsed.output
+  if (typeof payload.a !== 'string') return { payload }
+  // Sealed with a concealed issuer, so its id and secret are there (the tag vouches for both).
+  const secretId = token.slice(0, token.indexOf('.'))
+  const a =
+    payload.j === undefined
+      ? undefined
+      : reveal(config.tokenSecrets, secretId, issuerLabel(payload.j), payload.a)
+  return a === undefined ? { fault: 'malformed' } : { payload: { ...payload, a } }
 }

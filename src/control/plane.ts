@@ -20,6 +20,7 @@ import * as v from 'valibot'
 import { principalHash } from '../auth/links'
 import type { Config, ControlConfig, Grant, Quota } from '../config'
 import { subjectsOf } from '../auth/policy'
+import { keyStands, type KeyStanding } from '../auth/standing'
 import { completeGrant, grantSchema, subjectOf, subjectText } from '../config/grants'
 import { constantTimeEqual, hexEncode } from '../core/bytes'
 import { WaybillError } from '../errors'
@@ -43,9 +44,11 @@ import { Lru } from './lru'
 import {
   epochStatement,
   flushUsage,
+  issuerStatement,
   keyStatement,
   linkStatement,
   rulesStatement,
+  type IssuerRow,
   type KeyLookupRow,
   type RevocationRow,
   type RulesRow,
@@ -112,6 +115,8 @@ class State {
   readonly rules = new Lru<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
   /** Link id → revoked by id. */
   readonly links = new Lru<string, boolean>(CONTROL_LINK_CACHE_ENTRIES)
+  /** Stored keys by id, for the artifacts they issued (null: no such key). */
+  readonly issuers = new Lru<string, KeyStanding | null>(CONTROL_KEY_CACHE_ENTRIES)
   linkRules: readonly LinkRule[] | undefined
   /** Whether any link is revoked by its id (when false, no follow asks D1 about its own id). */
   anyLinkRevoked: boolean | undefined
@@ -148,6 +153,7 @@ class State {
     this.keyRules.clear()
     this.rules.clear()
     this.links.clear()
+    this.issuers.clear()
     this.linkRules = undefined
     this.anyLinkRevoked = undefined
     this.generation++
@@ -258,10 +264,36 @@ export class ControlPlane {
       }
     }
     const usable =
-      record.revokedAt === null &&
-      (record.expiresAt === null || nowMs < record.expiresAt) &&
+      keyStands(record, nowMs) &&
       (record.secretExpiresAt === null || nowMs < record.secretExpiresAt)
     return usable ? record : undefined
+  }
+
+  /**
+   * The stored key `id`, as what it issued needs it (revoked, expiring), or undefined when there
+   * is no such key: through the caches, one D1 query on a miss.
+   */
+  async issuer(
+    config: Config,
+    id: string,
+    now: Date,
+    defer: Defer,
+  ): Promise<KeyStanding | undefined> {
+    const state = this.stateOf(config)
+    const nowMs = now.getTime()
+    if (this.current(state, nowMs, defer)) {
+      const hit = state.issuers.get(id)
+      if (hit !== undefined) return hit ?? undefined
+    }
+    const { row, cacheable } = await this.load<IssuerRow>(
+      state,
+      nowMs,
+      issuerStatement(state.control.db, id),
+    )
+    const standing =
+      row === null ? null : Object.freeze({ expiresAt: row.expires_at, revokedAt: row.revoked_at })
+    if (cacheable) state.issuers.set(id, standing)
+    return standing ?? undefined
   }
 
   /** The config `authorize` gets for `principal`: the env's grants plus the caller's from D1. */

@@ -68,6 +68,9 @@ export interface KeyLookupRow {
 
 export type RulesRow = Pick<KeyLookupRow, 'grants' | 'quotas'>
 
+/** A stored key as what it issued needs it: whether it is revoked, when it expires. */
+export type IssuerRow = Pick<KeyRow, 'expires_at' | 'revoked_at'>
+
 // The grants and quotas of a list of subjects (`?1` a JSON array of them), at most `?2` of each.
 const GRANTS_OF = (subjects: string) =>
   `(SELECT json_group_array(json_array(id, json(body))) FROM (SELECT id, body FROM grants WHERE subject IN ${subjects} ORDER BY id LIMIT ?2))`
@@ -91,6 +94,11 @@ export function keyStatement(db: D1Database, sha256: string, most: number): D1Pr
       `SELECT k.id AS id, k.expires_at AS expires_at, k.revoked_at AS revoked_at, s.expires_at AS secret_expires_at, ${GRANTS_OF(KEY_SUBJECTS)} AS grants, ${QUOTAS_OF(KEY_SUBJECTS)} AS quotas FROM api_key_secrets s JOIN api_keys k ON k.id = s.key_id WHERE s.sha256 = ?1`,
     )
     .bind(sha256, most)
+}
+
+/** Stored key `id`'s revocation and expiry. */
+export function issuerStatement(db: D1Database, id: string): D1PreparedStatement {
+  return db.prepare('SELECT expires_at, revoked_at FROM api_keys WHERE id = ?1').bind(id)
 }
 
 /** The grants and quotas whose subject is one of `subjects`. */

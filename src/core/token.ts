@@ -32,9 +32,14 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 const macs = new WeakMap<TokenSecret, HmacSha256>()
 
-function tag(secret: TokenSecret, purpose: string, body: string, binding: string): Uint8Array {
+function macOf(secret: TokenSecret): HmacSha256 {
   let mac = macs.get(secret)
   if (mac === undefined) macs.set(secret, (mac = new HmacSha256(encoder.encode(secret.secret))))
+  return mac
+}
+
+function tag(secret: TokenSecret, purpose: string, body: string, binding: string): Uint8Array {
+  const mac = macOf(secret)
   const message = `waybill-${purpose}-v1.${secret.id}.${body}${binding === '' ? '' : `\n${binding}`}`
   return mac.signBytes(encoder.encode(message)).subarray(0, TAG_BYTES)
 }
@@ -85,5 +90,59 @@ export function openToken(
     return { value: JSON.parse(decoder.decode(bytes)) as unknown }
   } catch {
     return { fault: 'malformed' }
+  }
+}
+
+/**
+ * A value a token carries without showing it: `text` (UTF-8) XORed with a keystream of HMAC-SHA256
+ * blocks under the secret `secretId` names, over `waybill-conceal-v1.<label>.<block>`, as
+ * base64url. `label` must be unique to the token (a random id in it): a keystream is never reused.
+ * The token's own tag authenticates it. `conceal` is its own inverse on the bytes, so
+ * `reveal` undoes it; undefined for a secret no longer listed or text that is not a concealment.
+ *
+ * @example
+ * const hidden = conceal(config.tokenSecrets, 'k1', `link-issuer.${linkId}`, 'web')
+ */
+export function conceal(
+  secrets: readonly TokenSecret[],
+  secretId: string,
+  label: string,
+  text: string,
+): string | undefined {
+  const pad = padFor(secrets, secretId, label)
+  return pad === undefined ? undefined : base64UrlEncode(pad(encoder.encode(text)))
+}
+
+/** The text `conceal` hid under the same secret and label, or undefined. */
+export function reveal(
+  secrets: readonly TokenSecret[],
+  secretId: string,
+  label: string,
+  hidden: string,
+): string | undefined {
+  const pad = padFor(secrets, secretId, label)
+  const bytes = base64UrlDecode(hidden)
+  if (pad === undefined || bytes === undefined) return undefined
+  try {
+    return decoder.decode(pad(bytes))
+  } catch {
+    return undefined
+  }
+}
+
+/** XOR with the keystream of `label` under the secret `secretId` names (32 bytes a block). */
+function padFor(secrets: readonly TokenSecret[], secretId: string, label: string) {
+  const secret = secrets.find((candidate) => candidate.id === secretId)
+  if (secret === undefined) return undefined
+  const mac = macOf(secret)
+  return (bytes: Uint8Array): Uint8Array => {
+    const out = new Uint8Array(bytes.length)
+    for (let block = 0; block * 32 < bytes.length; block++) {
+      const stream = mac.signBytes(encoder.encode(`waybill-conceal-v1.${label}.${block}`))
+      for (let i = block * 32; i < Math.min(bytes.length, block * 32 + 32); i++) {
+        out[i] = bytes[i]! ^ stream[i - block * 32]!
+      }
+    }
+    return out
   }
 }

@@ -73,13 +73,17 @@ export function followRoutes({ clock, control }: RouteDeps) {
       const { token } = c.req.valid('param')
       const config = c.get('config')
       const now = clock()
+      const defer = deferOf(c)
       const { location, expiresAt, link } = await followLink(
         config,
         token,
         now,
         config.control === undefined
           ? undefined
-          : (facts) => control.linkRevoked(config, facts, now, deferOf(c)),
+          : {
+              revoked: (facts) => control.linkRevoked(config, facts, now, defer),
+              storedKey: (id) => control.issuer(config, id, now, defer),
+            },
       )
       // For the audit trail: the link's issuer, by the hash the link carries.
       logFields(c, { origin: link.origin, action: 'read', items: 1 })

@@ -3,11 +3,12 @@
 
 import { newLinkId, principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
 import { linkPermit } from '../auth/policy'
+import { issuerStands, type KeyStanding } from '../auth/standing'
 import { principalName, type Principal } from '../principal'
 import type { Config, LinkRevocation } from '../config'
 import { LINK_URL_EXPIRES_S } from '../limits'
 import { epochSeconds } from '../core/sigv4/time'
-import { WaybillError } from '../errors'
+import { invalid, WaybillError } from '../errors'
 import type { LinksBody } from '../schemas/links'
 import type { LinkFacts } from '../control/plane'
 import { objectItem, type ObjectRequest } from './objects'
@@ -26,7 +27,8 @@ function options(request: ObjectRequest): Pick<LinkPayload, 'd' | 'n' | 't'> {
 
 /**
  * Links for a caller's objects: authorized as reads of each (a link's life is bounded by the
- * grants' `maxLinkExpiresIn`), each a token under the first link secret.
+ * grants' `maxLinkExpiresIn`, and by the caller's key: a link never outlives it), each a token
+ * under the first token secret, naming the key that issued it.
  */
 export function issueLinks(
   config: Config,
@@ -46,8 +48,22 @@ export function issueLinks(
     expiresIn: body.expiresIn,
   })
   const issued = epochSeconds(now)
-  const expires = issued + permit.expiresIn
+  // A link never outlives the key that issued it: asked for longer, a 400; by default, cut short.
+  const keyLeft =
+    principal.keyExpiresAt === undefined
+      ? Infinity
+      : Math.floor(principal.keyExpiresAt / 1000) - issued
+  if (body.expiresIn !== undefined && body.expiresIn > keyLeft) {
+    throw invalid([
+      {
+        path: 'expiresIn',
+        message: `must be at most ${keyLeft} for this caller: a link never outlives the API key that issues it, which expires at ${new Date(principal.keyExpiresAt!).toISOString()}`,
+      },
+    ])
+  }
+  const expires = issued + Math.min(permit.expiresIn, keyLeft)
   const by = principalHash(principalName(principal))
+  const key = principal.kind === 'api-key' ? principal.id : null
   const links = requests.map((request) => {
     const id = newLinkId()
     const token = signLink(config, {
@@ -56,6 +72,7 @@ export function issueLinks(
       e: expires,
       i: issued,
       p: by,
+      a: key,
       j: id,
       ...options(request),
     })
@@ -74,18 +91,27 @@ function revoked(revocations: readonly LinkRevocation[], link: LinkPayload): boo
   )
 }
 
+/** What following a link asks of the control plane, when one is bound. */
+export interface LinkChecks {
+  /** Whether it revoked the link (by its id, or by when, where and by whom it was issued). */
+  revoked(link: LinkFacts): Promise<boolean>
+  /** A stored API key's standing, by its id (undefined: no such key). */
+  storedKey(id: string): Promise<KeyStanding | undefined>
+}
+
+const FALLEN = {
+  revoked: 'was revoked',
+  expired: 'has expired',
+  unknown: 'is no longer configured',
+} as const
+
 /**
  * Where a link leads now: a URL signed for minutes (never past the link's own end), with the
  * redirect's cache rule. 404 for what is not a link, 403 for a token tampered with or under a
- * secret no longer configured, 410 for a link expired or revoked.
+ * secret no longer configured, 410 for a link expired or revoked, or whose issuer's key no longer
+ * stands (revoked, expired, removed: src/auth/standing.ts).
  */
-export async function followLink(
-  config: Config,
-  token: string,
-  now: Date,
-  /** The control plane's revocations, when one is bound. */
-  revokedElsewhere?: (link: LinkFacts) => Promise<boolean>,
-) {
+export async function followLink(config: Config, token: string, now: Date, control?: LinkChecks) {
   const notALink = () =>
     new WaybillError('not_found', 'No such link.', {
       errors: [{ path: 'token', message: 'is not a link waybill issued' }],
@@ -110,13 +136,26 @@ export async function followLink(
   if (left <= 0) {
     throw new WaybillError('gone', `This link expired at ${new Date(link.e * 1000).toISOString()}.`)
   }
+  if (link.a === undefined) {
+    throw new WaybillError(
+      'gone',
+      'This link was issued before links named their issuer, which is checked on every visit now; it no longer works: ask for a new one.',
+    )
+  }
   const facts: LinkFacts = { id: link.j, issuedAtMs: link.i * 1000, origin: link.o, issuer: link.p }
   // The env's revocations, then the control plane's (by id, or by time).
   if (
     revoked(config.linkRevocations, link) ||
-    (revokedElsewhere !== undefined && (await revokedElsewhere(facts)))
+    (control !== undefined && (await control.revoked(facts)))
   ) {
     throw new WaybillError('gone', 'This link has been revoked.')
+  }
+  // The key that issued it must still stand: a revoked or expired key's links stop at once.
+  const issuer =
+    link.a === null ? ({ kind: 'token' } as const) : { kind: 'api-key' as const, id: link.a }
+  const fallen = await issuerStands(config, issuer, now.getTime(), control?.storedKey)
+  if (fallen !== undefined) {
+    throw new WaybillError('gone', `The API key that issued this link ${FALLEN[fallen]}.`)
   }
   const name = link.n ?? true
   const permit = linkPermit(config, {

@@ -7,18 +7,33 @@ import { base64UrlEncode } from '../../src/core/bytes'
 import { sealToken } from '../../src/core/token'
 import { sha256 } from '../helpers/hex'
 
-const PAYLOAD: LinkPayload = {
+const PAYLOAD = {
   o: 'photos',
   k: 'a/ü b.jpg',
   e: 1_900_000_000,
   i: 1_800_000_000,
   p: 'x',
-}
+  a: 'the-web-frontend',
+  j: 'q3T0m7y2Zw8xVb1c',
+} satisfies LinkPayload
 const config = { tokenSecrets: [{ id: 'k1', secret: 'link-test-secret-0123456789abcdef' }] }
 
 describe('signLink and verifyLink', () => {
-  it('round-trip a link', () => {
+  it('round-trip a link, its issuing key or a token caller', () => {
     expect(verifyLink(config, signLink(config, PAYLOAD))).toEqual({ payload: PAYLOAD })
+    const byToken = { ...PAYLOAD, a: null }
+    expect(verifyLink(config, signLink(config, byToken))).toEqual({ payload: byToken })
+  })
+
+  it('conceal the key that issued it: the token shows neither its id nor the same text twice', () => {
+    const token = signLink(config, PAYLOAD)
+    const payload = atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))
+    expect(payload).not.toContain('web')
+    const other = signLink(config, { ...PAYLOAD, j: 'AAAAAAAAAAAAAAAA' })
+    const hidden = (text: string) => (JSON.parse(text) as { a: string }).a
+    expect(hidden(payload)).not.toBe(
+      hidden(atob(other.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))),
+    )
   })
 
   it('call a correctly sealed token whose payload is not a link malformed', () => {

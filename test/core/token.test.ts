@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { base64UrlDecode, base64UrlEncode } from '../../src/core/bytes'
-import { openToken, sealToken } from '../../src/core/token'
+import { conceal, openToken, reveal, sealToken } from '../../src/core/token'
 
 const VALUE = { o: 'photos', k: 'a/ü b.jpg', e: 1_900_000_000 }
 
@@ -108,5 +108,42 @@ describe('openToken', () => {
         fault: 'malformed',
       })
     }
+  })
+})
+
+describe('conceal and reveal', () => {
+  const secrets = [
+    { id: 'k2', secret: 'the-second-secret-0123456789abcdef' },
+    { id: 'k1', secret: 'the-first-secret-0123456789abcdefg' },
+  ]
+
+  it('XOR the text with HMAC-SHA256 blocks of the label under the named secret', async () => {
+    // Over one block (32 bytes), and non-ASCII: the keystream is checked against Web Crypto.
+    const text = 'a key id of more than thirty-two bytes, ü'
+    const hidden = conceal(secrets, 'k1', 'link-issuer.abc', text)!
+    const bytes = new TextEncoder().encode(text)
+    const block = async (n: number) => {
+      const key = await crypto.subtle.importKey(
+        'raw',
+        new TextEncoder().encode(secrets[1]!.secret),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['sign'],
+      )
+      const message = new TextEncoder().encode(`waybill-conceal-v1.link-issuer.abc.${n}`)
+      return new Uint8Array(await crypto.subtle.sign('HMAC', key, message))
+    }
+    const stream = new Uint8Array([...(await block(0)), ...(await block(1))])
+    expect(base64UrlDecode(hidden)).toEqual(bytes.map((b, i) => b ^ stream[i]!))
+    expect(reveal(secrets, 'k1', 'link-issuer.abc', hidden)).toBe(text)
+  })
+
+  it('never reveals under another label or secret, nor for a secret no longer listed', () => {
+    const hidden = conceal(secrets, 'k2', 'one', 'web')!
+    expect(reveal(secrets, 'k2', 'two', hidden)).not.toBe('web')
+    expect(reveal(secrets, 'k1', 'one', hidden)).not.toBe('web')
+    expect(conceal(secrets, 'gone', 'one', 'web')).toBeUndefined()
+    expect(reveal(secrets, 'gone', 'one', hidden)).toBeUndefined()
+    expect(reveal(secrets, 'k2', 'one', 'not base64url!')).toBeUndefined()
   })
 })

@@ -6,7 +6,7 @@
 
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/env'
-import { admin, send, withControl } from '../helpers/control-plane'
+import { admin, appWithClock, send, withControl } from '../helpers/control-plane'
 import { form, postForm } from '../helpers/forms'
 import { objectUrl, store } from '../helpers/worker-env'
 import { app, call, problem, ROOT, securityEnv } from '../helpers/security-world'
@@ -188,5 +188,79 @@ describe('what a caller started stays its own to end', () => {
     )
     expect(moved.status).toBe(403)
     expect(moved.errors?.map((e) => e.path)).toEqual(['origin'])
+  })
+})
+
+describe('faults 1 and 2: a link answers to the key that issued it, on every visit', () => {
+  const link = async (key: string, body: Record<string, unknown> = {}) => {
+    const response = await as(key, 'POST', '/v1/links', {
+      origin: 's3',
+      keys: [`${ROOT}/links/a.png`],
+      ...body,
+    })
+    return response
+  }
+  const follow = (url: string, worker = app, on = env) =>
+    worker.request(new URL(url).pathname, {}, on)
+  const readGrant = { origin: 's3', prefix: `${ROOT}/links/`, actions: ['read'] }
+
+  it("stops a revoked key's links at once", async () => {
+    const made = await storedKey([readGrant])
+    const issued = await link(made.key, { expiresIn: 7 * 86_400 })
+    expect(issued.status, await issued.clone().text()).toBe(200)
+    const { links } = await issued.json<{ links: { url: string }[] }>()
+    expect((await follow(links[0]!.url)).status).toBe(302)
+    const revoked = await admin(app, env, 'POST', '/revocations', { kind: 'key', key: made.id })
+    expect(revoked.status).toBe(201)
+    // Before: 302 with a fresh URL, for the link's whole life (a week here).
+    const gone = await problem(await follow(links[0]!.url))
+    expect(gone.status).toBe(410)
+    expect(gone.detail).toBe('The API key that issued this link was revoked.')
+  })
+
+  it('never lets a link outlive its key, asked for or by default', async () => {
+    const keyExpiresAt = Date.now() + 3_600_000
+    const created = await admin(app, env, 'POST', '/keys', {
+      grants: [readGrant],
+      expiresAt: new Date(keyExpiresAt).toISOString(),
+    })
+    const { key } = await created.json<{ key: string }>()
+    // Before: a link for a day (the default), or a month when asked, from a key with an hour left.
+    const asked = await problem(await link(key, { expiresIn: 30 * 86_400 }))
+    expect(asked.status).toBe(400)
+    expect(asked.errors?.map((e) => e.path)).toEqual(['expiresIn'])
+    const byDefault = await link(key)
+    expect(byDefault.status).toBe(200)
+    const { expiresAt, links } = await byDefault.json<{
+      expiresAt: string
+      links: { url: string }[]
+    }>()
+    expect(Date.parse(expiresAt)).toBeLessThanOrEqual(keyExpiresAt)
+    const { app: later, clock } = appWithClock(new Date(keyExpiresAt - 1000))
+    expect((await follow(links[0]!.url, later)).status).toBe(302)
+    clock.advance(2000)
+    expect((await follow(links[0]!.url, later)).status).toBe(410)
+  })
+
+  it("stops a configured key's links once the key is no longer configured", async () => {
+    const issued = await call(env, 'POST', '/v1/links', {
+      origin: 's3',
+      keys: [`${ROOT}/alice/a.png`],
+    })
+    const { links } = await issued.json<{ links: { url: string }[] }>()
+    expect((await follow(links[0]!.url)).status).toBe(302)
+    // The same deployment without alice's key: her links go with it.
+    const without = await withControl(
+      await securityEnv({
+        WAYBILL_API_KEYS: JSON.stringify(
+          (JSON.parse(env.WAYBILL_API_KEYS as string) as { id: string }[]).filter(
+            (key) => key.id !== 'alice',
+          ),
+        ),
+      }),
+    )
+    const gone = await problem(await follow(links[0]!.url, app, without))
+    expect(gone.status).toBe(410)
+    expect(gone.detail).toBe('The API key that issued this link is no longer configured.')
   })
 })

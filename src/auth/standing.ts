@@ -1,0 +1,56 @@
+// Every artifact answers to its issuer. What waybill hands out and acts again after it is minted
+// — a link signs a URL on every visit, an upload handle signs parts and completes, a receipt
+// checks and announces, a cursor lists on — is judged again when it acts, against its issuer's
+// standing now: a key revoked or past its expiry (or gone) refuses at once, not when the artifact
+// expires, and nothing it issues is made to outlive it.
+//
+// Two ways, one rule:
+// - Handles, receipts and cursors are bound to the caller that got them (their seal's binding)
+//   and come back with that caller's credentials: authentication is their standing check, on
+//   every use (src/auth/authenticate.ts refuses a revoked or expired key with a 401).
+// - A link (and any bearer artifact like it) comes back with no credentials: it names its issuer,
+//   and `issuerStands` judges that issuer when it is followed.
+//
+// Pure: the stored keys come through `storedKey`, the clock as `nowMs`.
+
+import type { Config } from '../config'
+
+/** What decides whether a stored key still stands: its revocation and expiry, epoch ms. */
+export interface KeyStanding {
+  readonly expiresAt: number | null
+  readonly revokedAt: number | null
+}
+
+/** A stored key stands at `nowMs` while it is not revoked and not past its expiry. */
+export function keyStands(key: KeyStanding, nowMs: number): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || nowMs < key.expiresAt)
+}
+
+/** Who issued a bearer artifact: an API key by its id, or a token's caller (no key to check). */
+export type Issuer = { readonly kind: 'api-key'; readonly id: string } | { readonly kind: 'token' }
+
+/** Why an issuer no longer stands: its key was revoked, is past its expiry, or is gone. */
+export type Fallen = 'revoked' | 'expired' | 'unknown'
+
+/**
+ * Whether `issuer` may still have what it issued act, at `nowMs`: undefined when it stands, else
+ * why not. An API key of WAYBILL_API_KEYS stands while it is configured; a stored one while it
+ * is neither revoked nor expired. A token's caller stands: its token expires on its own, and its
+ * links are revoked by time and principal (src/control/plane.ts, WAYBILL_LINK_REVOCATIONS).
+ *
+ * @example
+ * await issuerStands(config, { kind: 'api-key', id: 'web' }, now, (id) => plane.issuer(…, id, …))
+ */
+export async function issuerStands(
+  config: Pick<Config, 'apiKeys'>,
+  issuer: Issuer,
+  nowMs: number,
+  storedKey: ((id: string) => Promise<KeyStanding | undefined>) | undefined,
+): Promise<Fallen | undefined> {
+  if (issuer.kind === 'token') return undefined
+  if (config.apiKeys.some((key) => key.id === issuer.id)) return undefined
+  const stored = storedKey === undefined ? undefined : await storedKey(issuer.id)
+  if (stored === undefined) return 'unknown'
+  if (stored.revokedAt !== null) return 'revoked'
+  return keyStands(stored, nowMs) ? undefined : 'expired'
+}
