@@ -94,9 +94,9 @@ function revoked(revocations: readonly LinkRevocation[], link: LinkPayload): boo
 /** What following a link asks of the control plane, when one is bound. */
 export interface LinkChecks {
   /** Whether it revoked the link (by its id, or by when, where and by whom it was issued). */
-  revoked(link: LinkFacts): Promise<boolean>
+  readonly revoked: (link: LinkFacts) => Promise<boolean>
   /** A stored API key's standing, by its id (undefined: no such key). */
-  storedKey(id: string): Promise<KeyStanding | undefined>
+  readonly storedKey: (id: string) => Promise<KeyStanding | undefined>
 }
 
 const FALLEN = {
