@@ -110,13 +110,13 @@ describe('fault 3: a quota counts the most an artifact can store, until it expir
       fields: Record<string, string>
       receipt: string
     }>()
-    expect((await postForm(policy.url, form(policy.fields, new Blob(['0123456789'])))).status).toBe(
-      204,
-    )
+    const sent = await postForm(policy.url, form(policy.fields, new Blob(['0123456789'])))
+    expect(sent.status).toBe(204)
     const checked = await as(key, 'POST', '/v1/uploads/complete', {
       origin: 'loose',
       key: `${folder}form.bin`,
       receipt: policy.receipt,
+      etag: sent.headers.get('etag'),
     })
     expect(checked.status, await checked.clone().text()).toBe(200)
     // Before: settled at 10 bytes, so 990 more could be signed.
