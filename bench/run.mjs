@@ -48,13 +48,19 @@ const APP_CASES = [
   // The same redirect by a key made through the admin API, its grant in D1: warm caches.
   ['app-redirect-d1', 10_000, 9],
   ['app-link', 10_000, 9],
+  // A link that key issued: following it judges its key through the control plane's caches.
+  ['app-link-d1', 10_000, 9],
+  // Issuing a PUT upload, and its completion check (a stand-in store answers its HeadObject).
+  ['app-upload', 10_000, 9],
+  ['app-check', 10_000, 9],
   // 10,000 keys a request: three requests per timed call, each call once (no repetitions).
   ['app-sign-10k', 3, 9, 1],
   // The same body's validation alone (SignBody on the parsed body), three per timed call.
   ['validate-sign-10k', 3, 9, 1],
 ]
-// A baseline may predate signed links and the control plane: before and after compare the others.
-const APP_COMPARED = APP_CASES.filter(([name]) => name !== 'app-link' && name !== 'app-redirect-d1')
+// Before and after compare every request; a baseline must have signed links and the control
+// plane (e8fbc01 or later).
+const APP_COMPARED = APP_CASES
 
 /** The cases compared with a baseline: waybill's own signing, one URL to a large batch. */
 const COMPARED = [
@@ -112,6 +118,10 @@ async function compareWith(ref) {
       'µs',
     ),
     `| …redirect ÷ healthz | ${requests.map(({ rows }) => ratio(rows, 'app-redirect')).join(' | ')} | |`,
+    row('`GET /l/{token}` inside the app (workerd, µs/request)', perRequest('app-link'), 'µs'),
+    row('…a link a key in D1 issued (workerd, µs/request)', perRequest('app-link-d1'), 'µs'),
+    row('`POST /v1/uploads`, one PUT (workerd, µs/request)', perRequest('app-upload'), 'µs'),
+    row('`POST /v1/uploads/complete` (workerd, µs/request)', perRequest('app-check'), 'µs'),
     row(
       '`POST /v1/sign`, 10,000 keys inside the app (workerd, µs/key)',
       perRequest('app-sign-10k').map((us) => us / 10_000),
@@ -189,6 +199,9 @@ const APP_LABELS = {
   'app-redirect': '`GET /v1/redirect/photos/…` (API key)',
   'app-redirect-d1': '…the same by a key in D1, its grant in D1 (warm caches)',
   'app-link': '`GET /l/{token}` (a signed link)',
+  'app-link-d1': '…a link a key in D1 issued (its key judged, warm caches)',
+  'app-upload': '`POST /v1/uploads`, one PUT (API key)',
+  'app-check': '`POST /v1/uploads/complete` (a stand-in store answers HeadObject)',
   'app-sign-10k': '`POST /v1/sign`, 10,000 keys (API key)',
   'validate-sign-10k': 'its body schema alone (`SignBody`, 10,000 keys, parsed body)',
 }
@@ -223,10 +236,10 @@ async function main() {
   const { values } = parseArgs({ options: { baseline: { type: 'string' } } })
   const comparison = values.baseline === undefined ? [] : await compareWith(values.baseline)
   const workerd = await measure((options) => startBenchWorker(ROOT, options))
-  // Node has no D1: the control plane's case is workerd's only.
+  // Node has no D1: the control plane's cases are workerd's only.
   const node = await measure(
     (options) => startNodeBench(ROOT, options),
-    APP_CASES.filter(([name]) => name !== 'app-redirect-d1'),
+    APP_CASES.filter(([name]) => name !== 'app-redirect-d1' && name !== 'app-link-d1'),
   )
   const size = bundleSize()
   const [cold] = await coldStarts([size])

@@ -7,8 +7,12 @@
 //
 // With a D1 binding (WAYBILL_DB, given by bench/workerd.mjs and bench/control.mjs), the control
 // plane's cases too: a redirect by a key made through the admin API, its grant in D1, from warm
-// caches (`app-redirect-d1`), the same with a key no cache has seen on every call (the cold miss,
-// from the keys bench/control.mjs stored in BENCH_COLD_KEYS), and an admin write.
+// caches (`app-redirect-d1`), a link that key issued (`app-link-d1`), the same redirect with a key
+// no cache has seen on every call (the cold miss, from the keys bench/control.mjs stored in
+// BENCH_COLD_KEYS), and an admin write.
+//
+// The upload cases: issuing a PUT upload (`app-upload`), and its completion check
+// (`app-check`), whose HeadObject a stand-in store answers inside this Worker (see `fakeStore`).
 
 import * as v from 'valibot'
 import { createApp } from '../../src/app'
@@ -27,7 +31,9 @@ const app = createApp()
 let env: Promise<Record<string, unknown>> | undefined
 let controlEnv: Promise<Record<string, unknown>> | undefined
 let linkPath: Promise<string> | undefined
+let storedLinkPath: Promise<string> | undefined
 let storedKey: Promise<string> | undefined
+let upload: Promise<{ receipt: string; tag: string | undefined }> | undefined
 let coldKeys: string[] | undefined
 let cold = 0
 
@@ -66,7 +72,7 @@ async function adminRequest(
 async function makeStoredKey(bindings: Record<string, unknown>, ctx: ExecutionContext) {
   const response = await adminRequest(
     '/keys',
-    { label: 'bench', grants: [{ origin: 'photos', actions: ['read'] }] },
+    { label: 'bench', grants: [{ origin: 'photos', prefix: 'gallery/', actions: ['read'] }] },
     bindings,
     ctx,
   )
@@ -85,7 +91,10 @@ async function makeEnv(): Promise<Record<string, unknown>> {
     BENCH_ACCESS_KEY_ID: 'AKIDBENCHMARK',
     BENCH_SECRET_ACCESS_KEY: 'bench/secret/not+real',
     WAYBILL_API_KEYS: JSON.stringify([{ id: 'bench', sha256 }]),
-    WAYBILL_GRANTS: JSON.stringify([{ to: 'apiKey:bench', origin: 'photos', actions: ['read'] }]),
+    WAYBILL_GRANTS: JSON.stringify([
+      { to: 'apiKey:bench', origin: 'photos', prefix: 'gallery/', actions: ['read'] },
+      { to: 'apiKey:bench', origin: 'photos', prefix: 'uploads/', actions: ['write'] },
+    ]),
     WAYBILL_TOKEN_SECRETS: JSON.stringify([
       { id: 'b1', secret: 'bench-link-secret-not-a-secret-0' },
     ]),
@@ -93,19 +102,75 @@ async function makeEnv(): Promise<Record<string, unknown>> {
   }
 }
 
-async function issueLink(ctx: ExecutionContext): Promise<string> {
+async function issueLink(
+  ctx: ExecutionContext,
+  key = API_KEY,
+  on: Promise<Record<string, unknown>> = (env ??= makeEnv()),
+): Promise<string> {
   const response = await app.fetch(
     new Request(`${BASE}/v1/links`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ origin: 'photos', keys: [KEY] }),
     }),
-    await (env ??= makeEnv()),
+    await on,
     ctx,
   )
   if (response.status !== 200) throw new Error(`POST /v1/links: ${response.status}`)
   const { links } = await response.json<{ links: { url: string }[] }>()
   return new URL(links[0]!.url).pathname
+}
+
+/** The upload the check case checks: a 10-byte PUT, issued once. */
+const UPLOAD = {
+  origin: 'photos',
+  key: 'uploads/bench.txt',
+  contentType: 'text/plain',
+  contentLength: 10,
+}
+const UPLOAD_HEADERS = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }
+
+async function issueUpload(ctx: ExecutionContext) {
+  const response = await app.fetch(
+    new Request(`${BASE}/v1/uploads`, {
+      method: 'POST',
+      headers: UPLOAD_HEADERS,
+      body: JSON.stringify(UPLOAD),
+    }),
+    await (env ??= makeEnv()),
+    ctx,
+  )
+  if (response.status !== 200) throw new Error(`POST /v1/uploads: ${response.status}`)
+  const { receipt, headers } = await response.json<{
+    receipt: string
+    headers: Record<string, string>
+  }>()
+  return { receipt, tag: headers['x-amz-meta-waybill-upload'] }
+}
+
+/**
+ * The bucket's HeadObject, answered here: the object the upload stored, carrying its tag where the
+ * upload signs one, and an ETag the check names. Everything else goes to the real fetch.
+ */
+function fakeStore(tag: string | undefined): void {
+  const real = globalThis.fetch
+  globalThis.fetch = (input, init) => {
+    const request = new Request(input, init)
+    if (new URL(request.url).host !== `${BUCKET}.s3.${REGION}.amazonaws.com`) return real(request)
+    const now = new Date().toUTCString()
+    return Promise.resolve(
+      new Response(null, {
+        headers: {
+          'content-length': '10',
+          'content-type': 'text/plain',
+          etag: '"bench"',
+          'last-modified': now,
+          date: now,
+          ...(tag === undefined ? {} : { 'x-amz-meta-waybill-upload': tag }),
+        },
+      }),
+    )
+  }
 }
 
 /**
@@ -155,6 +220,42 @@ const CASES: Record<
   async 'app-link'(ctx) {
     const url = `${BASE}${await (linkPath ??= issueLink(ctx))}`
     return [() => new Request(url), 302]
+  },
+  /** A link issued by a key made through the admin API: the control plane judges that key. */
+  async 'app-link-d1'(ctx, bindings) {
+    const key = await (storedKey ??= makeStoredKey(bindings, ctx))
+    const path = await (storedLinkPath ??= issueLink(
+      ctx,
+      key,
+      (controlEnv ??= makeControlEnv(bindings)),
+    ))
+    return [() => new Request(`${BASE}${path}`), 302, { control: true }]
+  },
+  /** Issuing one PUT upload: its permit, tag, URL and receipt. */
+  'app-upload'() {
+    const body = JSON.stringify(UPLOAD)
+    return [
+      () => new Request(`${BASE}/v1/uploads`, { method: 'POST', headers: UPLOAD_HEADERS, body }),
+      200,
+      { read: true },
+    ]
+  },
+  /** The completion check of that upload: its receipt, a HeadObject, the answer. */
+  async 'app-check'(ctx) {
+    const { receipt, tag } = await (upload ??= issueUpload(ctx))
+    fakeStore(tag)
+    const { origin, key } = UPLOAD
+    const body = JSON.stringify({ origin, key, receipt, etag: '"bench"' })
+    return [
+      () =>
+        new Request(`${BASE}/v1/uploads/complete`, {
+          method: 'POST',
+          headers: UPLOAD_HEADERS,
+          body,
+        }),
+      200,
+      { read: true },
+    ]
   },
   async 'app-redirect-d1'(ctx, bindings) {
     const key = await (storedKey ??= makeStoredKey(bindings, ctx))
