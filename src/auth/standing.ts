@@ -34,23 +34,26 @@ export type Fallen = 'revoked' | 'expired' | 'unknown'
 
 /**
  * Whether `issuer` may still have what it issued act, at `nowMs`: undefined when it stands, else
- * why not. An API key of WAYBILL_API_KEYS stands while it is configured; a stored one while it
+ * why not (a promise of that when a stored key must be looked up). An API key of WAYBILL_API_KEYS stands while it is configured; a stored one while it
  * is neither revoked nor expired. A token's caller stands: its token expires on its own, and its
  * links are revoked by time and principal (src/control/plane.ts, WAYBILL_LINK_REVOCATIONS).
  *
  * @example
- * await issuerStands(config, { kind: 'api-key', id: 'web' }, now, (id) => plane.issuer(…, id, …))
+ * const fallen = await issuerStands(config, { kind: 'api-key', id: 'web' }, now, lookup)
  */
-export async function issuerStands(
+export function issuerStands(
   config: Pick<Config, 'apiKeys'>,
   issuer: Issuer,
   nowMs: number,
   storedKey: ((id: string) => Promise<KeyStanding | undefined>) | undefined,
-): Promise<Fallen | undefined> {
+): Promise<Fallen | undefined> | undefined {
+  // Without a lookup, synchronously: most links are followed on this path.
   if (issuer.kind === 'token') return undefined
   if (config.apiKeys.some((key) => key.id === issuer.id)) return undefined
-  const stored = storedKey === undefined ? undefined : await storedKey(issuer.id)
-  if (stored === undefined) return 'unknown'
-  if (stored.revokedAt !== null) return 'revoked'
-  return keyStands(stored, nowMs) ? undefined : 'expired'
+  if (storedKey === undefined) return Promise.resolve('unknown')
+  return storedKey(issuer.id).then((stored) => {
+    if (stored === undefined) return 'unknown'
+    if (stored.revokedAt !== null) return 'revoked'
+    return keyStands(stored, nowMs) ? undefined : 'expired'
+  })
 }

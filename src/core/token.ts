@@ -96,7 +96,8 @@ export function openToken(
 /**
  * A value a token carries without showing it: `text` (UTF-8) XORed with a keystream of HMAC-SHA256
  * blocks under the secret `secretId` names, over `waybill-conceal-v1.<label>.<block>`, as
- * base64url. `label` must be unique to the token (a random id in it): a keystream is never reused.
+ * base64url. `label` (ASCII) must be unique to the token (a random id in it): a keystream is never
+ * reused.
  * The token's own tag authenticates it. `conceal` is its own inverse on the bytes, so
  * `reveal` undoes it; undefined for a secret no longer listed or text that is not a concealment.
  *
@@ -138,7 +139,8 @@ function padFor(secrets: readonly TokenSecret[], secretId: string, label: string
   return (bytes: Uint8Array): Uint8Array => {
     const out = new Uint8Array(bytes.length)
     for (let block = 0; block * 32 < bytes.length; block++) {
-      const stream = mac.signBytes(encoder.encode(`waybill-conceal-v1.${label}.${block}`))
+      // Labels are ASCII (a purpose and a base64url id): the hasher takes them as they are.
+      const stream = mac.signAscii(`waybill-conceal-v1.${label}.${block}`)
       for (let i = block * 32; i < Math.min(bytes.length, block * 32 + 32); i++) {
         out[i] = bytes[i]! ^ stream[i - block * 32]!
       }

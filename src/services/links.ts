@@ -153,7 +153,8 @@ export async function followLink(config: Config, token: string, now: Date, contr
   // The key that issued it must still stand: a revoked or expired key's links stop at once.
   const issuer =
     link.a === null ? ({ kind: 'token' } as const) : { kind: 'api-key' as const, id: link.a }
-  const fallen = await issuerStands(config, issuer, now.getTime(), control?.storedKey)
+  const judged = issuerStands(config, issuer, now.getTime(), control?.storedKey)
+  const fallen = judged === undefined ? undefined : await judged
   if (fallen !== undefined) {
     throw new WaybillError('gone', `The API key that issued this link ${FALLEN[fallen]}.`)
   }
