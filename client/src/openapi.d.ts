@@ -998,12 +998,16 @@ export interface operations {
             resource: string
             /** Format: date-time */
             expiresAt: string
+            /**
+             * @description The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm).
+             * @example {
+             *       "CloudFront-Policy": "eyJTdGF0ZW1lbnQiOlt7…",
+             *       "CloudFront-Signature": "k3h0…",
+             *       "CloudFront-Key-Pair-Id": "K2JCJMDEHXQW5F"
+             *     }
+             */
             cookies: {
-              'CloudFront-Policy': string
-              'CloudFront-Signature': string
-              'CloudFront-Key-Pair-Id': string
-              /** @constant */
-              'CloudFront-Hash-Algorithm'?: 'SHA256'
+              [key: string]: string
             }
           }
         }

@@ -20,7 +20,7 @@ import {
   MAX_REPORTED_ERRORS as MAX_LISTED,
 } from '../limits'
 import { essenceOf, isPassive, MEDIA_FAMILIES, patternAdmits } from '../core/media-type'
-import type { PresignItem, PresignMethod } from '../core/s3/presign'
+import type { ObjectItem, UrlMethod } from '../origins/types'
 import type { FieldError } from '../errors'
 import { sanitizeFilename } from '../core/filename'
 import { unsafeKeyReason } from './key-safety'
@@ -28,7 +28,7 @@ import { placeholderValue, type Principal } from '../principal'
 
 const UNSAFE_CLAIM = /[/\\\x00-\x1f\x7f-\x9f]|\.\./
 
-export function actionFor(method: PresignMethod): 'read' | 'write' | 'delete' {
+export function actionFor(method: UrlMethod): 'read' | 'write' | 'delete' {
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -154,7 +154,7 @@ interface Count {
 
 /** Exact keys, each one a target. */
 interface Items {
-  items: readonly PresignItem[]
+  items: readonly ObjectItem[]
   /** The field naming item `i`'s key (`keys.3`, `items.3.key`). */
   itemPath: (i: number) => string
   /** The field naming item `i`'s Content-Type override. */
@@ -182,7 +182,7 @@ export type Reach =
       limit?: Count | undefined
     })
   /** The URLs of a listing's objects: objects no grant covers are left out, not refused. */
-  | (ReachCommon & { kind: 'listed'; items: readonly PresignItem[] })
+  | (ReachCommon & { kind: 'listed'; items: readonly ObjectItem[] })
   /**
    * One upload: a PUT URL, a POST policy or a multipart upload's parts, for an exact key, or
    * (POST on origins with keys "any") any key under `keyPrefix`.
@@ -224,7 +224,7 @@ export interface Permit {
   readonly origin: Origin
   readonly action: Action
   /** The objects to sign (for a `listed` reach, only the covered ones), in request order. */
-  readonly items: readonly PresignItem[]
+  readonly items: readonly ObjectItem[]
   /** The key patterns the artifact reaches. */
   readonly under: readonly string[]
   /** The least life every URL has from the request time, and the signing window to use. */
@@ -417,7 +417,7 @@ interface Target {
   /** A pattern reaches every key starting with `key`. */
   readonly pattern: boolean
   readonly path: string
-  readonly item?: PresignItem | undefined
+  readonly item?: ObjectItem | undefined
   readonly overridePath?: string | undefined
 }
 
@@ -428,7 +428,7 @@ interface Target {
 class ItemTarget implements Target {
   readonly pattern = false
   constructor(
-    readonly item: PresignItem,
+    readonly item: ObjectItem,
     private readonly i: number,
     private readonly fields: Items,
   ) {}
@@ -757,7 +757,7 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   const unfit = reach.fits?.(origin) ?? []
   if (unfit.length > 0) return notServed(origin, unfit)
 
-  if (origin.type === 'cloudfront' && !origin.responseOverrides && 'itemPath' in reach) {
+  if (!origin.urls.overrides && 'itemPath' in reach) {
     const overridden = reach.items.findIndex((item) => item.response !== undefined)
     if (overridden >= 0) {
       // The item, not its key: `items.3` (the redirect's one item is its `key`).
@@ -765,7 +765,7 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
       return notServed(origin, [
         {
           path: at.endsWith('.key') ? at.slice(0, -'.key'.length) : at,
-          message: `cannot carry download, inline or response overrides: origin "${origin.name}" does not say its distribution forwards response-* query strings to the bucket (responseOverrides)`,
+          message: `cannot carry download, inline or response overrides: origin "${origin.name}" does not forward them to its store (a CloudFront origin says so with responseOverrides)`,
         },
       ])
     }
@@ -919,12 +919,11 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   if (late !== undefined) return late
 
   const maxLifetime = nothing ? anyGrant(expiryOf) : least(lifetimes)
-  const rsa =
-    origin.type === 'cloudfront' && origin.signingKeys[0]!.parsed.kind === 'rsa'
-      ? config.maxRsaSignatures
-      : Infinity
-  // Canned CloudFront URLs cost one RSA signature each; a listing signs one per entry it returns.
-  // A link costs nothing to issue: its one signature is made each time it is followed.
+  // What a URL costs is the origin's to say (canned CloudFront URLs: one RSA signature each); a
+  // listing signs one per entry it returns. A link costs nothing to issue: its one signature is
+  // made each time it is followed.
+  const cost = origin.urls.rsaSignatures
+  const rsa = cost > 0 ? Math.floor(config.maxRsaSignatures / cost) : Infinity
   const signsEach =
     reach.kind === 'listing' || (reach.kind === 'urls' && action === 'read') || partial
   const batchBound = nothing
@@ -976,7 +975,7 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
 }
 
 /** The objects a permit signs: the reach's items (a listing's readable ones), or an upload's key. */
-function itemsOf(reach: Reach, kept: readonly boolean[]): readonly PresignItem[] {
+function itemsOf(reach: Reach, kept: readonly boolean[]): readonly ObjectItem[] {
   switch (reach.kind) {
     case 'listed':
       return reach.items.filter((_, t) => kept[t])
@@ -1024,7 +1023,7 @@ function refusalOf(
  */
 export function linkPermit(
   config: Config,
-  link: { origin: string; item: PresignItem; expiresIn: number; maxLifetime: number },
+  link: { origin: string; item: ObjectItem; expiresIn: number; maxLifetime: number },
 ): Permit | undefined {
   const origin = config.origins.get(link.origin)
   if (

@@ -362,12 +362,8 @@ export function keyGrant(fields: v.InferOutput<typeof KeyGrant>, id: string): Gr
 export function scopeProblem(grant: GrantDefinition, origin: Origin): FieldError | undefined {
   const policy = keyPolicyProblem(grant.prefix, origin)
   if (policy !== undefined) return { path: 'prefix', message: policy }
-  if (grant.wildcard && origin.type === 'cloudfront' && origin.responseOverrides) {
-    return {
-      path: 'wildcard',
-      message: `cannot be true on origin "${grant.origin}", which has responseOverrides: any holder of a wildcard URL or cookie could add response-* parameters (such as response-content-type=text/html) that its policy does not pin`,
-    }
-  }
+  const problem = origin.grantProblem?.(grant)
+  if (problem !== undefined) return problem
   const template = grant.uploadKey
   // Written with the same placeholders, it then falls under the prefix on whole segments.
   const prefix = grant.prefix

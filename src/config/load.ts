@@ -9,7 +9,7 @@ import { ExpiresIn, wholeNumber } from '../schemas/fields'
 import { fieldErrors, pathTo } from '../schemas/valibot'
 import { authSchema } from './auth'
 import { Cors } from './cors'
-import type { Env } from './env'
+import type { Env } from '../env'
 import { completeGrant, grantsSchema } from './grants'
 import { hashedKeys } from './hashed-keys'
 import { AuditDataset, AuditQueue, D1Binding, QuotasBinding } from './control'
@@ -23,7 +23,7 @@ import {
   MAX_RSA_SIGNATURES_CEILING,
 } from '../limits'
 import { notifySchema } from './notify'
-import { originsSchema } from './origins'
+import { originsSchema } from '../origins'
 import type { Config, ConfigResult, Origin } from './types'
 
 const cache = new WeakMap<object, ConfigResult>()

@@ -1,6 +1,6 @@
 import { createMiddleware } from 'hono/factory'
 import { loadConfig } from '../config'
-import { prepareKeys } from '../config/keys'
+import { prepareOrigins } from '../origins'
 import { WaybillError, type FieldError } from '../errors'
 import type { AppEnv } from './types'
 
@@ -14,15 +14,15 @@ function configInvalid(errors: readonly FieldError[]): WaybillError {
 }
 
 /**
- * Loads the config and imports its CloudFront keys (both once per isolate) and puts the config on
- * the context. An invalid config makes every route behind this middleware answer 503 listing each
+ * Loads the config and readies its origins (importing their keys; both once per isolate) and puts
+ * the config on the context. An invalid config makes every route behind this middleware answer 503 listing each
  * bad field; values are never echoed.
  */
 export function requireConfig() {
   return createMiddleware<AppEnv>(async function requireConfig(c, next) {
     const result = loadConfig(c.env ?? {})
     if (!result.ok) throw configInvalid(result.errors)
-    const keyErrors = await prepareKeys(result.config)
+    const keyErrors = await prepareOrigins(result.config.origins)
     if (keyErrors.length > 0) throw configInvalid(keyErrors)
     c.set('config', result.config)
     await next()

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import type { RequestIdVariables } from 'hono/request-id'
 import type { Principal } from '../principal'
 import type { Action, Config } from '../config'
-import type { Env } from '../config/env'
+import type { Env } from '../env'
 import type { Clock } from './clock'
 import type { ControlPlane } from '../control/plane'
 

@@ -38,8 +38,8 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
       const body = c.req.valid('json')
       logFields(c, { origin: body.origin, action: 'read', items: 1 })
       const signed = await signCookies(c.get('config'), c.get('principal'), body, clock())
-      const { cookie } = signed.origin
-      for (const [name, value] of Object.entries(signed.cookies)) {
+      const cookie = signed.settings
+      for (const [name, value] of Object.entries(signed.values)) {
         setCookie(c, name, value, {
           path: cookie.path,
           maxAge: signed.lifetime,
@@ -50,10 +50,10 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
         })
       }
       return COOKIES.json(c, {
-        origin: signed.origin.name,
+        origin: signed.origin,
         resource: signed.resource,
         expiresAt: signed.expiresAt.toISOString(),
-        cookies: signed.cookies,
+        cookies: signed.values,
       })
     },
   )

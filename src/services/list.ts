@@ -3,19 +3,13 @@
 
 import * as v from 'valibot'
 import type { Principal } from '../principal'
-import type { Config, Origin, S3Origin } from '../config'
-import {
-  DEFAULT_LIST_LIMIT,
-  MAX_KEY_BYTES,
-  S3_CONCURRENCY,
-  S3_LIST_PAGE_MAX,
-  STREAM_CHUNK_ITEMS,
-} from '../limits'
+import type { Config } from '../config'
+import { DEFAULT_LIST_LIMIT, MAX_KEY_BYTES, S3_CONCURRENCY, STREAM_CHUNK_ITEMS } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { openToken, sealToken } from '../core/token'
 import { WaybillError } from '../errors'
 import type { ListQuery } from '../schemas/list'
-import { listObjectsPage, type ListedObject } from '../store/client'
+import type { Listing as Pages, ListedObject } from '../origins/types'
 import { permitFor } from './permits'
 import { batchSigner } from './signers'
 
@@ -71,16 +65,9 @@ function decodeCursor(config: Config, binding: CursorBinding, text: string): Cur
   return parsed.success ? parsed.output : undefined
 }
 
-/** The S3 origin a listing reads: the origin itself, or the bucket behind a CloudFront origin. */
-function bucketOf(config: Config, origin: Origin): S3Origin | undefined {
-  if (origin.type === 's3') return origin
-  const source = origin.listFrom === undefined ? undefined : config.origins.get(origin.listFrom)
-  return source?.type === 's3' ? source : undefined
-}
-
 /** Up to `budget` entries under `prefix`, in S3's order, following continuation tokens. */
 async function listPrefix(
-  bucket: S3Origin,
+  pages: Pages,
   prefix: string,
   delimiter: string | undefined,
   budget: number,
@@ -89,10 +76,10 @@ async function listPrefix(
   const entries: Entry[] = []
   let token: string | undefined
   for (;;) {
-    const page = await listObjectsPage(bucket, {
+    const page = await pages.page({
       prefix,
       delimiter,
-      maxKeys: Math.min(S3_LIST_PAGE_MAX, budget - entries.length),
+      maxKeys: Math.min(pages.pageMax, budget - entries.length),
       continuationToken: token,
       startAfter: token === undefined ? startAfter : undefined,
     })
@@ -155,16 +142,17 @@ export async function listPage(
     })),
     limit: query.limit === undefined ? undefined : { n: query.limit, path: 'limit' },
     fits: (origin) =>
-      bucketOf(config, origin) === undefined
+      origin.listing === undefined
         ? [
             {
               path: 'origin',
-              message: 'is a CloudFront origin without "listFrom"; it cannot be listed',
+              message:
+                'cannot be listed: it names no bucket to list (a CloudFront origin needs "listFrom")',
             },
           ]
         : [],
   })
-  const bucket = bucketOf(config, permit.origin)!
+  const pages = permit.origin.listing!
   const limit = query.limit ?? Math.min(DEFAULT_LIST_LIMIT, permit.maxCount)
   const after = query.cursor === undefined ? undefined : decodeCursor(config, binding, query.cursor)
   if (query.cursor !== undefined && after === undefined) {
@@ -186,7 +174,7 @@ export async function listPage(
     while (next < prefixes.length && count < limit) {
       const i = next++
       const listed = await listPrefix(
-        bucket,
+        pages,
         prefixes[i]!,
         query.delimiter,
         limit - count,

@@ -4,7 +4,7 @@
 import { base64url, exportSPKI } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { PHOTOS_ORIGIN, problemOf } from '../helpers/routes'
 import { apiKeysBinding } from '../helpers/api-keys'
 import {

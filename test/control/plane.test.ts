@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
 import { Lru } from '../../src/control/lru'
 import { ControlPlane } from '../../src/control/plane'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import {
   CONTROL_MAX_AGE_MS,
   CONTROL_REFRESH_MS,

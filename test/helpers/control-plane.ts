@@ -5,7 +5,7 @@
 
 import { env as bindings } from 'cloudflare:workers'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { apiKeysBinding } from './api-keys'
 
 /** An admin token for this run only. */

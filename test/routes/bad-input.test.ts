@@ -7,7 +7,7 @@ import { exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
 import { MAX_BODY_BYTES } from '../../src/limits'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import {
   ACCESS_AUD,
   ACCESS_CERTS,

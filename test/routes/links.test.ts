@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { LINK_URL_EXPIRES_S } from '../../src/limits'
 import { ALL_KEY, NOW, PHOTOS_KEY, problemOf, testEnv } from '../helpers/routes'
 

@@ -5,7 +5,7 @@
 // check's clock window, is test/security/upload-integrity.test.ts, "4: …".)
 
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { admin, appWithClock, send, withControl } from '../helpers/control-plane'
 import { form, postForm } from '../helpers/forms'
 import { objectUrl, store } from '../helpers/worker-env'

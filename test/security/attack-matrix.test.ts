@@ -3,7 +3,7 @@
 // under /v1 that is missing from the table fails the suite, so a new route cannot skip a limit.
 
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { HS256_SECRET, sign } from '../fixtures/auth'
 import { objectUrl, store } from '../helpers/worker-env'
 import {

@@ -11,7 +11,7 @@
 
 import * as v from 'valibot'
 import { principalName, type Principal } from '../../principal'
-import type { Config, S3Origin } from '../../config'
+import type { Config, Origin } from '../../config'
 import { base64UrlEncode } from '../../core/bytes'
 import { openToken, sealToken } from '../../core/token'
 import { UPLOAD_TAG_CHARS } from '../../schemas/fields'
@@ -68,9 +68,9 @@ export type UploadReceipt = v.InferOutput<typeof Receipt>
 
 // A handle is bound to the origin, the caller and the key: another caller's handle, or this
 // caller's for another key or origin, does not open. A receipt names its key itself.
-const handleBinding = (origin: S3Origin, principal: Principal, key: string) =>
+const handleBinding = (origin: Origin, principal: Principal, key: string) =>
   `${origin.name}\n${principalName(principal)}\n${key}`
-const receiptBinding = (origin: S3Origin, principal: Principal) =>
+const receiptBinding = (origin: Origin, principal: Principal) =>
   `${origin.name}\n${principalName(principal)}`
 
 /** What `schema` makes of a token sealed for `purpose` and `binding`; undefined for anything else. */
@@ -89,7 +89,7 @@ function opened<const TSchema extends v.GenericSchema>(
 
 export function sealHandle(
   config: Config,
-  origin: S3Origin,
+  origin: Origin,
   principal: Principal,
   key: string,
   handle: UploadHandle,
@@ -105,7 +105,7 @@ export function sealHandle(
 /** The handle waybill sealed for this origin, caller and key, or undefined. */
 export function unsealHandle(
   config: Config,
-  origin: S3Origin,
+  origin: Origin,
   principal: Principal,
   key: string,
   token: string,
@@ -115,7 +115,7 @@ export function unsealHandle(
 
 export function sealReceipt(
   config: Config,
-  origin: S3Origin,
+  origin: Origin,
   principal: Principal,
   receipt: UploadReceipt,
 ): string {
@@ -125,7 +125,7 @@ export function sealReceipt(
 /** The receipt waybill sealed for this origin and caller, or undefined. */
 export function unsealReceipt(
   config: Config,
-  origin: S3Origin,
+  origin: Origin,
   principal: Principal,
   token: string,
 ): UploadReceipt | undefined {

@@ -1,12 +1,19 @@
-// What several config variables share: the origins' key policy, web URLs, and reading the secrets
-// a field names. (The field schemas shared with the routes are in ../schemas/fields.ts.)
+// What several config variables share, and the origin drivers' schemas too: an origin's key
+// policy, web URLs, and reading the secrets a field names. (The field schemas shared with the
+// routes are in ./fields.ts.)
 
 import * as v from 'valibot'
-import { pathTo } from '../schemas/valibot'
-import type { Env } from './env'
-import type { KeyPolicy } from './types'
+import { pathTo } from './valibot'
+import type { Env } from '../env'
 
-/** An origin's `keys` (see KeyPolicy in ./types). */
+/**
+ * Which object keys an origin signs: `safe` refuses keys a client or CDN could normalize into
+ * another key (`.`/`..` segments, `//`, backslashes, control characters); `any` signs every key
+ * the store accepts.
+ */
+export type KeyPolicy = 'safe' | 'any'
+
+/** An origin's `keys`. */
 export const Keys = v.optional(
   v.picklist(
     ['safe', 'any'] as const satisfies readonly KeyPolicy[],

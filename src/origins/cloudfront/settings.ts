@@ -6,16 +6,17 @@
 //     "signingWindow"?: 3600, "listFrom"?: "<an S3 origin over the same bucket>",
 //     "responseOverrides"?: false }
 // `privateKey` names the secret holding the PEM. Keys are parsed and checked here; they are
-// imported into Web Crypto once per isolate by ./keys.
+// imported into Web Crypto once per isolate by ./keys.ts.
 
 import * as v from 'valibot'
-import { parsePrivateKeyPem } from '../core/cloudfront/pem'
-import { CoreError } from '../core/errors'
-import { OriginName, SigningWindow } from '../schemas/fields'
-import { list, pathTo, strict, strictFields } from '../schemas/valibot'
-import type { Env } from './env'
-import { Keys, parsedString, readSecret, webUrl } from './fields'
-import type { CloudFrontCookieConfig } from './types'
+import { parsePrivateKeyPem, type ParsedKey } from '../../core/cloudfront/pem'
+import type { HashAlgorithm } from '../../core/cloudfront/sign'
+import type { CookieSettings } from '../types'
+import { CoreError } from '../../core/errors'
+import { OriginName, SigningWindow } from '../../schemas/fields'
+import { list, pathTo, strict, strictFields } from '../../schemas/valibot'
+import type { Env } from '../../env'
+import { Keys, parsedString, readSecret, webUrl, type KeyPolicy } from '../../schemas/config'
 
 const KEY_PAIR_ID = /^[A-Z0-9]{8,64}$/
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,127}$/
@@ -90,7 +91,7 @@ const Cookie = v.pipe(
     },
     { type: 'must be an object' },
   ),
-  v.rawTransform(({ dataset: { value: cookie }, addIssue, NEVER }): CloudFrontCookieConfig => {
+  v.rawTransform(({ dataset: { value: cookie }, addIssue, NEVER }): CookieSettings => {
     // Browsers drop a SameSite=None cookie that is not Secure.
     if (cookie.sameSite === 'None' && !cookie.secure) {
       addIssue({ message: 'must be true when sameSite is "None"', path: pathTo(cookie, 'secure') })
@@ -100,10 +101,39 @@ const Cookie = v.pipe(
   }),
 )
 
-/** A CloudFront origin for one `env`, which holds the secrets its keys name. */
-export function cloudFrontOrigin(env: Env) {
+/** A key the distribution's key group holds: its id, and the secret that held its PEM. */
+export interface CloudFrontKeyConfig {
+  readonly keyPairId: string
+  /** The secret that held the PEM, for error messages. */
+  readonly secret: string
+  readonly parsed: ParsedKey
+}
+
+/** A CloudFront origin's settings, as its entry of WAYBILL_ORIGINS says them (keys read). */
+export interface CloudFrontSettings {
+  readonly type: 'cloudfront'
+  /** Distribution URL ending in `/`, e.g. `https://d111111abcdef8.cloudfront.net/`. */
+  readonly baseUrl: string
+  readonly hash: HashAlgorithm
+  /** The first key signs; the others are listed (rotation) and imported too, so a bad one shows. */
+  readonly signingKeys: readonly CloudFrontKeyConfig[]
+  readonly cookie: CookieSettings
+  readonly keys: KeyPolicy
+  readonly signingWindow: number
+  /** An S3 origin whose bucket backs the distribution: `GET /v1/list` lists it. */
+  readonly listFrom?: string | undefined
+  /**
+   * The distribution forwards `response-*` query strings to its bucket, so URLs may carry
+   * download, inline and response overrides. A wildcard policy cannot pin them (its `*` matches
+   * any query string), so such an origin takes no wildcard grant.
+   */
+  readonly responseOverrides: boolean
+}
+
+/** One CloudFront entry of WAYBILL_ORIGINS, for an env that holds the secrets its keys name. */
+export function cloudFrontSettings(env: Env) {
   const PrivateKey = privateKey(env)
-  // A variant's option (src/config/origins.ts): the variant has checked that it is an object.
+  // A variant's option (../index.ts): the variant has checked that it is an object.
   return v.pipe(
     strictFields(
       {
@@ -133,14 +163,17 @@ export function cloudFrontOrigin(env: Env) {
       },
       { type: 'must be an object' },
     ),
-    v.transform(({ keyPairId, privateKey, previousKeys, hashAlgorithm, ...origin }) => ({
-      ...origin,
-      hash: hashAlgorithm,
-      signingKeys: Object.freeze(
-        [{ keyPairId, privateKey }, ...previousKeys].map((key) =>
-          Object.freeze({ keyPairId: key.keyPairId, ...key.privateKey }),
-        ),
-      ),
-    })),
+    v.transform(
+      ({ keyPairId, privateKey, previousKeys, hashAlgorithm, ...origin }): CloudFrontSettings =>
+        Object.freeze({
+          ...origin,
+          hash: hashAlgorithm,
+          signingKeys: Object.freeze(
+            [{ keyPairId, privateKey }, ...previousKeys].map((key) =>
+              Object.freeze({ keyPairId: key.keyPairId, ...key.privateKey }),
+            ),
+          ),
+        }),
+    ),
   )
 }

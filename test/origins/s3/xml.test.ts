@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { s3Error } from '../../src/store/client'
-import { decodeXmlText, elements, escapeXmlText, text } from '../../src/store/xml'
+import { s3Error } from '../../../src/origins/s3/store'
+import { decodeXmlText, elements, escapeXmlText, text } from '../../../src/origins/s3/xml'
 
 describe('S3 XML', () => {
   it('finds elements in document order and decodes entities and character references', () => {

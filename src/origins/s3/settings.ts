@@ -1,17 +1,34 @@
-// WAYBILL_ORIGINS: origin name → an S3 bucket or a CloudFront distribution (./cloudfront).
+// An S3 origin in WAYBILL_ORIGINS (AWS S3 or any S3-compatible store: R2 through its S3 API,
+// MinIO, versitygw):
 //   { "photos": { "type": "s3", "bucket": "photos", "region": "eu-west-1", "credentials": "PHOTOS",
 //                 "endpoint"?: "https://<account>.r2.cloudflarestorage.com", "style"?: "virtual" | "path",
 //                 "keys"?: "safe" | "any", "signingWindow"?: 3600, "postPolicy"?: true } }
 
 import * as v from 'valibot'
-import { resolveS3Endpoint } from '../core/s3/endpoint'
-import type { Credentials } from '../core/s3/presign'
-import { OriginName, SigningWindow } from '../schemas/fields'
-import { pathTo, record, strictFields } from '../schemas/valibot'
-import { cloudFrontOrigin } from './cloudfront'
-import type { Env } from './env'
-import { Keys, parsedString, readSecret, webUrl } from './fields'
-import type { Origin } from './types'
+import { resolveS3Endpoint, type AddressingStyle, type S3Endpoint } from '../../core/s3/endpoint'
+import type { Credentials } from '../../core/s3/presign'
+import type { Env } from '../../env'
+import { Keys, parsedString, readSecret, webUrl, type KeyPolicy } from '../../schemas/config'
+import { SigningWindow } from '../../schemas/fields'
+import { pathTo, strictFields } from '../../schemas/valibot'
+
+/** The bucket the Worker's own S3 calls go to, and the URLs it signs name. */
+export interface Bucket {
+  readonly bucket: string
+  readonly region: string
+  readonly style: AddressingStyle
+  readonly endpoint: S3Endpoint
+  readonly credentials: Readonly<Credentials>
+}
+
+/** An S3 origin's settings, as its entry of WAYBILL_ORIGINS says them (secrets read). */
+export interface S3Settings extends Bucket {
+  readonly type: 's3'
+  readonly keys: KeyPolicy
+  readonly signingWindow: number
+  /** Whether the store accepts browser POST uploads (R2 does not). */
+  readonly postPolicy: boolean
+}
 
 const REGION = /^[a-z0-9][a-z0-9-]{0,62}$/
 // S3 bucket naming rules (general purpose buckets), minus the legacy upper-case forms.
@@ -21,7 +38,7 @@ const IPV4 = /^\d+\.\d+\.\d+\.\d+$/
 const CREDENTIALS_REF = /^[A-Z][A-Z0-9_]{0,63}$/
 
 const bucketMessage = 'must be an S3 bucket name: 3-63 characters of a-z, 0-9, "." and "-"'
-const Bucket = v.pipe(
+const BucketName = v.pipe(
   v.string(bucketMessage),
   v.regex(BUCKET, bucketMessage),
   v.check((bucket) => !bucket.includes('..') && !IPV4.test(bucket), bucketMessage),
@@ -57,22 +74,23 @@ const SessionToken = v.optional(
 
 const credentialsMessage =
   'must name the secrets to use, in upper case: "PHOTOS" reads PHOTOS_ACCESS_KEY_ID and PHOTOS_SECRET_ACCESS_KEY'
+
 /**
  * `credentials`: `"PHOTOS"` reads the secrets PHOTOS_ACCESS_KEY_ID, PHOTOS_SECRET_ACCESS_KEY and,
- * for temporary credentials, PHOTOS_SESSION_TOKEN. Each name is read once, however many origins
- * share it.
+ * for temporary credentials, PHOTOS_SESSION_TOKEN. Each name is read once per parse, however many
+ * origins share it.
  */
 function credentials(env: Env) {
-  const read = new Map<string, Readonly<Credentials> | undefined>()
+  const known = new Map<string, Readonly<Credentials> | undefined>()
   return v.pipe(
     v.string(credentialsMessage),
     v.regex(CREDENTIALS_REF, credentialsMessage),
     v.rawTransform(({ dataset: { value: ref }, addIssue, NEVER }) => {
-      if (!read.has(ref)) {
+      if (!known.has(ref)) {
         const id = readSecret(env, `${ref}_ACCESS_KEY_ID`, AccessKeyId, addIssue)
         const secret = readSecret(env, `${ref}_SECRET_ACCESS_KEY`, SecretAccessKey, addIssue)
         const token = readSecret(env, `${ref}_SESSION_TOKEN`, SessionToken, addIssue)
-        read.set(
+        known.set(
           ref,
           id.success && secret.success && token.success
             ? Object.freeze({
@@ -84,18 +102,18 @@ function credentials(env: Env) {
         )
       }
       // Unreadable secrets were reported where the name first came up, failing this same parse.
-      return read.get(ref) ?? NEVER
+      return known.get(ref) ?? NEVER
     }),
   )
 }
 
-function s3Origin(env: Env) {
-  // A variant's option: the variant has checked that the definition is an object.
+/** One S3 entry of WAYBILL_ORIGINS, for an env that holds the secrets it names. */
+export function s3Settings(env: Env) {
   return v.pipe(
     strictFields(
       {
         type: v.literal('s3'),
-        bucket: Bucket,
+        bucket: BucketName,
         region: Region,
         endpoint: v.optional(Endpoint),
         style: v.optional(v.picklist(['virtual', 'path'], 'must be "virtual" or "path"')),
@@ -106,7 +124,7 @@ function s3Origin(env: Env) {
       },
       { type: 'must be an object' },
     ),
-    v.rawTransform(({ dataset: { value: origin }, addIssue, NEVER }) => {
+    v.rawTransform(({ dataset: { value: origin }, addIssue, NEVER }): S3Settings => {
       const { bucket, region, endpoint } = origin
       const style = origin.style ?? (endpoint === undefined ? 'virtual' : 'path')
       // A dotted bucket name adds a subdomain level the store's wildcard TLS certificate does not cover.
@@ -119,43 +137,7 @@ function s3Origin(env: Env) {
         return NEVER
       }
       const resolved = resolveS3Endpoint({ bucket, region, endpoint, style })
-      return { ...origin, style, endpoint: Object.freeze(resolved) }
-    }),
-  )
-}
-
-/**
- * WAYBILL_ORIGINS for one `env`, which holds the secrets the origins name: a map of frozen origins.
- *
- * @example
- * const result = v.safeParse(originsSchema(env), { photos: { type: 's3', … } })
- */
-export function originsSchema(env: Env) {
-  const Definition = v.variant('type', [s3Origin(env), cloudFrontOrigin(env)], (issue) =>
-    issue.path === undefined ? 'must be an object' : 'must be "s3" or "cloudfront"',
-  )
-  return v.pipe(
-    record(OriginName, Definition, (input) =>
-      input === undefined
-        ? 'is not set; define at least one origin'
-        : 'must be a JSON object of origin name to origin',
-    ),
-    v.check((origins) => Object.keys(origins).length > 0, 'must define at least one origin'),
-    v.rawTransform(({ dataset: { value: definitions }, addIssue }): ReadonlyMap<string, Origin> => {
-      const origins = new Map<string, Origin>()
-      for (const [name, origin] of Object.entries(definitions)) {
-        origins.set(name, Object.freeze({ ...origin, name }))
-      }
-      for (const origin of origins.values()) {
-        if (origin.type !== 'cloudfront' || origin.listFrom === undefined) continue
-        if (origins.get(origin.listFrom)?.type !== 's3') {
-          addIssue({
-            message: 'must name an S3 origin defined in WAYBILL_ORIGINS',
-            path: pathTo(definitions, origin.name, 'listFrom'),
-          })
-        }
-      }
-      return origins
+      return Object.freeze({ ...origin, style, endpoint: Object.freeze(resolved) })
     }),
   )
 }

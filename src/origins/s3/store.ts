@@ -1,18 +1,20 @@
-// The Worker's own S3 API calls (ListObjectsV2 and the multipart lifecycle), signed with aws4fetch.
-// One AwsClient per origin per isolate; workerd pools connections per host, so calls reuse them.
+// The Worker's own S3 API calls (ListObjectsV2, HeadObject, a conditional DeleteObject and the
+// multipart lifecycle), signed with aws4fetch. One AwsClient per bucket per isolate; workerd pools
+// connections per host, so calls reuse them.
 // S3's error documents become problem responses that say what S3 said: a caller's mistake (an
 // unknown upload id, a bad part list) is a 4xx, the store's or the configuration's a 502.
 
 import { AwsClient } from 'aws4fetch'
-import type { S3Origin } from '../config'
-import { S3_LIST_PAGE_MAX, S3_RETRIES, S3_TIMEOUT_MS } from '../limits'
-import { encodeKeyPath, encodeRfc3986 } from '../core/sigv4/encoding'
-import { WaybillError, type ErrorCode } from '../errors'
+import { S3_LIST_PAGE_MAX, S3_RETRIES, S3_TIMEOUT_MS } from '../../limits'
+import { encodeKeyPath, encodeRfc3986 } from '../../core/sigv4/encoding'
+import { WaybillError, type ErrorCode } from '../../errors'
+import type { CompletedPart, ListPage, ListPageInput, ObjectHead, UploadedPart } from '../types'
+import type { Bucket } from './settings'
 import { elements, escapeXmlText, text } from './xml'
 
-const clients = new WeakMap<S3Origin, AwsClient>()
+const clients = new WeakMap<Bucket, AwsClient>()
 
-function clientFor(origin: S3Origin): AwsClient {
+function clientFor(origin: Bucket): AwsClient {
   let client = clients.get(origin)
   if (client === undefined) {
     client = new AwsClient({
@@ -29,7 +31,7 @@ function clientFor(origin: S3Origin): AwsClient {
 }
 
 /** The URL of the bucket (no key) or of an object, with an already encoded query. */
-function s3Url(origin: S3Origin, key: string | undefined, query: string): string {
+function s3Url(origin: Bucket, key: string | undefined, query: string): string {
   const { protocol, host, basePath } = origin.endpoint
   const path = key === undefined ? `${basePath}/` : `${basePath}/${encodeKeyPath(key)}`
   return `${protocol}//${host}${path}${query === '' ? '' : `?${query}`}`
@@ -69,7 +71,7 @@ export function s3Error(operation: string, status: number, body: string): Waybil
 
 /** One S3 call: the response, once it is known not to be an error (a 404 may be let through). */
 async function send(
-  origin: S3Origin,
+  origin: Bucket,
   operation: string,
   url: string,
   init: RequestInit,
@@ -100,7 +102,7 @@ async function send(
 }
 
 async function call(
-  origin: S3Origin,
+  origin: Bucket,
   operation: string,
   url: string,
   init: RequestInit,
@@ -108,24 +110,12 @@ async function call(
   return (await send(origin, operation, url, init)).body
 }
 
-/** What HeadObject says of an object. */
-export interface ObjectHead {
-  size: number
-  contentType: string
-  etag: string
-  lastModified: string
-  /** The stored SHA-256 checksum (base64, `-<parts>` for a multipart upload's), when kept. */
-  checksumSha256?: string | undefined
-  /** The metadata `x-amz-meta-<tagName>`, when the object carries it. */
-  tag?: string | undefined
-}
-
 /**
  * HeadObject: the object's size, type, ETag, checksum and the metadata `tagName`; undefined when
  * there is none.
  */
 export async function headObject(
-  origin: S3Origin,
+  origin: Bucket,
   key: string,
   tagName: string,
 ): Promise<ObjectHead | undefined> {
@@ -152,7 +142,7 @@ export async function headObject(
  * since it was looked at is not deleted (the store answers 412, a `precondition_failed`).
  */
 export async function deleteObjectIfMatch(
-  origin: S3Origin,
+  origin: Bucket,
   key: string,
   etag: string,
 ): Promise<void> {
@@ -162,30 +152,8 @@ export async function deleteObjectIfMatch(
   })
 }
 
-export interface ListedObject {
-  key: string
-  size: number
-  etag: string
-  lastModified: string
-}
-
-export interface ListPage {
-  objects: ListedObject[]
-  prefixes: string[]
-  /** Continuation token when the listing goes on. */
-  next: string | undefined
-}
-
-export interface ListPageInput {
-  prefix: string
-  delimiter?: string | undefined
-  maxKeys: number
-  continuationToken?: string | undefined
-  startAfter?: string | undefined
-}
-
 /** One ListObjectsV2 page. */
-export async function listObjectsPage(origin: S3Origin, input: ListPageInput): Promise<ListPage> {
+export async function listObjectsPage(origin: Bucket, input: ListPageInput): Promise<ListPage> {
   const query = queryString({
     'continuation-token': input.continuationToken,
     delimiter: input.delimiter,
@@ -215,7 +183,7 @@ export interface CreateUploadInput {
 
 /** CreateMultipartUpload: the new upload's id. */
 export async function createMultipartUpload(
-  origin: S3Origin,
+  origin: Bucket,
   key: string,
   input: CreateUploadInput,
 ): Promise<string> {
@@ -238,19 +206,12 @@ export async function createMultipartUpload(
   return uploadId
 }
 
-export interface CompletedPart {
-  partNumber: number
-  etag: string
-  /** The part's SHA-256 (base64), for an upload created with checksums. */
-  checksumSha256?: string | undefined
-}
-
 /**
  * CompleteMultipartUpload with the caller's parts (ascending part numbers). With `ifNoneMatch`,
  * an object already at the key is not replaced (the store answers 412, a `precondition_failed`).
  */
 export async function completeMultipartUpload(
-  origin: S3Origin,
+  origin: Bucket,
   key: string,
   uploadId: string,
   parts: readonly CompletedPart[],
@@ -276,17 +237,9 @@ export async function completeMultipartUpload(
   return { etag: text(xml, 'ETag') ?? '' }
 }
 
-export interface UploadedPart {
-  partNumber: number
-  etag: string
-  size: number
-  /** The part's SHA-256 (base64), when the upload was created with checksums. */
-  checksumSha256?: string | undefined
-}
-
 /** ListParts, every page: the parts of an upload in progress, ascending. */
 export async function listParts(
-  origin: S3Origin,
+  origin: Bucket,
   key: string,
   uploadId: string,
 ): Promise<UploadedPart[]> {
@@ -314,7 +267,7 @@ export async function listParts(
 
 /** AbortMultipartUpload. */
 export async function abortMultipartUpload(
-  origin: S3Origin,
+  origin: Bucket,
   key: string,
   uploadId: string,
 ): Promise<void> {
