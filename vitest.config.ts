@@ -25,6 +25,7 @@ import type { S3TestServer, TestApiKey } from './test/helpers/provided-context.t
  */
 const NEEDS_SERVERS = [
   'test/e2e/**/*.test.ts',
+  'test/origins/**/*.test.ts',
   'test/security/**/*.test.ts',
   'test/leaks.test.ts',
   'test/routes/bad-input.test.ts',

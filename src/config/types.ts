@@ -4,7 +4,7 @@ import type { FieldError } from '../errors'
 import type { Origin } from '../origins/types'
 import type { NotifyConfig } from './notify'
 
-export type { KeyPolicy, Origin } from '../origins/types'
+export type { Origin } from '../origins/types'
 
 export interface ApiKey {
   readonly id: string

@@ -8,10 +8,12 @@ import { OriginName } from '../schemas/fields'
 import { pathTo, record } from '../schemas/valibot'
 import { cloudfront } from './cloudfront'
 import { s3 } from './s3'
-import { registered, type Origin, type OriginDriver } from './types'
+import type { Origin, OriginDriver } from './types'
 
 /** Every driver, by the `type` its origins are configured with. */
-const DRIVERS: readonly OriginDriver<unknown>[] = [registered(s3), registered(cloudfront)]
+// Each hands its own `create` only what its own schema made (see originsSchema), whatever the
+// settings' type: that is the driver's business alone.
+const DRIVERS: readonly OriginDriver<unknown>[] = [s3, cloudfront]
 
 const TYPES = DRIVERS.map((driver) => `"${driver.type}"`).join(' or ')
 
@@ -68,9 +70,8 @@ function driverOf(type: string): OriginDriver<unknown> {
 export function prepareOrigins(origins: ReadonlyMap<string, Origin>) {
   let done = prepared.get(origins)
   if (done === undefined) {
-    done = Promise.all([...origins.values()].map((origin) => origin.prepare?.() ?? [])).then(
-      (problems) => problems.flat(),
-    )
+    const jobs = [...origins.values()].map((origin) => origin.prepare?.() ?? Promise.resolve([]))
+    done = Promise.all(jobs).then((problems) => problems.flat())
     prepared.set(origins, done)
   }
   return done

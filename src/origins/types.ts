@@ -14,8 +14,7 @@ import type { SigningTime } from '../core/window'
 import type { FieldError } from '../errors'
 import type { Env } from '../env'
 import type { KeyPolicy } from '../schemas/config'
-
-export type { KeyPolicy }
+import type { UploadMode } from '../schemas/fields'
 
 /** The response headers a read URL may set for its object (S3's `response-*` parameters). */
 export interface ResponseOverrides {
@@ -37,10 +36,6 @@ export interface ObjectItem {
 /** What a URL lets its holder do to one object. */
 export type UrlMethod = 'GET' | 'HEAD' | 'PUT' | 'DELETE'
 
-/** The ways a browser uploads, one vocabulary for requests, receipts, rules and drivers. */
-export const UPLOAD_MODES = ['put', 'post', 'multipart'] as const
-export type UploadMode = (typeof UPLOAD_MODES)[number]
-
 /** Signs the URLs of one batch, in order. */
 export interface BatchSigner {
   readonly expiresAt: Date
@@ -53,7 +48,7 @@ export interface BatchSigner {
 }
 
 /** S3: the canonical request and string to sign. CloudFront: the policy signed. */
-export type SigningSteps = { canonicalRequest: string; stringToSign: string } | { policy: string }
+type SigningSteps = { canonicalRequest: string; stringToSign: string } | { policy: string }
 
 /** Read (and bare write and delete) URLs for exact keys: every origin has them. */
 export interface Urls {
@@ -250,12 +245,4 @@ export interface OriginDriver<TSettings = unknown> {
     settings: TSettings,
     others: (name: string) => Origin | undefined,
   ): readonly { path: string; message: string }[]
-}
-
-/**
- * `driver` for the registry, which holds drivers of every settings type: it hands a driver back
- * only what that driver's own schema made, so its settings' type is the driver's business alone.
- */
-export function registered<TSettings>(driver: OriginDriver<TSettings>): OriginDriver<unknown> {
-  return driver as unknown as OriginDriver<unknown>
 }

@@ -228,6 +228,12 @@ export const VersionId = v.pipe(
   ),
 )
 
+/** The ways a browser uploads: one vocabulary for requests, receipts, events and origins. */
+export const UPLOAD_MODES = ['put', 'post', 'multipart'] as const
+export type UploadMode = (typeof UPLOAD_MODES)[number]
+/** The modes whose artifact the store may take more than once (a receipt's). */
+export const SINGLE_UPLOAD_MODES = ['put', 'post'] as const satisfies readonly UploadMode[]
+
 const METADATA_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/
 const RESERVED_NAMES = ['__proto__', 'constructor', 'prototype']
 

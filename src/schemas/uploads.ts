@@ -16,6 +16,8 @@ import {
   ObjectKey,
   OriginName,
   PartNumber,
+  SINGLE_UPLOAD_MODES,
+  UPLOAD_MODES,
   UploadContentType,
   UploadId,
   UploadReceipt,
@@ -271,7 +273,9 @@ const multipartUpload = strictFields(
 const anyUpload = v.variant(
   'mode',
   [putUpload, postUpload, multipartUpload],
-  'must be "put", "post" or "multipart"',
+  `must be ${UPLOAD_MODES.slice(0, -1)
+    .map((mode) => `"${mode}"`)
+    .join(', ')} or "${UPLOAD_MODES.at(-1)}"`,
 )
 type UploadFields = v.InferOutput<typeof anyUpload>
 
@@ -602,7 +606,7 @@ export const CheckAnswer = v.object({
   ...StoredObject,
   lastModified: v.string(),
   checksumSha256: v.optional(v.string()),
-  mode: v.picklist(['put', 'post']),
+  mode: v.picklist(SINGLE_UPLOAD_MODES),
 })
 
 export const AbortBody = strict(uploadRef)

@@ -3,6 +3,7 @@
 // and/or sent to a Cloudflare Queue. Delivery runs after the answer (ExecutionContext.waitUntil):
 // it retries, then logs one line, and never throws, so the upload's own answer never depends on it.
 
+import type { UploadMode } from '../schemas/fields'
 import { principalName, type Principal } from '../principal'
 import { sha256AsciiHex } from '../core/sigv4/sha256'
 import type { NotifyConfig, UploadQueue, WebhookTarget } from '../config/notify'
@@ -13,8 +14,6 @@ import {
   WEBHOOK_TIMEOUT_MS,
 } from '../limits'
 import { systemClock, type Clock } from '../http/clock'
-
-type UploadMode = 'put' | 'post' | 'multipart'
 
 /** What the upload completion code knows once it has checked an upload finished. */
 export interface CompletedUpload {

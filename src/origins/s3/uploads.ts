@@ -4,7 +4,8 @@
 
 import { MAX_PUT_BYTES } from '../../limits'
 import { signPostPolicy } from '../../core/s3/post-policy'
-import type { UploadMode, UploadTerms, Uploads } from '../types'
+import { UPLOAD_MODES } from '../../schemas/fields'
+import type { UploadTerms, Uploads } from '../types'
 import type { Bucket } from './settings'
 import {
   abortMultipartUpload,
@@ -33,7 +34,7 @@ function signedHeaders(terms: UploadTerms): Record<string, string> {
 
 /** An S3 bucket's uploads; `post` where the store takes browser forms. */
 export function s3Uploads(bucket: Bucket, postPolicy: boolean): Uploads {
-  const modes: UploadMode[] = postPolicy ? ['put', 'post', 'multipart'] : ['put', 'multipart']
+  const modes = UPLOAD_MODES.filter((mode) => postPolicy || mode !== 'post')
   return {
     modes,
     async putUrl(terms) {

@@ -32,15 +32,15 @@ function view(row: QuotaRow) {
 }
 
 /**
- * Sets a quota (its shape checked by the route) on an origin that can hold one: an S3 origin
- * (uploads), with the quota counters bound.
+ * Sets a quota (its shape checked by the route) on an origin that can hold one: one that takes
+ * uploads, with the quota counters bound.
  */
 export async function createQuota(config: Config, plane: ControlPlane, body: QuotaBody, now: Date) {
   const control = controlOf(config)
   const origin = originNamed(config, body.origin, 'origin')
   const unfit =
-    origin.type !== 's3'
-      ? 'must be an S3 origin (uploads)'
+    origin.uploads === undefined
+      ? 'must be an origin that takes uploads'
       : control.quotaCounters === undefined
         ? 'cannot hold a quota: no quota counters are bound (wrangler.jsonc "durable_objects": WAYBILL_QUOTAS)'
         : undefined

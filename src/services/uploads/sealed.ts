@@ -14,7 +14,7 @@ import { principalName, type Principal } from '../../principal'
 import type { Config, Origin } from '../../config'
 import { base64UrlEncode } from '../../core/bytes'
 import { openToken, sealToken } from '../../core/token'
-import { UPLOAD_TAG_CHARS } from '../../schemas/fields'
+import { SINGLE_UPLOAD_MODES, UPLOAD_TAG_CHARS } from '../../schemas/fields'
 
 const HANDLE_PURPOSE = 'multipart-upload'
 const RECEIPT_PURPOSE = 'upload-receipt'
@@ -54,7 +54,7 @@ export type UploadHandle = v.InferOutput<typeof Handle>
 const Receipt = v.object({
   key: v.string(),
   keyIsPrefix: v.boolean(),
-  mode: v.picklist(['put', 'post']),
+  mode: v.picklist(SINGLE_UPLOAD_MODES),
   contentType: v.string(),
   exact: v.optional(Count),
   atMost: v.optional(Count),
