@@ -7,11 +7,9 @@
 import * as v from 'valibot'
 import type { Config } from '../config'
 import { base64UrlEncode } from '../core/bytes'
-import { sha256 } from '../core/sigv4/sha256'
 import { conceal, openToken, reveal, sealToken, type TokenFault } from '../core/token'
 
 const PURPOSE = 'link'
-const encoder = new TextEncoder()
 
 /** What a link carries. Times are epoch seconds. */
 const Payload = v.object({
@@ -37,14 +35,6 @@ const Payload = v.object({
   t: v.optional(v.string()),
 })
 export type LinkPayload = v.InferOutput<typeof Payload>
-
-/**
- * A hash of the caller that issued a link (`jwt:alice`), so a link does not show who made it but
- * a revocation naming the caller still finds it: 8 bytes of SHA-256, base64url.
- */
-export function principalHash(principal: string): string {
-  return base64UrlEncode(sha256(encoder.encode(principal)).subarray(0, 8))
-}
 
 /** A new link's id: 12 random bytes, 16 base64url characters. */
 export function newLinkId(): string {

@@ -2,9 +2,11 @@ import type { JSONWebKeySet } from 'jose'
 import type { TokenSecret } from '../core/token'
 import type { FieldError } from '../errors'
 import type { Origin } from '../origins/types'
+import type { GrantSubject } from '../principal/subjects'
 import type { NotifyConfig } from './notify'
 
 export type { Origin } from '../origins/types'
+export type { GrantSubject } from '../principal/subjects'
 
 export interface ApiKey {
   readonly id: string
@@ -40,14 +42,6 @@ export interface AccessConfig {
 
 /** `debug`: may see the canonical request and string to sign behind URLs (never a key). */
 export type Action = 'read' | 'write' | 'delete' | 'list' | 'debug'
-
-/** Who a grant is for. `any` is every authenticated caller (use with a `{sub}` prefix). */
-export type GrantSubject =
-  | { readonly kind: 'apiKey'; readonly value: string }
-  | { readonly kind: 'sub'; readonly value: string }
-  | { readonly kind: 'role'; readonly value: string }
-  | { readonly kind: 'email'; readonly value: string }
-  | { readonly kind: 'any' }
 
 export interface Grant {
   readonly subject: GrantSubject

@@ -17,11 +17,10 @@
 // from D1 (`configFor`), built once per caller and epoch.
 
 import * as v from 'valibot'
-import { principalHash } from '../auth/links'
 import type { Config, ControlConfig, Grant, Quota } from '../config'
-import { subjectsOf } from '../auth/policy'
+import { principalHash, subjectOf, subjectsOf, subjectText } from '../principal/subjects'
 import { keyStands, type KeyStanding } from '../auth/standing'
-import { completeGrant, grantSchema, subjectOf, subjectText } from '../config/grants'
+import { completeGrant, grantSchema } from '../config/grants'
 import { constantTimeEqual, hexEncode } from '../core/bytes'
 import { WaybillError } from '../errors'
 import {

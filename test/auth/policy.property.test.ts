@@ -12,13 +12,12 @@ import {
   authorize,
   isPermit,
   isRefusal,
-  subjectMatches,
-  subjectsOf,
   type Permit,
   type Reach,
 } from '../../src/auth/policy'
 import { batchSigner } from '../../src/services/signers'
 import type { Principal } from '../../src/principal'
+import { subjectMatches, subjectsOf } from '../../src/principal/subjects'
 import type { Action, Config, Grant, GrantSubject } from '../../src/config'
 import { s3 } from '../../src/origins/s3'
 import { fuzzParameters } from '../helpers/fuzz-arbitraries'

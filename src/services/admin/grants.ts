@@ -2,7 +2,8 @@
 // key, a subject, a role or an email. They add to the env's grants (src/control/plane.ts).
 
 import type { Config } from '../../config'
-import { grantJson, subjectText, type GrantDefinition } from '../../config/grants'
+import { grantJson, type GrantDefinition } from '../../config/grants'
+import { subjectText } from '../../principal/subjects'
 import type { ControlPlane } from '../../control/plane'
 import { countGrants, insertGrant, selectGrants } from '../../control/store'
 import { conflict } from '../../errors'

@@ -2,7 +2,7 @@
 // names, on one origin. Enforced when uploads are signed (src/services/quotas.ts).
 
 import type { Config } from '../../config'
-import { subjectText } from '../../config/grants'
+import { subjectText } from '../../principal/subjects'
 import type { ControlPlane } from '../../control/plane'
 import { insertQuota, quotaExists, selectPage, type QuotaRow } from '../../control/store'
 import { conflict } from '../../errors'

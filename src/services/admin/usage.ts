@@ -1,7 +1,7 @@
 // Usage through the admin API: per key or caller, by day and origin, from the counters the audit
 // trail keeps (src/control/plane.ts `record`, written after the answers).
 
-import { principalHash } from '../../auth/links'
+import { principalHash } from '../../principal/subjects'
 import type { Config } from '../../config'
 import { selectUsage } from '../../control/store'
 import { DAY_MS, DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from '../../limits'
