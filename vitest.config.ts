@@ -29,7 +29,7 @@ const NEEDS_SERVERS = [
   'test/security/**/*.test.ts',
   'test/leaks.test.ts',
   'test/routes/bad-input.test.ts',
-  'test/http/body.test.ts',
+  'test/middleware/json-body.test.ts',
   'test/core/cloudfront/*.test.ts',
   'test/routes/cloudfront.test.ts',
 ]

@@ -1,14 +1,14 @@
 // /admin/v1: the control plane's admin API. API keys, grants, revocations, quotas and usage, changed
-// at run time in D1. Admin tokens or Access admins only (src/auth/admin.ts), never a caller's key.
+// at run time in D1. Admin tokens or Access admins only (src/middleware/admin-authenticated.ts), never a caller's key.
 
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { StoredGrant } from '../config/grants'
 import { Answer } from '../http/answer'
-import { jsonBody } from '../http/body'
+import { jsonBody } from '../middleware/json-body'
 import { publicProblems } from '../http/openapi'
-import type { AppEnv, RouteDeps } from '../http/types'
-import { validBody, validParams, validQuery } from '../http/validate'
+import type { AppEnv, RouteDeps } from '../middleware/types'
+import { validBody, validParams, validQuery } from '../middleware/validate'
 import {
   GrantAnswer,
   GrantListAnswer,

@@ -3,11 +3,11 @@
 import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { Answer } from '../http/answer'
-import { jsonBody } from '../http/body'
+import { jsonBody } from '../middleware/json-body'
 import { problems, SECURITY } from '../http/openapi'
-import { logFields } from '../http/request-log'
-import type { AppEnv, RouteDeps } from '../http/types'
-import { validBody } from '../http/validate'
+import { logFields } from '../middleware/request-log'
+import type { AppEnv, RouteDeps } from '../middleware/types'
+import { validBody } from '../middleware/validate'
 import {
   AbortBody,
   CheckAnswer,

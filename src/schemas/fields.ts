@@ -195,7 +195,7 @@ const HeaderValue = v.pipe(
  */
 export const OverrideContentType = v.pipe(
   // The document's pattern is the passive types any grant allows: a grant's responseContentTypes
-  // may name others, which the authorization checks (src/auth/policy.ts).
+  // may name others, which the authorization checks (src/auth/policy/).
   mediaType('application/pdf', passiveTypePattern()),
   v.description(
     "Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly.",

@@ -13,7 +13,7 @@ import {
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_TIMEOUT_MS,
 } from '../limits'
-import { systemClock, type Clock } from '../http/clock'
+import { systemClock, type Clock } from '../clock'
 
 /** What the upload completion code knows once it has checked an upload finished. */
 export interface CompletedUpload {

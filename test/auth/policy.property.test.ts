@@ -8,13 +8,7 @@
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  authorize,
-  isPermit,
-  isRefusal,
-  type Permit,
-  type Reach,
-} from '../../src/auth/policy'
+import { authorize, isPermit, isRefusal, type Permit, type Reach } from '../../src/auth/policy'
 import { batchSigner } from '../../src/services/signers'
 import type { Principal } from '../../src/principal'
 import { subjectMatches, subjectsOf } from '../../src/principal/subjects'

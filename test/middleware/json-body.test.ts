@@ -1,4 +1,4 @@
-// Why waybill reads JSON bodies itself (src/http/body.ts) instead of with Hono's `bodyLimit`:
+// Why waybill reads JSON bodies itself (src/middleware/json-body.ts) instead of with Hono's `bodyLimit`:
 // both stop a chunked body at the limit, but `bodyLimit` believes a declared Content-Length, and
 // workerd hands a Worker the whole body behind a false one. Every stream here is finite (17 MiB):
 // a reader that does not stop must still end.

@@ -3,7 +3,7 @@ import type { RequestIdVariables } from 'hono/request-id'
 import type { Principal } from '../principal'
 import type { Action, Config } from '../config'
 import type { Env } from '../env'
-import type { Clock } from './clock'
+import type { Clock } from '../clock'
 import type { ControlPlane } from '../control/plane'
 
 /** What the request log line says about a request; routes fill in what they know. */

@@ -5,18 +5,18 @@
 
 import { getCookie } from 'hono/cookie'
 import { createMiddleware } from 'hono/factory'
-import type { Clock } from '../http/clock'
+import type { Clock } from '../clock'
 import type { Config } from '../config'
 import { MAX_TOKEN_BYTES } from '../limits'
 import { WaybillError } from '../errors'
-import { enforceRateLimit } from '../http/rate-limit'
-import type { AppEnv } from '../http/types'
-import { findApiKey, keyDigest } from './api-key'
+import { enforceRateLimit } from './rate-limit'
+import type { AppEnv } from './types'
+import { findApiKey, keyDigest } from '../auth/api-key'
 import type { ControlPlane, Defer } from '../control/plane'
-import { deferOf } from '../http/defer'
-import type { RemoteJwksCache } from './jwks'
+import { deferOf } from './defer'
+import type { RemoteJwksCache } from '../auth/jwks'
 import { principalName, type Principal } from '../principal'
-import { invalidToken, verifyAccess, verifyJwt } from './tokens'
+import { invalidToken, verifyAccess, verifyJwt } from '../auth/tokens'
 
 /** `Authorization: Bearer <credential>`, and where Cloudflare Access puts its token. */
 export const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i

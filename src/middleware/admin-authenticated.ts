@@ -7,13 +7,13 @@ import { getCookie } from 'hono/cookie'
 import { createMiddleware } from 'hono/factory'
 import type { Config } from '../config'
 import { WaybillError } from '../errors'
-import type { Clock } from '../http/clock'
-import type { AppEnv } from '../http/types'
+import type { Clock } from '../clock'
+import type { AppEnv } from './types'
 import { MAX_TOKEN_BYTES } from '../limits'
-import { findApiKey } from './api-key'
+import { findApiKey } from '../auth/api-key'
 import { ACCESS_COOKIE, ACCESS_HEADER, BEARER } from './authenticate'
-import type { RemoteJwksCache } from './jwks'
-import { invalidToken, verifyAccess } from './tokens'
+import type { RemoteJwksCache } from '../auth/jwks'
+import { invalidToken, verifyAccess } from '../auth/tokens'
 
 function unauthorized(detail: string): WaybillError {
   return new WaybillError('unauthorized', detail, {

@@ -3,6 +3,7 @@ import type { AppEnv } from './types'
 import { createMiddleware } from 'hono/factory'
 import { MAX_JSON_VALUES, MAX_SMALL_BODY_BYTES } from '../limits'
 import { WaybillError, invalid } from '../errors'
+import { readCapped } from '../http/read-capped'
 
 /** Bytes, and JSON values (members and elements), a body may hold. */
 export interface BodyLimits {
@@ -88,40 +89,9 @@ async function readJsonBody(
 }
 
 /**
- * Reads a whole body, stopping (and cancelling the stream) as soon as it passes `limitBytes`.
- * Returns undefined when the body is too large, so a caller never buffers more than the limit.
- */
-export async function readCapped(
-  body: ReadableStream<Uint8Array> | null,
-  limitBytes: number,
-): Promise<Uint8Array | undefined> {
-  if (body === null) return new Uint8Array(0)
-  const reader = body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limitBytes) {
-      await reader.cancel()
-      return undefined
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
-}
-
-/**
  * Reads the JSON body as `readJsonBody` does and hands it to the route's validator (which reads
  * it through `c.req.json()`). Not Hono's `bodyLimit`: it stops a chunked body, but believes a
- * declared Content-Length, and workerd delivers a longer body behind one (test/http/body.test.ts).
+ * declared Content-Length, and workerd delivers a longer body behind one (test/middleware/json-body.test.ts).
  */
 export function jsonBody(limits?: BodyLimits | ((c: Context<AppEnv>) => BodyLimits)) {
   return createMiddleware<AppEnv>(async function jsonBody(c, next) {
