@@ -29,7 +29,7 @@ export interface Env {
   WAYBILL_MAX_RSA_SIGNATURES?: unknown
   /** Secret, JSON: `[{ "id", "secret" }]`: what seals links, upload handles, receipts, cursors. */
   WAYBILL_TOKEN_SECRETS?: unknown
-  /** WAYBILL_TOKEN_SECRETS's former name, read when it is absent. */
+  /** WAYBILL_TOKEN_SECRETS's former name: an error when set (CHANGELOG.md). */
   WAYBILL_LINK_SECRETS?: unknown
   /** JSON: `[{ "issuedBefore", "origin"?, "principal"? }]`, links to refuse. */
   WAYBILL_LINK_REVOCATIONS?: unknown

@@ -1630,7 +1630,6 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': ((unknown | (unknown | unknown | unknown)) &
-          unknown &
           (unknown | unknown | unknown) &
           (unknown | unknown)) &
           (
@@ -1665,8 +1664,6 @@ export interface operations {
                 checksumSha256?: string
                 /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
                 overwrite?: boolean
-                /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
-                ifNoneMatch?: true | '*'
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string
@@ -1692,13 +1689,11 @@ export interface operations {
                   checksumSha256?: string
                   /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
                   overwrite?: boolean
-                  /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
-                  ifNoneMatch?: true | '*'
                   /** @description User metadata, sent as x-amz-meta-<name> headers. */
                   metadata?: {
                     [key: string]: string
                   }
-                } & ((unknown | unknown | unknown) & unknown))[]
+                } & (unknown | unknown | unknown))[]
                 /**
                  * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
                  * @example 900
@@ -1742,7 +1737,6 @@ export interface operations {
                  * @constant
                  */
                 overwrite?: true
-                ifNoneMatch?: unknown
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string
@@ -1775,12 +1769,11 @@ export interface operations {
                    * @constant
                    */
                   overwrite: true
-                  ifNoneMatch?: unknown
                   /** @description User metadata, sent as x-amz-meta-<name> headers. */
                   metadata?: {
                     [key: string]: string
                   }
-                } & ((unknown | unknown | unknown) & unknown))[]
+                } & (unknown | unknown | unknown))[]
                 /**
                  * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
                  * @example 900
@@ -1817,7 +1810,6 @@ export interface operations {
                 checksumSha256?: unknown
                 /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
                 overwrite?: boolean
-                ifNoneMatch?: unknown
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string

@@ -6,7 +6,7 @@ import { describeRoute } from 'hono-openapi'
 import { StoredGrant } from '../config/grants'
 import { Answer } from '../http/answer'
 import { jsonBody } from '../middleware/json-body'
-import { publicProblems } from '../http/openapi'
+import { BAD_BODY, publicProblems } from '../http/openapi'
 import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validBody, validParams, validQuery } from '../middleware/validate'
 import {
@@ -53,7 +53,6 @@ const ADMIN_PROBLEMS = [
   'auth_unavailable',
   'control_unavailable',
 ] as const
-const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
 
 /** Each operation's success answer: its schema, in the document and in the handler's type. */
 const KEY_CREATED = new Answer(KeyCreatedAnswer, 'The key (shown once) and its grants', 201)

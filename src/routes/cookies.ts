@@ -5,7 +5,7 @@ import { describeRoute } from 'hono-openapi'
 import { setCookie } from 'hono/cookie'
 import { Answer } from '../http/answer'
 import { jsonBody } from '../middleware/json-body'
-import { problems, SECURITY } from '../http/openapi'
+import { BAD_BODY, problems, SECURITY } from '../http/openapi'
 import { logFields } from '../middleware/request-log'
 import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validBody } from '../middleware/validate'
@@ -28,7 +28,7 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
       security: SECURITY,
       responses: {
         200: COOKIES.response,
-        ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
+        ...problems(...BAD_BODY, 'forbidden'),
       },
     }),
     authenticated,

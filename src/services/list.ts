@@ -6,7 +6,7 @@ import type { Principal } from '../principal'
 import type { Config } from '../config'
 import { DEFAULT_LIST_LIMIT, MAX_KEY_BYTES, S3_CONCURRENCY, STREAM_CHUNK_ITEMS } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
-import { openToken, sealToken } from '../core/token'
+import { sealed } from '../auth/sealed'
 import { WaybillError } from '../errors'
 import type { ListQuery } from '../schemas/list'
 import type { Listing as Pages, ListedObject } from '../origins/types'
@@ -42,27 +42,28 @@ function compareKeys(a: string, b: string): number {
   return a.length - b.length
 }
 
-const CURSOR_PURPOSE = 'list-cursor'
-
-function encodeCursor(config: Config, binding: CursorBinding, cursor: Cursor): string {
-  return sealToken(config.tokenSecrets, CURSOR_PURPOSE, cursor, JSON.stringify(binding))
-}
-
-/** The cursor, when waybill sealed it for this very listing and every field is what it wrote. */
-function decodeCursor(config: Config, binding: CursorBinding, text: string): Cursor | undefined {
-  const prefixes = binding[1].length
-  const schema = v.object({
-    i: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(prefixes - 1)),
+/** A cursor: sealed for this very listing (its origin, prefixes and delimiter). */
+const cursors = sealed(
+  'list-cursor',
+  v.object({
+    i: v.pipe(v.number(), v.integer(), v.minValue(0)),
     // A key, or a common prefix followed by AFTER_ALL.
     a: v.pipe(
       v.string(),
       v.check((after) => isWellFormedKey(after) && utf8Length(after) <= MAX_KEY_BYTES + 4),
     ),
-  })
-  const opened = openToken(config.tokenSecrets, CURSOR_PURPOSE, text, JSON.stringify(binding))
-  if ('fault' in opened) return undefined
-  const parsed = v.safeParse(schema, opened.value)
-  return parsed.success ? parsed.output : undefined
+  }),
+  (binding: CursorBinding) => JSON.stringify(binding),
+)
+
+function encodeCursor(config: Config, binding: CursorBinding, cursor: Cursor): string {
+  return cursors.seal(config.tokenSecrets, cursor, binding)
+}
+
+/** The cursor, when waybill sealed it for this very listing and every field is what it wrote. */
+function decodeCursor(config: Config, binding: CursorBinding, text: string): Cursor | undefined {
+  const opened = cursors.open(config.tokenSecrets, text, binding)
+  return 'value' in opened && opened.value.i < binding[1].length ? opened.value : undefined
 }
 
 /** Up to `budget` entries under `prefix`, in S3's order, following continuation tokens. */

@@ -13,7 +13,7 @@ import * as v from 'valibot'
 import { principalName, type Principal } from '../../principal'
 import type { Config, Origin } from '../../config'
 import { base64UrlEncode } from '../../core/bytes'
-import { openToken, sealToken } from '../../core/token'
+import { sealed } from '../../auth/sealed'
 import { SINGLE_UPLOAD_MODES, UPLOAD_TAG_CHARS } from '../../schemas/fields'
 
 const HANDLE_PURPOSE = 'multipart-upload'
@@ -68,24 +68,17 @@ export type UploadReceipt = v.InferOutput<typeof Receipt>
 
 // A handle is bound to the origin, the caller and the key: another caller's handle, or this
 // caller's for another key or origin, does not open. A receipt names its key itself.
-const handleBinding = (origin: Origin, principal: Principal, key: string) =>
-  `${origin.name}\n${principalName(principal)}\n${key}`
-const receiptBinding = (origin: Origin, principal: Principal) =>
-  `${origin.name}\n${principalName(principal)}`
-
-/** What `schema` makes of a token sealed for `purpose` and `binding`; undefined for anything else. */
-function opened<const TSchema extends v.GenericSchema>(
-  config: Config,
-  purpose: string,
-  token: string,
-  binding: string,
-  schema: TSchema,
-): v.InferOutput<TSchema> | undefined {
-  const result = openToken(config.tokenSecrets, purpose, token, binding)
-  if ('fault' in result) return undefined
-  const parsed = v.safeParse(schema, result.value)
-  return parsed.success ? parsed.output : undefined
-}
+const handles = sealed(
+  HANDLE_PURPOSE,
+  Handle,
+  (origin: Origin, principal: Principal, key: string) =>
+    `${origin.name}\n${principalName(principal)}\n${key}`,
+)
+const receipts = sealed(
+  RECEIPT_PURPOSE,
+  Receipt,
+  (origin: Origin, principal: Principal) => `${origin.name}\n${principalName(principal)}`,
+)
 
 export function sealHandle(
   config: Config,
@@ -94,12 +87,7 @@ export function sealHandle(
   key: string,
   handle: UploadHandle,
 ): string {
-  return sealToken(
-    config.tokenSecrets,
-    HANDLE_PURPOSE,
-    handle,
-    handleBinding(origin, principal, key),
-  )
+  return handles.seal(config.tokenSecrets, handle, origin, principal, key)
 }
 
 /** The handle waybill sealed for this origin, caller and key, or undefined. */
@@ -110,7 +98,8 @@ export function unsealHandle(
   key: string,
   token: string,
 ): UploadHandle | undefined {
-  return opened(config, HANDLE_PURPOSE, token, handleBinding(origin, principal, key), Handle)
+  const opened = handles.open(config.tokenSecrets, token, origin, principal, key)
+  return 'value' in opened ? opened.value : undefined
 }
 
 export function sealReceipt(
@@ -119,7 +108,7 @@ export function sealReceipt(
   principal: Principal,
   receipt: UploadReceipt,
 ): string {
-  return sealToken(config.tokenSecrets, RECEIPT_PURPOSE, receipt, receiptBinding(origin, principal))
+  return receipts.seal(config.tokenSecrets, receipt, origin, principal)
 }
 
 /** The receipt waybill sealed for this origin and caller, or undefined. */
@@ -129,5 +118,6 @@ export function unsealReceipt(
   principal: Principal,
   token: string,
 ): UploadReceipt | undefined {
-  return opened(config, RECEIPT_PURPOSE, token, receiptBinding(origin, principal), Receipt)
+  const opened = receipts.open(config.tokenSecrets, token, origin, principal)
+  return 'value' in opened ? opened.value : undefined
 }

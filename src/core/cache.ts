@@ -1,5 +1,8 @@
-// A bounded map that forgets what was least recently used first: the control plane's per-isolate
-// caches. An approximation of LRU that costs a hit nothing but a flag (second chance, or CLOCK):
+// A bounded map that forgets what was least recently used first: the one bounded cache of the
+// isolate, for the SigV4 signing keys (./sigv4/crypto.ts), the presigners a batch builds
+// (./s3/presign-cache.ts) and the control plane's caches (src/control/plane.ts), each an instance
+// of its own size. An approximation of LRU that costs a hit nothing but a flag (second chance, or
+// CLOCK):
 // reordering a Map on every hit (delete, then set) cost about as much as the rest of a cached
 // lookup. When full, the oldest entry goes, unless it was used since it was last looked at: then
 // it moves to the back with its mark cleared and the next oldest is looked at.
@@ -9,7 +12,7 @@ interface Slot<V> {
   used: boolean
 }
 
-export class Lru<K, V> {
+export class BoundedCache<K, V> {
   private readonly slots = new Map<K, Slot<V>>()
 
   constructor(readonly capacity: number) {}
@@ -34,6 +37,10 @@ export class Lru<K, V> {
     }
     if (this.slots.size >= this.capacity) this.evict()
     this.slots.set(key, { value, used: false })
+  }
+
+  delete(key: K): void {
+    this.slots.delete(key)
   }
 
   clear(): void {
