@@ -10,21 +10,15 @@
 // CloudFront's policies).
 
 import type * as v from 'valibot'
+import type { ResponseOverrides } from '../core/s3/presign'
 import type { SigningTime } from '../core/window'
 import type { FieldError } from '../errors'
 import type { Env } from '../env'
 import type { KeyPolicy } from '../schemas/config'
-import type { UploadMode } from '../schemas/fields'
 
-/** The response headers a read URL may set for its object (S3's `response-*` parameters). */
-export interface ResponseOverrides {
-  cacheControl?: string | undefined
-  contentDisposition?: string | undefined
-  contentEncoding?: string | undefined
-  contentLanguage?: string | undefined
-  contentType?: string | undefined
-  expires?: string | undefined
-}
+/** The response headers a read URL may set for its object: S3's `response-*` parameters. */
+export type { ResponseOverrides }
+import type { UploadMode } from '../schemas/fields'
 
 /** One object a URL is signed for: its key, its version, what its answer should say. */
 export interface ObjectItem {

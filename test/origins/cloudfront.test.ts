@@ -3,8 +3,8 @@
 
 import { inject } from 'vitest'
 import { apiKeysBinding } from '../helpers/api-keys'
-import { e2eOrigin, objectUrl, store, workerEnv } from '../helpers/worker-env'
-import { describeConformance } from './conformance'
+import { e2eOrigin, workerEnv } from '../helpers/worker-env'
+import { describeConformance, e2eBucket } from './conformance'
 
 const KEY = `wb_test_conformance_cf_${crypto.randomUUID()}`
 const KEY_PAIR_ID = 'KCONFORMANCE0001'
@@ -40,14 +40,7 @@ describeConformance('cloudfront', async () => {
       ]),
     },
     folder: `conform-cf-${crypto.randomUUID().slice(0, 8)}/`,
-    async seed(key, bytes) {
-      const put = await store.fetch(objectUrl(key), { method: 'PUT', body: bytes })
-      if (!put.ok) throw new Error(`seeding ${key}: ${put.status}`)
-    },
-    async stored(key) {
-      const got = await store.fetch(objectUrl(key))
-      return got.status === 200 ? new Uint8Array(await got.arrayBuffer()) : got.status
-    },
+    ...e2eBucket,
     follow: (url, init = {}) =>
       fetch(url, {
         method: init.method ?? 'GET',

@@ -21,6 +21,7 @@ import type { Env } from '../../src/env'
 import type { Origin } from '../../src/origins/types'
 import { form, postForm } from '../helpers/forms'
 import { sha256Base64 } from '../helpers/hex'
+import { objectUrl, store } from '../helpers/worker-env'
 
 type App = ReturnType<typeof createApp>
 
@@ -46,6 +47,18 @@ export interface Subject {
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text)
+
+/** Seeding and reading the e2e bucket around waybill, for drivers whose store it is or fronts. */
+export const e2eBucket: Pick<Subject, 'seed' | 'stored'> = {
+  async seed(key, body) {
+    const put = await store.fetch(objectUrl(key), { method: 'PUT', body })
+    if (!put.ok) throw new Error(`seeding ${key}: ${put.status}`)
+  },
+  async stored(key) {
+    const got = await store.fetch(objectUrl(key))
+    return got.status === 200 ? new Uint8Array(await got.arrayBuffer()) : got.status
+  },
+}
 
 /** The conformance tests of one driver. */
 export function describeConformance(driver: string, setup: () => Promise<Subject>) {

@@ -1,8 +1,8 @@
 // The S3 driver against versitygw, which verifies every SigV4 signature and signed header.
 
 import { apiKeysBinding } from '../helpers/api-keys'
-import { e2eOrigin, objectUrl, store, workerEnv } from '../helpers/worker-env'
-import { describeConformance } from './conformance'
+import { e2eOrigin, workerEnv } from '../helpers/worker-env'
+import { describeConformance, e2eBucket } from './conformance'
 
 const KEY = `wb_test_conformance_s3_${crypto.randomUUID()}`
 
@@ -23,13 +23,6 @@ describeConformance('s3', async () => ({
     ]),
   },
   folder: `conform-s3-${crypto.randomUUID().slice(0, 8)}/`,
-  async seed(key, bytes) {
-    const put = await store.fetch(objectUrl(key), { method: 'PUT', body: bytes })
-    if (!put.ok) throw new Error(`seeding ${key}: ${put.status}`)
-  },
-  async stored(key) {
-    const got = await store.fetch(objectUrl(key))
-    return got.status === 200 ? new Uint8Array(await got.arrayBuffer()) : got.status
-  },
+  ...e2eBucket,
   follow: (url, init = {}) => fetch(url, { method: init.method ?? 'GET' }),
 }))
