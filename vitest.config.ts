@@ -161,6 +161,7 @@ export default defineConfig({
           name: 'e2e',
           globalSetup: ['./test/global-setup.ts'],
           include: NEEDS_SERVERS,
+          exclude: [...configDefaults.exclude, NODE_TESTS],
         },
       },
       {
