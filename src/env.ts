@@ -45,6 +45,11 @@ export interface Env {
   WAYBILL_DB?: unknown
   /** Optional Durable Object namespace binding (class QuotaCounter): upload quota counters. */
   WAYBILL_QUOTAS?: unknown
+  /**
+   * Optional Durable Object namespace binding (class UploadParts): the parts of R2 origins'
+   * multipart uploads. An R2 origin names another with its `parts`.
+   */
+  WAYBILL_UPLOAD_PARTS?: unknown
   /** Secret, JSON: `[{ "id", "sha256" }]`, the admin API's bearer tokens, as hashes. */
   WAYBILL_ADMIN_TOKENS?: unknown
   /** Optional Analytics Engine dataset binding: audit events. */

@@ -8,7 +8,7 @@ import * as v from 'valibot'
 import type { Config } from '../config'
 import { base64UrlEncode } from '../core/bytes'
 import { conceal, reveal, type TokenFault } from '../core/token'
-import { sealed } from './sealed'
+import { sealed } from '../schemas/sealed'
 
 const PURPOSE = 'link'
 

@@ -4,6 +4,7 @@ import type { FieldError } from '../errors'
 import type { Origin } from '../origins/types'
 import type { GrantSubject } from '../principal/subjects'
 import type { NotifyConfig } from './notify'
+import type { CorsConfig } from '../schemas/cors'
 
 export type { Origin } from '../origins/types'
 export type { GrantSubject } from '../principal/subjects'
@@ -111,12 +112,6 @@ export interface ControlConfig {
 export interface AuditConfig {
   readonly dataset?: Pick<AnalyticsEngineDataset, 'writeDataPoint'> | undefined
   readonly queue?: Pick<Queue, 'send'> | undefined
-}
-
-export interface CorsConfig {
-  readonly origins: '*' | ReadonlySet<string>
-  readonly credentials: boolean
-  readonly maxAgeS: number
 }
 
 export interface Config {

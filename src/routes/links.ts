@@ -78,6 +78,7 @@ export function followRoutes({ clock, control }: RouteDeps) {
         config,
         token,
         now,
+        new URL(c.req.url).origin,
         config.control === undefined
           ? undefined
           : {

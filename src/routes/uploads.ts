@@ -120,7 +120,13 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           items: request.items.length,
           bytesReserved: request.items.reduce((sum, item) => sum + (item.contentLength ?? 0), 0),
         })
-        const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
+        const answer = await issueUpload(
+          c.get('config'),
+          c.get('principal'),
+          request,
+          clock(),
+          new URL(c.req.url).origin,
+        )
         // A multipart upload's answer carries its first part URLs, each counted as signed.
         if ('parts' in answer) logFields(c, { items: answer.parts.length })
         return UPLOAD.json(c, answer)
@@ -143,7 +149,9 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.partNumbers.length })
-        return PARTS.json(c, await moreParts(c.get('config'), c.get('principal'), request, clock()))
+        const base = new URL(c.req.url).origin
+        const principal = c.get('principal')
+        return PARTS.json(c, await moreParts(c.get('config'), principal, request, clock(), base))
       },
     )
     .post(

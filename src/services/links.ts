@@ -4,7 +4,7 @@
 import { newLinkId, signLink, verifyLink, type LinkPayload } from '../auth/links'
 import { principalHash } from '../principal/subjects'
 import { linkPermit } from '../auth/policy'
-import { issuerStands, type KeyStanding } from '../auth/standing'
+import { issuerFallen, type KeyStanding } from '../auth/standing'
 import { principalName, type Principal } from '../principal'
 import type { Config, LinkRevocation } from '../config'
 import { LINK_URL_EXPIRES_S } from '../limits'
@@ -100,19 +100,19 @@ export interface LinkChecks {
   readonly storedKey: (id: string) => Promise<KeyStanding | undefined>
 }
 
-const FALLEN = {
-  revoked: 'was revoked',
-  expired: 'has expired',
-  unknown: 'is no longer configured',
-} as const
-
 /**
  * Where a link leads now: a URL signed for minutes (never past the link's own end), with the
  * redirect's cache rule. 404 for what is not a link, 403 for a token tampered with or under a
  * secret no longer configured, 410 for a link expired or revoked, or whose issuer's key no longer
  * stands (revoked, expired, removed: src/auth/standing.ts).
  */
-export async function followLink(config: Config, token: string, now: Date, control?: LinkChecks) {
+export async function followLink(
+  config: Config,
+  token: string,
+  now: Date,
+  base: string,
+  control?: LinkChecks,
+) {
   const notALink = () =>
     new WaybillError('not_found', 'No such link.', {
       errors: [{ path: 'token', message: 'is not a link waybill issued' }],
@@ -152,12 +152,9 @@ export async function followLink(config: Config, token: string, now: Date, contr
     throw new WaybillError('gone', 'This link has been revoked.')
   }
   // The key that issued it must still stand: a revoked or expired key's links stop at once.
-  const issuer =
-    link.a === null ? ({ kind: 'token' } as const) : { kind: 'api-key' as const, id: link.a }
-  const judged = issuerStands(config, issuer, now.getTime(), control?.storedKey)
-  const fallen = judged === undefined ? undefined : await judged
+  const fallen = await issuerFallen(config, link.a, now, control?.storedKey)
   if (fallen !== undefined) {
-    throw new WaybillError('gone', `The API key that issued this link ${FALLEN[fallen]}.`)
+    throw new WaybillError('gone', `The API key that issued this link ${fallen}.`)
   }
   const name = link.n ?? true
   const permit = linkPermit(config, {
@@ -175,7 +172,9 @@ export async function followLink(config: Config, token: string, now: Date, contr
   if (permit === undefined) {
     throw new WaybillError('not_found', 'This link leads to nothing that can be signed now.')
   }
-  const signer = batchSigner(permit, { method: 'GET', now })
+  // Its URL answers to the link's issuer, as the link does.
+  const minting = { base, issuer: link.a, secrets: config.tokenSecrets }
+  const signer = batchSigner(permit, { method: 'GET', now, minting })
   const [location] = await signer.sign()
   return { location: location!, expiresAt: signer.expiresAt, link: facts }
 }

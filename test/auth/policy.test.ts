@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { unsafeKeyReason } from '../../src/auth/key-safety'
+import { unsafeKeyReason } from '../../src/core/key-safety'
 import { actionFor, prefixCovers, resolvePrefix } from '../../src/auth/policy'
 import { subjectMatches } from '../../src/principal/subjects'
 import type { Principal } from '../../src/principal'

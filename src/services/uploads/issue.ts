@@ -16,7 +16,8 @@ import { choosePartSize, partCountOf } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
 import { conflict, invalid, WaybillError, type FieldError } from '../../errors'
 import type { UploadItem, UploadRequest } from '../../schemas/uploads'
-import { originFor, permitFor } from '../permits'
+import { mintingFor, originFor, permitFor } from '../permits'
+import type { Minting } from '../../origins/types'
 import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
 import { releaseUploads, reserveUploads, type Reservation } from '../quotas'
 import { UPLOAD_TAG } from '../../schemas/fields'
@@ -33,7 +34,13 @@ function uploadFits(origin: Origin) {
  * What the origin's settings refuse for this upload (a 400: a client falls back from "post" to
  * "put" when it names `mode`), once a grant is known.
  */
-function uploadSettings(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
+function uploadSettings(
+  origin: Origin,
+  request: Pick<UploadRequest, 'mode' | 'partSize'>,
+  item: UploadItem,
+  at: string,
+) {
+  const { mode } = request
   const modes = origin.uploads?.modes ?? []
   if (!modes.includes(mode)) {
     return [
@@ -43,7 +50,19 @@ function uploadSettings(origin: Origin, mode: UploadRequest['mode'], item: Uploa
       },
     ]
   }
-  if (item.keyIsPrefix && origin.keys === 'safe') {
+  const most = origin.uploads?.maxBodyBytes
+  if (most !== undefined) {
+    const whole = mode !== 'multipart' && (item.contentLength ?? 0) > most
+    if (whole || (mode === 'multipart' && (request.partSize ?? 0) > most)) {
+      return [
+        {
+          path: whole ? `${at}contentLength` : 'partSize',
+          message: `must be at most ${most} on this origin: its uploads go through the Worker, which takes no larger request${whole ? '; send a larger file as a multipart upload' : ''}`,
+        },
+      ]
+    }
+  }
+  if (item.keyIsPrefix && origin.keys === 'safe' && origin.uploads?.checksFormKeys !== true) {
     // A store can only say starts-with: a form could send "<prefix>../x", which some stores store
     // as "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
     return [
@@ -105,8 +124,10 @@ export async function issueUpload(
   principal: Principal,
   request: UploadRequest,
   now: Date,
+  base: string,
   newUuid: () => string = () => crypto.randomUUID(),
 ) {
+  const minting = mintingFor(config, principal, base)
   const { items, mode } = request
   const at = (i: number) => (request.batch ? `items.${i}.` : '')
   const failures: WaybillError[] = []
@@ -126,7 +147,7 @@ export async function issueUpload(
         content: contentOf(mode, item, at(i)),
         fits: uploadFits,
       })
-      const unfit = uploadSettings(permit.origin, mode, item, at(i))
+      const unfit = uploadSettings(permit.origin, request, item, at(i))
       if (unfit.length > 0) throw invalid(unfit)
       return [{ permit, item: { ...item, key } }]
     } catch (error) {
@@ -156,11 +177,29 @@ export async function issueUpload(
     if (mode === 'multipart') {
       const { permit, item } = permits[0]!
       const quota = reservations?.[0]
-      return await startMultipart({ config, permit, principal, request, item, now, quota })
+      return await startMultipart({
+        config,
+        permit,
+        principal,
+        request,
+        item,
+        now,
+        minting,
+        quota,
+      })
     }
     const uploads = await Promise.all(
       permits.map(({ permit, item }, i) =>
-        issueOne({ config, permit, principal, request, item, now, quota: reservations?.[i] }),
+        issueOne({
+          config,
+          permit,
+          principal,
+          request,
+          item,
+          now,
+          minting,
+          quota: reservations?.[i],
+        }),
       ),
     )
     return request.batch ? { uploads } : uploads[0]!
@@ -209,6 +248,7 @@ interface Authorized {
   readonly request: UploadRequest
   readonly item: UploadItem
   readonly now: Date
+  readonly minting: Minting
   readonly quota: Reservation | undefined
 }
 
@@ -216,7 +256,8 @@ interface Authorized {
 const tagged = (item: UploadItem, tag: string) => ({ ...item.metadata, [UPLOAD_TAG]: tag })
 
 /** One PUT URL or POST policy, with the receipt its completion check takes. */
-async function issueOne({ config, permit, principal, request, item, now, quota }: Authorized) {
+async function issueOne(authorized: Authorized) {
+  const { config, permit, principal, request, item, now, minting, quota } = authorized
   const { origin } = permit
   const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
   const tag = newUploadTag()
@@ -227,8 +268,9 @@ async function issueOne({ config, permit, principal, request, item, now, quota }
           permit,
           { metadata, successActionStatus: request.successActionStatus },
           now,
+          minting,
         )
-      : await putUploadUrl(permit, metadata, now)
+      : await putUploadUrl(permit, metadata, now, minting)
   const receipt = sealReceipt(config, origin, principal, {
     key: item.key,
     keyIsPrefix: item.keyIsPrefix,
@@ -273,6 +315,7 @@ async function startMultipart({
   request,
   item,
   now,
+  minting,
   quota,
 }: Authorized) {
   const { origin } = permit
@@ -308,7 +351,13 @@ async function startMultipart({
     { length: Math.min(checksums?.length ?? partCount, FIRST_PART_URLS) },
     (_, i) => ({ partNumber: i + 1, checksumSha256: checksums?.[i] }),
   )
-  const { parts, expiresAt } = await partUploadUrls(permit, { uploadId, partSize }, first, now)
+  const { parts, expiresAt } = await partUploadUrls(
+    permit,
+    { uploadId, partSize },
+    first,
+    now,
+    minting,
+  )
   const handle = sealHandle(config, origin, principal, item.key, {
     uploadId,
     contentLength,
