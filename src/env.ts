@@ -45,6 +45,8 @@ export interface Env {
   WAYBILL_DB?: unknown
   /** Optional Durable Object namespace binding (class QuotaCounter): upload quota counters. */
   WAYBILL_QUOTAS?: unknown
+  /** Optional Durable Object namespace binding (class LinkUses): the uses of links with maxUses. */
+  WAYBILL_LINK_USES?: unknown
   /** Secret, JSON: `[{ "id", "sha256" }]`, the admin API's bearer tokens, as hashes. */
   WAYBILL_ADMIN_TOKENS?: unknown
   /** Optional Analytics Engine dataset binding: audit events. */

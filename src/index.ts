@@ -2,7 +2,9 @@ import { createApp } from './app'
 
 export default createApp()
 
-// The upload quota counters' Durable Object class (wrangler.jsonc "durable_objects").
+// The Durable Object classes (wrangler.jsonc "durable_objects"): upload quota counters, and the
+// use counters of links with `maxUses`.
 export { QuotaCounter } from './control/quota-counter'
+export { LinkUses } from './control/link-uses'
 
 export type { WaybillApi } from './app'
