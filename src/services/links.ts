@@ -12,7 +12,7 @@ import { CONTROL_RETRY_AFTER_S, LINK_URL_EXPIRES_S } from '../limits'
 import { epochSeconds } from '../core/sigv4/time'
 import { invalid, WaybillError } from '../errors'
 import type { LinksBody } from '../schemas/links'
-import type { LinkUses } from '../control/link-uses'
+import type { LinkUse, LinkUses } from '../control/link-uses'
 import { unavailable, type LinkFacts } from '../control/plane'
 import { objectItem, type ObjectRequest } from './objects'
 import { permitFor } from './permits'
@@ -159,7 +159,7 @@ async function countUse(
   }
   // The binding's class, as wrangler.jsonc binds it (config checks it is a namespace).
   const counters = config.linkUses as unknown as DurableObjectNamespace<LinkUses>
-  let use
+  let use: LinkUse
   try {
     use = await counters.get(counters.idFromName(link.j)).use(max, link.e * 1000, now.getTime())
   } catch (error) {
