@@ -43,6 +43,17 @@ export const CACHE_MARGIN_S = 60
 export const MAX_LINK_EXPIRES_S = 366 * 86_400
 export const LINK_URL_EXPIRES_S = 300
 export const DEFAULT_LINK_EXPIRES_S = 86_400
+/**
+ * Most uses a counted link (`maxUses`) may allow: a ceiling, so that a typo cannot ask for
+ * millions. Each counted visit is a call to the link's one Durable Object; a link meant for more
+ * visitors than this is an uncounted one.
+ */
+export const MAX_LINK_USES = 10_000
+/**
+ * How long past its link's end a link's use counter keeps its count before its alarm deletes it:
+ * the counter measures the link's life by its own clock, which may differ from the Worker's.
+ */
+export const LINK_USES_KEPT_S = 300
 /** The shortest secret WAYBILL_TOKEN_SECRETS takes. */
 export const MIN_TOKEN_SECRET_CHARS = 32
 

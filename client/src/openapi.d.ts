@@ -257,7 +257,7 @@ export interface paths {
     put?: never
     /**
      * Signed links to objects, for an <img src>, an email or a chat
-     * @description Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes.
+     * @description Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. With `maxUses`, each link works that many times (1: a one-time link), counted by a Durable Object.
      */
     post: operations['createLinks']
     delete?: never
@@ -273,7 +273,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Follow a signed link: a 302 to a URL signed for a few minutes */
+    /**
+     * Follow a signed link: a 302 to a URL signed for a few minutes
+     * @description A link with `maxUses` counts this visit (a HEAD as a GET) once every other check has passed, and answers 410 once its uses are spent; 503 when its counter cannot be reached, never an uncounted visit.
+     */
     get: operations['followLink']
     put?: never
     post?: never
@@ -3816,6 +3819,8 @@ export interface operations {
           origin: string
           /** @description Seconds the link works; default a day, capped by the grant's maxLinkExpiresIn (default its maxExpiresIn). */
           expiresIn?: number
+          /** @description How many times each link may be followed (1: a one-time link); no limit when absent. A visit refused for any other reason never counts; a HEAD counts as a GET does. Needs the WAYBILL_LINK_USES binding. */
+          maxUses?: number
           /** @description 1 to the grant's maxBatch entries. */
           keys?: string[]
           /** @description 1 to the grant's maxBatch entries. */
@@ -3855,6 +3860,8 @@ export interface operations {
              * @description When the links stop working.
              */
             expiresAt: string
+            /** @description How many times each link may be followed, when the request limited it. */
+            maxUses?: number
             links: {
               key: string
               /**

@@ -132,6 +132,12 @@ export interface Config {
   /** What seals tokens (links, upload handles and receipts, cursors): the first seals, all open. */
   readonly tokenSecrets: readonly TokenSecret[]
   readonly linkRevocations: readonly LinkRevocation[]
+  /**
+   * The use counters of links with `maxUses`, one per link; without them no such link can be
+   * issued, or followed. Untyped here, as `ControlConfig.quotaCounters` is: src/services/links.ts
+   * gives the namespace its class (src/control/link-uses.ts) where it makes a stub.
+   */
+  readonly linkUses?: DurableObjectNamespace | undefined
   /** The control plane (D1, Durable Objects), when bound. */
   readonly control?: ControlConfig | undefined
   /** Audit event sinks. */

@@ -5,6 +5,7 @@ import type { Action, Config } from '../config'
 import type { Env } from '../env'
 import type { Clock } from '../clock'
 import type { ControlPlane } from '../control/plane'
+import type { LinkUseCount } from '../services/links'
 
 /** What the request log line says about a request; routes fill in what they know. */
 export interface LogFields {
@@ -43,6 +44,8 @@ export interface AppEnv {
     admin: string
     /** A followed link's issuer, as the link names it (a hash), for the audit trail. */
     linkIssuer: string
+    /** A followed link's uses, when it counts them: how many it allows, and how many are left. */
+    linkUses: LinkUseCount
     log: LogFields
   }
 }

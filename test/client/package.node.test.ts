@@ -87,6 +87,11 @@ export async function many(files: File[]): Promise<number> {
   return outcomes.filter((o) => o.status === 'fulfilled').length + stored.length
 }
 
+export async function oneTime(): Promise<number | undefined> {
+  const answer = await waybill.links({ origin: 'photos', keys: ['r.pdf'], maxUses: 1 })
+  return answer.maxUses
+}
+
 export async function wrong(): Promise<void> {
   // @ts-expect-error: a sign request has no \`key\` field (it is \`keys\`)
   await waybill.sign({ origin: 'photos', key: 'a.jpg' })
@@ -94,6 +99,8 @@ export async function wrong(): Promise<void> {
   await waybill.sign({ origin: 'photos', keys: [1] })
   // @ts-expect-error: \`origin\` is required
   await waybill.sign({ keys: ['a.jpg'] })
+  // @ts-expect-error: a link's \`maxUses\` is a number
+  await waybill.links({ origin: 'photos', keys: ['a.jpg'], maxUses: '1' })
   // @ts-expect-error: the answer's URLs are objects, not strings
   const url: string = (await waybill.sign({ origin: 'photos', keys: ['a.jpg'] })).urls[0]!
   void url

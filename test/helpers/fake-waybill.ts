@@ -284,6 +284,7 @@ export function fakeWaybill(options: FakeOptions = {}) {
       return json({
         origin,
         expiresAt: expiry().expiresAt,
+        ...(typeof body.maxUses === 'number' ? { maxUses: body.maxUses } : {}),
         links: keys.map((key, i) => ({
           key,
           url: `${WAYBILL}/l/${encodeURIComponent(key)}`,

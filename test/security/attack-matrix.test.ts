@@ -296,20 +296,43 @@ const ROUTES = {
     send: async (a) => {
       const issued = await issueLink(a)
       if (issued.status !== 200) return issued
-      const { links } = await issued.json<{ links: { url: string }[] }>()
-      return call(env, 'GET', new URL(links[0]!.url).pathname, undefined, null)
+      return followFirst(issued)
+    },
+    expiresAt: locationExpiry,
+  },
+  // The same with `maxUses: 1`: every attack gets the answer it gets on an uncounted link.
+  'follow one-time link': {
+    route: 'GET /l/:token',
+    origin: 's3',
+    ok: 302,
+    keyPath: 'keys.0',
+    send: async (a) => {
+      const issued = await issueLink(a, 1)
+      if (issued.status !== 200) return issued
+      return followFirst(issued)
     },
     expiresAt: locationExpiry,
   },
 } satisfies Record<string, SigningRoute>
 
-function issueLink(a: Attempt): Promise<Response> {
+function issueLink(a: Attempt, maxUses?: number): Promise<Response> {
   const named =
     a.contentType === undefined
       ? { keys: keys(a) }
       : { items: keys(a).map((key) => ({ key, contentType: a.contentType })) }
-  const body = { origin: a.origin ?? 's3', ...named, expiresIn: a.expiresIn }
+  const body = { origin: a.origin ?? 's3', ...named, expiresIn: a.expiresIn, maxUses }
   return call(env, 'POST', '/v1/links', body, a.caller)
+}
+
+/** The path of the first link of an issued answer. */
+async function firstLinkPath(issued: Response): Promise<string> {
+  const { links } = await issued.json<{ links: { url: string }[] }>()
+  return new URL(links[0]!.url).pathname
+}
+
+/** Follows the first link of an issued answer, as nobody in particular. */
+async function followFirst(issued: Response): Promise<Response> {
+  return call(env, 'GET', await firstLinkPath(issued), undefined, null)
 }
 
 /** When a redirect's signed URL stops working. */
@@ -505,6 +528,7 @@ const CLASSES: AttackClass[] = [
       'list CloudFront': { status: 400, path: 'limit' },
       links: { status: 400, path: 'keys' },
       'follow link': { status: 400, path: 'keys' },
+      'follow one-time link': { status: 400, path: 'keys' },
       'upload batch': { status: 400, path: 'items' },
     }),
   },
@@ -542,6 +566,7 @@ const CLASSES: AttackClass[] = [
       'upload check': HANDLE_TYPE,
       links: { status: 400, path: 'items.0.contentType' },
       'follow link': { status: 400, path: 'items.0.contentType' },
+      'follow one-time link': { status: 400, path: 'items.0.contentType' },
     }),
   },
   {
@@ -572,6 +597,35 @@ const CLASSES: AttackClass[] = [
         'multipart complete': NOT_SIGNING,
         'multipart abort': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+      },
+    ),
+  },
+  {
+    name: 'a link followed again (a replay of what someone else followed)',
+    attempt: () => ({ caller: 'alice', folder: ALICE }),
+    expect: every(
+      { na: 'issues no link to follow' },
+      {
+        // Anyone holding an uncounted link may follow it until it expires: that is what it is.
+        'follow link': {
+          check: async (route, name) => {
+            const path = await firstLinkPath(await issueLink({ caller: 'alice', folder: ALICE }))
+            for (let i = 0; i < 3; i++) {
+              expect((await call(env, 'GET', path, undefined, null)).status, name).toBe(route.ok)
+            }
+          },
+        },
+        'follow one-time link': {
+          check: async (route, name) => {
+            const path = await firstLinkPath(await issueLink({ caller: 'alice', folder: ALICE }, 1))
+            expect((await call(env, 'GET', path, undefined, null)).status, name).toBe(route.ok)
+            for (const method of ['GET', 'HEAD']) {
+              const again = await call(env, method, path, undefined, null)
+              expect(again.status, `${name} ${method}`).toBe(410)
+              expect(again.headers.get('location')).toBeNull()
+            }
+          },
+        },
       },
     ),
   },
