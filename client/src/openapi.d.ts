@@ -676,10 +676,10 @@ export interface operations {
                    * @example gallery/2026/cat.jpg
                    */
                   key: string
-                  versionId?: unknown
-                  response?: unknown
-                  download?: unknown
-                  inline?: unknown
+                  versionId?: never
+                  response?: never
+                  download?: never
+                  inline?: never
                 }[]
               }
             | {
@@ -717,9 +717,9 @@ export interface operations {
                    */
                   key: string
                   versionId?: string
-                  response?: unknown
-                  download?: unknown
-                  inline?: unknown
+                  response?: never
+                  download?: never
+                  inline?: never
                 }[]
               }
           )
@@ -1647,7 +1647,7 @@ export interface operations {
                  * @example gallery/2026/cat.jpg
                  */
                 key?: string
-                keyPrefix?: unknown
+                keyPrefix?: never
                 /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
                 filename?: string
                 /**
@@ -1674,7 +1674,7 @@ export interface operations {
                    * @example gallery/2026/cat.jpg
                    */
                   key?: string
-                  keyPrefix?: unknown
+                  keyPrefix?: never
                   /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
                   filename?: string
                   /**
@@ -1700,9 +1700,9 @@ export interface operations {
                  * @example 900
                  */
                 expiresIn?: number
-                partSize?: unknown
-                partChecksums?: unknown
-                successActionStatus?: unknown
+                partSize?: never
+                partChecksums?: never
+                successActionStatus?: never
               }
             | {
                 /**
@@ -1738,7 +1738,7 @@ export interface operations {
                  * @constant
                  */
                 overwrite?: true
-                ifNoneMatch?: unknown
+                ifNoneMatch?: never
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string
@@ -1771,7 +1771,7 @@ export interface operations {
                    * @constant
                    */
                   overwrite: true
-                  ifNoneMatch?: unknown
+                  ifNoneMatch?: never
                   /** @description User metadata, sent as x-amz-meta-<name> headers. */
                   metadata?: {
                     [key: string]: string
@@ -1782,8 +1782,8 @@ export interface operations {
                  * @example 900
                  */
                 expiresIn?: number
-                partSize?: unknown
-                partChecksums?: unknown
+                partSize?: never
+                partChecksums?: never
                 /** @enum {number} */
                 successActionStatus?: 200 | 201 | 204
               }
@@ -1800,7 +1800,7 @@ export interface operations {
                  * @example gallery/2026/cat.jpg
                  */
                 key?: string
-                keyPrefix?: unknown
+                keyPrefix?: never
                 /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
                 filename?: string
                 /**
@@ -1810,15 +1810,15 @@ export interface operations {
                 contentType: string
                 /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
                 contentLength: number
-                checksumSha256?: unknown
+                checksumSha256?: never
                 /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
                 overwrite?: boolean
-                ifNoneMatch?: unknown
+                ifNoneMatch?: never
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string
                 }
-                items?: unknown
+                items?: never
                 /**
                  * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
                  * @example 900
@@ -1828,7 +1828,7 @@ export interface operations {
                 partSize?: number
                 /** @description Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer. */
                 partChecksums?: string[]
-                successActionStatus?: unknown
+                successActionStatus?: never
               }
           )
       }

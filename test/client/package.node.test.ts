@@ -34,6 +34,7 @@ import {
   createClient,
   WaybillError,
   type SignAnswer,
+  type SignRequest,
   type UploadResult,
   type UploadStatus,
 } from '${from}'
@@ -97,6 +98,22 @@ export async function wrong(): Promise<void> {
   // @ts-expect-error: the answer's URLs are objects, not strings
   const url: string = (await waybill.sign({ origin: 'photos', keys: ['a.jpg'] })).urls[0]!
   void url
+  // @ts-expect-error: \`download\` is true or a file name
+  await waybill.sign({ origin: 'photos', items: [{ key: 'a.pdf', download: 5 }] })
+  // @ts-expect-error: a PUT URL takes no download name (GET and HEAD do)
+  await waybill.sign({ origin: 'photos', method: 'PUT', items: [{ key: 'a.pdf', download: 'a.pdf' }] })
+  // @ts-expect-error: \`response\` overrides are objects
+  await waybill.sign({ origin: 'photos', items: [{ key: 'a.pdf', response: 'inline' }] })
+}
+
+/** What a GET item asks for, typed as the document types it. */
+export async function named(): Promise<string | true | undefined> {
+  const request: SignRequest = {
+    origin: 'photos',
+    items: [{ key: 'a.pdf', download: 'report 2026.pdf', response: { cacheControl: 'no-cache' } }],
+  }
+  await waybill.sign(request)
+  return request.items?.[0]?.download ?? request.items?.[0]?.inline
 }
 
 // @ts-expect-error: not one of the error codes
