@@ -301,6 +301,15 @@ const ROUTES = {
     },
     expiresAt: locationExpiry,
   },
+  // Signs nothing: what the caller's own grants let it upload on the origin.
+  'upload rules': {
+    route: 'GET /v1/uploads/rules',
+    origin: 's3',
+    ok: 200,
+    keyPath: 'origin',
+    send: (a) =>
+      call(env, 'GET', `/v1/uploads/rules?origin=${a.origin ?? 's3'}`, undefined, a.caller),
+  },
 } satisfies Record<string, SigningRoute>
 
 function issueLink(a: Attempt): Promise<Response> {
@@ -367,6 +376,7 @@ const NO_TYPE = { na: 'takes no media type' } as const
 const HANDLE_TYPE = { na: "the type is the upload's own, sealed in its handle or receipt" } as const
 const NOT_SIGNING = { na: 'signs nothing with a lifetime or a batch' } as const
 const ONE_ENTRY = { na: 'signs one entry per request' } as const
+const NO_KEY = { na: "names no key: it answers the rules of the caller's own grants" } as const
 
 /** The same expectation for every route, with exceptions. */
 function every(
@@ -401,6 +411,7 @@ const CLASSES: AttackClass[] = [
     expect: every((route) => ({ status: 403, path: route.keyPath }), {
       // Bob's receipt is bound to bob: it does not even open for alice.
       'upload check': { status: 403, path: 'receipt' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -410,6 +421,7 @@ const CLASSES: AttackClass[] = [
       // Alice's own receipt names her own key: no other key can be checked with it (a 403, as a
       // multipart handle's key).
       'upload check': { status: 403, path: 'key' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -429,6 +441,7 @@ const CLASSES: AttackClass[] = [
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
       'multipart list': { status: 403, path: 'uploadId' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -441,6 +454,7 @@ const CLASSES: AttackClass[] = [
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
       'multipart list': { status: 403, path: 'uploadId' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -462,6 +476,7 @@ const CLASSES: AttackClass[] = [
         'multipart abort': NOT_SIGNING,
         'multipart list': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
       },
     ),
   },
@@ -489,6 +504,7 @@ const CLASSES: AttackClass[] = [
         'multipart abort': NOT_SIGNING,
         'multipart list': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
       },
     ),
   },
@@ -506,6 +522,7 @@ const CLASSES: AttackClass[] = [
       links: { status: 400, path: 'keys' },
       'follow link': { status: 400, path: 'keys' },
       'upload batch': { status: 400, path: 'items' },
+      'upload rules': NOT_SIGNING,
     }),
   },
   {
@@ -572,6 +589,7 @@ const CLASSES: AttackClass[] = [
         'multipart complete': NOT_SIGNING,
         'multipart abort': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
       },
     ),
   },

@@ -173,6 +173,21 @@ export async function issueUpload(
   }
 }
 
+/**
+ * The origin, when the caller holds a grant there and it takes uploads; otherwise the 403 an
+ * upload there gets (a CloudFront origin takes none at all, whatever the key: the permit's own).
+ */
+export function uploadOrigin(config: Config, principal: Principal, originName: string): Origin {
+  const origin = originFor(config, principal, originName, 'write')
+  const unfit = uploadFits(origin)
+  if (unfit.length > 0) {
+    throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
+      errors: unfit,
+    })
+  }
+  return origin
+}
+
 /** The key the grant's `uploadKey` gives a file name, or the 400 saying there is none. */
 function chosenKey(
   config: Config,
@@ -182,14 +197,7 @@ function chosenKey(
   at: string,
   uuid: string,
 ): string {
-  const origin = originFor(config, principal, originName, 'write')
-  // A CloudFront origin takes no uploads at all, whatever the name: the permit's own 403.
-  const unfit = uploadFits(origin)
-  if (unfit.length > 0) {
-    throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
-      errors: unfit,
-    })
-  }
+  const origin = uploadOrigin(config, principal, originName)
   const key = uploadKeyFor(config, principal, origin, filename, uuid)
   if (key === undefined) {
     throw invalid([
