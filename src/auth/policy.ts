@@ -17,6 +17,7 @@ import {
   DEFAULT_LINK_EXPIRES_S,
   MAX_EXPIRES_S,
   MAX_FILENAME_BYTES,
+  MAX_NAMED_KEYS,
   MAX_REPORTED_ERRORS as MAX_LISTED,
 } from '../limits'
 import { essenceOf, isPassive, MEDIA_FAMILIES, patternAdmits } from '../core/media-type'
@@ -189,7 +190,10 @@ export type Reach =
    */
   | (ReachCommon & {
       kind: 'upload'
-      target: { key: string; path: string } | { keyPrefix: string; path: string }
+      /** `chosen`: the grant's uploadKey chose the key, which the caller never saw. */
+      target:
+        | { key: string; path: string; chosen?: boolean | undefined }
+        | { keyPrefix: string; path: string }
       content: Content
       count?: Count | undefined
     })
@@ -419,6 +423,8 @@ interface Target {
   readonly path: string
   readonly item?: PresignItem | undefined
   readonly overridePath?: string | undefined
+  /** A key the caller did not send (an uploadKey chose it): no refusal names it. */
+  readonly chosen?: boolean | undefined
 }
 
 /**
@@ -691,7 +697,7 @@ function targetsOf(reach: Reach): Target[] {
       return reach.prefixes.map(({ prefix, path }) => ({ key: prefix, pattern: true, path }))
     case 'upload':
       return 'key' in reach.target
-        ? [{ key: reach.target.key, pattern: false, path: reach.target.path }]
+        ? [{ ...reach.target, pattern: false }]
         : [{ key: reach.target.keyPrefix, pattern: true, path: reach.target.path }]
   }
 }
@@ -823,8 +829,12 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   // the first rule none of its covering grants passes.
   const denials: Denial[] = []
   let uncovered = 0
-  const deny = (denial: Denial) => {
-    if (denial.kind === 'not-covered') uncovered++
+  // The keys the caller sent that no grant covers, for the refusal to name.
+  const named: string[] = []
+  const deny = (target: Target, denial: Denial) => {
+    if (denial.kind === 'not-covered' && uncovered++ < MAX_NAMED_KEYS && !target.chosen) {
+      named.push(target.key)
+    }
     if (denials.length < MAX_LISTED) denials.push(denial)
   }
   const coveringOf = (target: Target) =>
@@ -868,22 +878,23 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
     if (reachA[t]! >= 0) return void (kept[t] = true)
     kept[t] = false
     const covering = coveringOf(target)
-    if (covering.length > 0) deny(judge(covering, rules, target) as Denial)
+    if (covering.length > 0) deny(target, judge(covering, rules, target) as Denial)
     else if (!partial) {
-      deny({
+      const quoted = target.chosen ? '' : `${JSON.stringify(target.key)} `
+      deny(target, {
         kind: 'not-covered',
         error: {
           path: target.path,
           message: !target.pattern
-            ? `is not covered by a grant to ${action}`
+            ? `${quoted}is not covered by a grant to ${action}`
             : target.key === '' && action === 'list'
               ? 'is absent or empty, which lists the whole origin: no grant to list covers it'
-              : `is not wholly covered by a grant to ${action}`,
+              : `${quoted}is not wholly covered by a grant to ${action}`,
         },
       })
     }
   })
-  const refusal = refusalOf(denials, uncovered, reach)
+  const refusal = refusalOf(denials, uncovered, reach, named)
   if (refusal !== undefined) return refusal
 
   // The lifetime: asked for, or the default within every target's most generous grant.
@@ -913,9 +924,9 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
       const i = grants.findIndex((g) => g.grant === grant)
       return passes(okA, i, target)
     })
-    deny(judge(allowed, timeRules, target) as Denial)
+    deny(target, judge(allowed, timeRules, target) as Denial)
   })
-  const late = refusalOf(denials, 0, reach)
+  const late = refusalOf(denials, 0, reach, named)
   if (late !== undefined) return late
 
   const maxLifetime = nothing ? anyGrant(expiryOf) : least(lifetimes)
@@ -993,23 +1004,32 @@ function uploadPattern(reach: Reach): readonly string[] {
   return reach.kind === 'upload' && 'keyPrefix' in reach.target ? [reach.target.keyPrefix] : []
 }
 
-/** The refusal for a reach's denials: 403 when a target is not covered, else 400; none, none. */
+/**
+ * The refusal for a reach's denials: 403 when a target is not covered, else 400; none, none. Its
+ * sentence names the first of the keys not covered that the caller sent (`named`).
+ */
 function refusalOf(
   denials: readonly Denial[],
   uncovered: number,
   reach: Reach,
+  named: readonly string[],
 ): Refusal | undefined {
   if (denials.length === 0) return undefined
   const { covered, invalid } = collect(denials)
   if (covered.length > 0) {
     const n = Math.max(uncovered, covered.length)
+    const more = n - named.length
+    const keys =
+      named.length === 0
+        ? ''
+        : ` (${named.map((key) => JSON.stringify(key)).join(', ')}${more > 0 ? ` and ${more} more` : ''})`
     // A listing is one request over its prefixes, not a batch of entries: its errors name them.
     return {
       refused: 'not-covered',
       detail:
         reach.kind === 'listing'
           ? "This listing is not covered by this caller's grants to list; nothing was listed."
-          : `${n} ${n === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants; nothing was signed.`,
+          : `${n} ${n === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants${keys}; nothing was signed.`,
       errors: covered.slice(0, MAX_LISTED),
     }
   }

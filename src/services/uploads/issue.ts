@@ -122,7 +122,9 @@ export async function issueUpload(
       const permit = permitFor(config, principal, {
         kind: 'upload',
         origin: request.origin,
-        target: item.keyIsPrefix ? { keyPrefix: key, path } : { key, path },
+        target: item.keyIsPrefix
+          ? { keyPrefix: key, path }
+          : { key, path, chosen: item.filename !== undefined },
         count: request.batch ? { n: items.length, path: 'items' } : undefined,
         expiresIn: request.expiresIn,
         content: contentOf(mode, item, at(i)),
