@@ -2269,8 +2269,10 @@ export interface operations {
               prefix: string
               /** @description Where a file sent with `filename` goes, filled for the caller: `{uuid}` and `{filename}` (sanitized) are the upload's own. The first rule that has one names every such file. */
               uploadKey: string | null
-              /** @description Every type an upload may have (a grant’s family such as `image/*` as the passive types it admits); null: any type. */
+              /** @description The types the grant names, for a file input’s `accept`: exact, or a family such as `image/*`, which admits only its passive types (`admittedTypes`); null: any type. */
               contentTypes: string[] | null
+              /** @description Every type an upload may have (its essence, lower case): `contentTypes` with each family as the passive types it admits; null: any type. */
+              admittedTypes: string[] | null
               /** @description The most bytes an upload may have, which it must then state (`contentLength`); null: the store’s own limits. */
               maxContentLength: number | null
               /** @description "post" only where both the grant (`overwrite`) and the store allow a POST form, which replaces what is at its key. */

@@ -22,8 +22,10 @@ export interface UploadRule {
    * null when it has none, or one the caller's claims cannot fill.
    */
   readonly uploadKey: string | null
-  /** Every type an upload may have (a family as its passive types); null: any. */
+  /** The types the grant names (a family such as `image/*` admits its passive types); null: any. */
   readonly contentTypes: string[] | null
+  /** Every type an upload may have: `contentTypes` with each family as its passive types. */
+  readonly admittedTypes: string[] | null
   /** The most bytes an upload may have (which it must state); null: the store's own limit. */
   readonly maxContentLength: number | null
   /** A POST form replaces what is at its key: only where the grant allows that, and the store. */
@@ -42,7 +44,7 @@ const OWN_PLACEHOLDERS = { uuid: '{uuid}', filename: '{filename}' }
  *
  * @example
  * uploadRules(config, alice, photos)
- * // [{ prefix: 'users/alice/', contentTypes: ['image/apng', …], modes: ['put', 'multipart'], … }]
+ * // [{ prefix: 'users/alice/', contentTypes: ['image/*'], admittedTypes: ['image/apng', …], … }]
  */
 export function uploadRules(config: Config, principal: Principal, origin: Origin): UploadRule[] {
   const posts = origin.type === 's3' && origin.postPolicy
@@ -52,12 +54,14 @@ export function uploadRules(config: Config, principal: Principal, origin: Origin
       grant.uploadKey === undefined
         ? undefined
         : resolvePrefix(grant.uploadKey, principal, OWN_PLACEHOLDERS)
-    const types = grant.contentTypes?.flatMap(typesAdmittedBy)
+    const { contentTypes } = grant
     return [
       {
         prefix,
         uploadKey: uploadKey ?? null,
-        contentTypes: types === undefined ? null : [...new Set(types)],
+        contentTypes: contentTypes === undefined ? null : [...contentTypes],
+        admittedTypes:
+          contentTypes === undefined ? null : [...new Set(contentTypes.flatMap(typesAdmittedBy))],
         maxContentLength: grant.maxContentLength ?? null,
         modes: posts && grant.overwrite ? ['put', 'post', 'multipart'] : ['put', 'multipart'],
         overwrite: grant.overwrite,

@@ -23,7 +23,13 @@ const UploadRule = v.object({
   contentTypes: v.pipe(
     v.nullable(v.array(v.string())),
     v.description(
-      'Every type an upload may have (a grant’s family such as `image/*` as the passive types it admits); null: any type.',
+      'The types the grant names, for a file input’s `accept`: exact, or a family such as `image/*`, which admits only its passive types (`admittedTypes`); null: any type.',
+    ),
+  ),
+  admittedTypes: v.pipe(
+    v.nullable(v.array(v.string())),
+    v.description(
+      'Every type an upload may have (its essence, lower case): `contentTypes` with each family as the passive types it admits; null: any type.',
     ),
   ),
   maxContentLength: v.pipe(

@@ -135,7 +135,7 @@ function admits(rule: UploadRule, upload: Upload): boolean {
   const size = upload.contentLength
   return (
     covered &&
-    (rule.contentTypes === null || rule.contentTypes.includes(upload.contentType)) &&
+    (rule.admittedTypes === null || rule.admittedTypes.includes(upload.contentType)) &&
     (rule.maxContentLength === null || size === undefined || size <= rule.maxContentLength) &&
     rule.modes.includes(upload.mode) &&
     // A POST form always replaces: "post" is listed only where that is allowed.

@@ -80,8 +80,9 @@ describe('GET /v1/uploads/rules', () => {
         {
           prefix: 'users/all/',
           uploadKey: 'users/all/{uuid}-{filename}',
+          contentTypes: ['image/*', 'text/plain'],
           // A family is the passive types it admits: never image/svg+xml.
-          contentTypes: [...PASSIVE_TYPES.image.map((type) => `image/${type}`), 'text/plain'],
+          admittedTypes: [...PASSIVE_TYPES.image.map((type) => `image/${type}`), 'text/plain'],
           maxContentLength: MIB,
           modes: ['put', 'post', 'multipart'],
           overwrite: true,
@@ -92,6 +93,7 @@ describe('GET /v1/uploads/rules', () => {
           prefix: 'inbox',
           uploadKey: null,
           contentTypes: null,
+          admittedTypes: null,
           maxContentLength: null,
           // No overwrite: a POST form, which replaces, is not for this grant.
           modes: ['put', 'multipart'],
