@@ -54,3 +54,8 @@ export type CompleteMultipartAnswer = JsonAnswer<'completeUpload'>
 export type AbortMultipartRequest = JsonBody<'abortUpload'>
 export type CheckUploadRequest = JsonBody<'checkUpload'>
 export type CheckUploadAnswer = JsonAnswer<'checkUpload'>
+
+/** `GET /v1/uploads/rules`: the caller's upload rules on an origin. */
+export type UploadRulesAnswer = JsonAnswer<'getUploadRules'>
+/** What one write grant lets the caller upload (see docs/openapi.json for each field). */
+export type UploadRule = UploadRulesAnswer['rules'][number]
