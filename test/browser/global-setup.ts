@@ -41,6 +41,11 @@ export interface BrowserDemoContext {
    */
   appOrigin: string
   /**
+   * The origins of the Vite apps (examples/vite-react, examples/vite-vue), allowed as `appOrigin`
+   * is: each port free for `vite preview` to listen on.
+   */
+  viteOrigins: { react: string; vue: string }
+  /**
    * Key "app": reads, lists and writes under `app/` on "demo" images, text and binary files,
    * nothing else (so an HTML page is refused).
    */
@@ -124,13 +129,18 @@ export default async function setup(project: TestProject) {
     const port = await freePort()
     const baseUrl = `http://127.0.0.1:${port}`
     const appOrigin = `http://127.0.0.1:${await freePort()}`
+    const viteOrigins = {
+      react: `http://127.0.0.1:${await freePort()}`,
+      vue: `http://127.0.0.1:${await freePort()}`,
+    }
+    const appOrigins = [appOrigin, viteOrigins.react, viteOrigins.vue]
     await applyBucketCors({
       endpoint: s3.endpoint,
       bucket,
       region,
       accessKeyId,
       secretAccessKey,
-      allowedOrigins: bucketOrigins(port, [appOrigin]),
+      allowedOrigins: bucketOrigins(port, appOrigins),
     })
 
     const apiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
@@ -204,7 +214,7 @@ export default async function setup(project: TestProject) {
       adminTokenSha256: sha256(randomBytes(32).toString('base64url')),
       // Generated per run: it seals links, upload handles and receipts, listing cursors.
       tokenSecrets: [{ id: 'browser', secret: randomBytes(32).toString('base64url') }],
-      appOrigins: [appOrigin],
+      appOrigins,
     })
     const envFile = join(tmp, 'worker.vars')
     writeFileSync(envFile, envFileText(worker.vars), { mode: 0o600 })
@@ -225,6 +235,7 @@ export default async function setup(project: TestProject) {
       apiKey,
       limitedApiKey,
       appOrigin,
+      viteOrigins,
       appApiKey,
       chromiumPath,
       s3: { endpoint: s3.endpoint, region, accessKeyId, secretAccessKey, bucket, plainBucket },
