@@ -1,7 +1,8 @@
 // GET /v1/uploads/rules: the caller's upload rules on an origin, one per write grant, as
 // POST /v1/uploads judges uploads; refused as an upload there would be.
 
-import { describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it, vi } from 'vitest'
+import { auditEvent } from '../../src/control/audit'
 import type { Env } from '../../src/config/env'
 import { PASSIVE_TYPES } from '../../src/core/media-type'
 import { MAX_EXPIRES_S } from '../../src/limits'
@@ -9,6 +10,7 @@ import {
   ALL_KEY,
   app,
   CDN_ORIGIN,
+  NOW,
   PHOTOS_KEY,
   PHOTOS_ORIGIN,
   problemOf,
@@ -103,6 +105,31 @@ describe('GET /v1/uploads/rules', () => {
         },
       ],
     })
+  })
+
+  it('counts no URL: its log line says it signed none, which usage and audit count', async () => {
+    const lines: string[] = []
+    vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)))
+    try {
+      expect((await rules('photos', await rulesEnv())).status).toBe(200)
+    } finally {
+      vi.restoreAllMocks()
+    }
+    const logged = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.message === 'request')
+    expect(logged).toMatchObject({ origin: 'photos', items: 0, status: 200 })
+    const event = auditEvent({
+      now: NOW,
+      requestId: 'r',
+      path: '/v1/uploads/rules',
+      route: '/v1/uploads/rules',
+      status: 200,
+      principal: { kind: 'api-key', id: 'all' },
+      origin: 'photos',
+      items: logged?.items as number,
+    })
+    expect(event.count).toBe(0)
   })
 
   it('takes no POST form where the store does not, whatever the grant', async () => {
