@@ -45,6 +45,8 @@ export interface BrowserDemoContext {
    * is: each port free for `vite preview` to listen on.
    */
   viteOrigins: { react: string; vue: string }
+  /** Key "vite": as "app", under `vite/`, for the Vite apps (what they store is apart). */
+  viteApiKey: string
   /**
    * Key "app": reads, lists and writes under `app/` on "demo" images, text and binary files,
    * nothing else (so an HTML page is refused).
@@ -146,6 +148,7 @@ export default async function setup(project: TestProject) {
     const apiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const limitedApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const appApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
+    const viteApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const sha256 = (key: string) => createHash('sha256').update(key).digest('hex')
     // wrangler dev lets --env-file values replace the `vars` of wrangler.jsonc, so this points the
     // "demo" origin at this run's versitygw instead of the fixed 127.0.0.1:7070 of `npm start`.
@@ -184,11 +187,19 @@ export default async function setup(project: TestProject) {
         actions: ['read', 'write', 'list'],
         contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],
       },
+      {
+        to: 'apiKey:vite',
+        origin: 'demo',
+        prefix: 'vite/',
+        actions: ['read', 'write', 'list'],
+        contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],
+      },
     ]
     const apiKeys = [
       { id: 'demo', sha256: sha256(apiKey), label: 'browser test' },
       { id: 'limited', sha256: sha256(limitedApiKey), label: 'browser test, limited' },
       { id: 'app', sha256: sha256(appApiKey), label: 'browser test, an app' },
+      { id: 'vite', sha256: sha256(viteApiKey), label: 'browser test, the Vite apps' },
     ]
     // What npm start gives the Worker for this app, this run's values in the place of .dev.vars
     // (its origins too: wrangler.jsonc's, which npm start points at its own versitygw, are not
@@ -236,6 +247,7 @@ export default async function setup(project: TestProject) {
       limitedApiKey,
       appOrigin,
       viteOrigins,
+      viteApiKey,
       appApiKey,
       chromiumPath,
       s3: { endpoint: s3.endpoint, region, accessKeyId, secretAccessKey, bucket, plainBucket },

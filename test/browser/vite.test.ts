@@ -26,8 +26,10 @@ const STEP_TIMEOUT_MS = 60_000
 /** How long a poll waits for what the page shows (uploads take seconds on a busy machine). */
 const POLL = { timeout: 30_000 }
 const SETUP_TIMEOUT_MS = 300_000
-/** The app key's grant admits these types under `app/` (test/browser/global-setup.ts). */
+/** The Vite apps' key admits these types under `vite/` (test/browser/global-setup.ts). */
 const ACCEPT = 'image/*,text/plain,application/octet-stream'
+/** Where the apps store: a prefix of their key's own, apart from the other tests' objects. */
+const PREFIX = 'vite/'
 const REFUSED_TYPE =
   'contentType: must be one of image/*, text/plain, application/octet-stream for this caller'
 
@@ -141,7 +143,11 @@ async function openApp(origin: string): Promise<{ page: Page; sent: URL[] }> {
     const url = new URL(request.url())
     if (url.origin !== origin) sent.push(url)
   })
-  const fragment = new URLSearchParams({ waybill: demo.baseUrl, key: demo.appApiKey })
+  const fragment = new URLSearchParams({
+    waybill: demo.baseUrl,
+    key: demo.viteApiKey,
+    prefix: PREFIX,
+  })
   await page.goto(`${origin}/#${fragment}`)
   return { page, sent }
 }
@@ -200,7 +206,7 @@ describe('apps built with Vite from the packed client', () => {
       expect(sent.some((url) => url.href.includes('other.html'))).toBe(false)
       for (const file of batch.slice(0, 2)) {
         const key = await storedKey(page, '#hooks', file.name)
-        expect(key).toMatch(new RegExp(`^app/[0-9a-f-]{36}-${file.name.replace('.', '\\.')}$`))
+        expect(key).toMatch(new RegExp(`^${PREFIX}[0-9a-f-]{36}-${file.name.replace('.', '\\.')}$`))
         expect(await storedSha256(key!)).toEqual({ status: 200, sha256: sha256(file.bytes) })
         expect(await page.locator(`#hooks li[data-name="${file.name}"]`).textContent()).toContain(
           '100%',
@@ -256,7 +262,7 @@ describe('apps built with Vite from the packed client', () => {
       expect(keys).toHaveLength(expected.length)
       for (const [name, bytes] of expected) {
         const key = keys.find((stored) => stored.endsWith(`-${name}`))
-        expect(key, name).toMatch(/^app\/[0-9a-f-]{36}-/)
+        expect(key, name).toMatch(new RegExp(`^${PREFIX}[0-9a-f-]{36}-`))
         expect(await storedSha256(key!)).toEqual({ status: 200, sha256: sha256(bytes) })
       }
     } finally {
@@ -291,7 +297,7 @@ describe('apps built with Vite from the packed client', () => {
           'done',
         )
         const key = await storedKey(page, 'main', file.name)
-        expect(key).toMatch(new RegExp(`^app/[0-9a-f-]{36}-${file.name.replace('.', '\\.')}$`))
+        expect(key).toMatch(new RegExp(`^${PREFIX}[0-9a-f-]{36}-${file.name.replace('.', '\\.')}$`))
         expect(await storedSha256(key!)).toEqual({ status: 200, sha256: sha256(file.bytes) })
       }
       expect(await page.locator('.busy').textContent()).toBe('idle')
