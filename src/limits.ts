@@ -28,6 +28,8 @@ export const JSON_VALUES_PER_ITEM = 12
 export const MAX_SIGN_JSON_VALUES = 2 * MAX_BATCH_CEILING
 /** Field errors collected per request: checking stops there, so a hostile body costs O(cap). */
 export const MAX_REPORTED_ERRORS = 100
+/** Keys a refusal's one sentence names (each field error names its own). */
+export const MAX_NAMED_KEYS = 3
 
 /** Items signed per step when streaming NDJSON: large enough to amortize, small enough to flush often. */
 export const STREAM_CHUNK_ITEMS = 500

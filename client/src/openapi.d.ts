@@ -152,6 +152,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/uploads/rules': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * What the caller may upload on an origin, before a file is picked
+     * @description The caller's effective upload rules: one per `write` grant on the origin, as `POST /v1/uploads` judges uploads (the key prefix and `uploadKey` filled for the caller, the types, the most bytes, the modes, overwrite, the longest lifetime). A page can build a file input's `accept` from them, and refuse a file before any request. Signs nothing.
+     */
+    get: operations['getUploadRules']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/uploads/multipart/parts': {
     parameters: {
       query?: never
@@ -731,10 +751,10 @@ export interface operations {
                    * @example gallery/2026/cat.jpg
                    */
                   key: string
-                  versionId?: unknown
-                  response?: unknown
-                  download?: unknown
-                  inline?: unknown
+                  versionId?: never
+                  response?: never
+                  download?: never
+                  inline?: never
                 }[]
               }
             | {
@@ -772,9 +792,9 @@ export interface operations {
                    */
                   key: string
                   versionId?: string
-                  response?: unknown
-                  download?: unknown
-                  inline?: unknown
+                  response?: never
+                  download?: never
+                  inline?: never
                 }[]
               }
           )
@@ -1705,7 +1725,7 @@ export interface operations {
                  * @example gallery/2026/cat.jpg
                  */
                 key?: string
-                keyPrefix?: unknown
+                keyPrefix?: never
                 /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
                 filename?: string
                 /**
@@ -1730,7 +1750,7 @@ export interface operations {
                    * @example gallery/2026/cat.jpg
                    */
                   key?: string
-                  keyPrefix?: unknown
+                  keyPrefix?: never
                   /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
                   filename?: string
                   /**
@@ -1754,9 +1774,9 @@ export interface operations {
                  * @example 900
                  */
                 expiresIn?: number
-                partSize?: unknown
-                partChecksums?: unknown
-                successActionStatus?: unknown
+                partSize?: never
+                partChecksums?: never
+                successActionStatus?: never
               }
             | {
                 /**
@@ -1834,8 +1854,8 @@ export interface operations {
                  * @example 900
                  */
                 expiresIn?: number
-                partSize?: unknown
-                partChecksums?: unknown
+                partSize?: never
+                partChecksums?: never
                 /** @enum {number} */
                 successActionStatus?: 200 | 201 | 204
               }
@@ -1852,7 +1872,7 @@ export interface operations {
                  * @example gallery/2026/cat.jpg
                  */
                 key?: string
-                keyPrefix?: unknown
+                keyPrefix?: never
                 /** @description Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized. */
                 filename?: string
                 /**
@@ -1862,14 +1882,14 @@ export interface operations {
                 contentType: string
                 /** @description Bytes: signed as the exact length (PUT up to 5368709120), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size. */
                 contentLength: number
-                checksumSha256?: unknown
+                checksumSha256?: never
                 /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
                 overwrite?: boolean
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string
                 }
-                items?: unknown
+                items?: never
                 /**
                  * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
                  * @example 900
@@ -1879,7 +1899,7 @@ export interface operations {
                 partSize?: number
                 /** @description Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer. */
                 partChecksums?: string[]
-                successActionStatus?: unknown
+                successActionStatus?: never
               }
           )
       }
@@ -2230,6 +2250,199 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:upstream_error'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  getUploadRules: {
+    parameters: {
+      query: {
+        /** @description An origin configured in WAYBILL_ORIGINS. */
+        origin: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The caller’s upload rules on the origin */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            origin: string
+            /** @description One per write grant of the caller's on the origin, in the order they apply: an upload is allowed when one rule admits its key, type, size, mode and overwrite all at once. Empty: nothing may be uploaded here. */
+            rules: {
+              /** @description Keys it covers: this prefix, filled for the caller, on whole path segments (`users/al` covers `users/al` and `users/al/x`, not `users/alice`; one ending in `/` covers what starts with it; empty covers every key). */
+              prefix: string
+              /** @description Where a file sent with `filename` goes, filled for the caller: `{uuid}` and `{filename}` (sanitized) are the upload's own. The first rule that has one names every such file. */
+              uploadKey: string | null
+              /** @description The types the grant names, for a file input’s `accept`: exact, or a family such as `image/*`, which admits only its passive types (`admittedTypes`); null: any type. */
+              contentTypes: string[] | null
+              /** @description Every type an upload may have (its essence, lower case): `contentTypes` with each family as the passive types it admits; null: any type. */
+              admittedTypes: string[] | null
+              /** @description The most bytes an upload may have, which it must then state (`contentLength`); null: the store’s own limits. */
+              maxContentLength: number | null
+              /** @description "post" only where both the grant (`overwrite`) and the store allow a POST form, which replaces what is at its key. */
+              modes: ('put' | 'post' | 'multipart')[]
+              /** @description Whether an upload may replace an object already at its key. */
+              overwrite: boolean
+              /** @description The most seconds its URLs may live. */
+              maxExpiresIn: number
+              /** @description The most uploads one request may carry. */
+              maxBatch: number
+            }[]
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Too many requests */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:too_many_requests'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
             /** @example Invalid request */
             title: string
             /** @example 400 */

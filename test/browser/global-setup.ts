@@ -41,6 +41,13 @@ export interface BrowserDemoContext {
    */
   appOrigin: string
   /**
+   * The origins of the Vite apps (examples/vite-react, examples/vite-vue), allowed as `appOrigin`
+   * is: each port free for `vite preview` to listen on.
+   */
+  viteOrigins: { react: string; vue: string }
+  /** Key "vite": as "app", under `vite/`, for the Vite apps (what they store is apart). */
+  viteApiKey: string
+  /**
    * Key "app": reads, lists and writes under `app/` on "demo" images, text and binary files,
    * nothing else (so an HTML page is refused).
    */
@@ -124,18 +131,24 @@ export default async function setup(project: TestProject) {
     const port = await freePort()
     const baseUrl = `http://127.0.0.1:${port}`
     const appOrigin = `http://127.0.0.1:${await freePort()}`
+    const viteOrigins = {
+      react: `http://127.0.0.1:${await freePort()}`,
+      vue: `http://127.0.0.1:${await freePort()}`,
+    }
+    const appOrigins = [appOrigin, viteOrigins.react, viteOrigins.vue]
     await applyBucketCors({
       endpoint: s3.endpoint,
       bucket,
       region,
       accessKeyId,
       secretAccessKey,
-      allowedOrigins: bucketOrigins(port, [appOrigin]),
+      allowedOrigins: bucketOrigins(port, appOrigins),
     })
 
     const apiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const limitedApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const appApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
+    const viteApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const sha256 = (key: string) => createHash('sha256').update(key).digest('hex')
     // wrangler dev lets --env-file values replace the `vars` of wrangler.jsonc, so this points the
     // "demo" origin at this run's versitygw instead of the fixed 127.0.0.1:7070 of `npm start`.
@@ -175,11 +188,19 @@ export default async function setup(project: TestProject) {
         actions: ['read', 'write', 'list'],
         contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],
       },
+      {
+        to: 'apiKey:vite',
+        origin: 'demo',
+        prefix: 'vite/',
+        actions: ['read', 'write', 'list'],
+        contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],
+      },
     ]
     const apiKeys = [
       { id: 'demo', sha256: sha256(apiKey), label: 'browser test' },
       { id: 'limited', sha256: sha256(limitedApiKey), label: 'browser test, limited' },
       { id: 'app', sha256: sha256(appApiKey), label: 'browser test, an app' },
+      { id: 'vite', sha256: sha256(viteApiKey), label: 'browser test, the Vite apps' },
     ]
     // What npm start gives the Worker for this app, this run's values in the place of .dev.vars
     // (its origins too: wrangler.jsonc's, which npm start points at its own versitygw, are not
@@ -205,7 +226,7 @@ export default async function setup(project: TestProject) {
       adminTokenSha256: sha256(randomBytes(32).toString('base64url')),
       // Generated per run: it seals links, upload handles and receipts, listing cursors.
       tokenSecrets: [{ id: 'browser', secret: randomBytes(32).toString('base64url') }],
-      appOrigins: [appOrigin],
+      appOrigins,
     })
     const envFile = join(tmp, 'worker.vars')
     writeFileSync(envFile, envFileText(worker.vars), { mode: 0o600 })
@@ -226,6 +247,8 @@ export default async function setup(project: TestProject) {
       apiKey,
       limitedApiKey,
       appOrigin,
+      viteOrigins,
+      viteApiKey,
       appApiKey,
       chromiumPath,
       s3: { endpoint: s3.endpoint, region, accessKeyId, secretAccessKey, bucket, plainBucket },

@@ -1023,6 +1023,48 @@ const LIST_ROWS: BadInputCase[] = [
   },
 ]
 
+// GET /v1/uploads/rules: the origin, once, checked before any grant; refused as an upload there.
+const UPLOAD_RULES_ROWS: BadInputCase[] = [
+  ...getRoute('/v1/uploads/rules'),
+  ...(
+    [
+      ['', 'origin'],
+      ['origin=', 'origin'],
+      ['origin=Bad%20Origin', 'origin'],
+      ['origin=photos&origin=docs', 'origin'],
+      ['origin=photos&colour=blue', 'colour'],
+    ] as const
+  ).map(([query, errorPath]) => ({
+    name: `GET /v1/uploads/rules?${query}`,
+    method: 'GET',
+    path: `/v1/uploads/rules?${query}`,
+    status: 400,
+    errorPath,
+  })),
+  {
+    name: 'GET /v1/uploads/rules on an unknown origin',
+    method: 'GET',
+    path: '/v1/uploads/rules?origin=nowhere',
+    status: 403,
+    errorPath: 'origin',
+  },
+  {
+    name: 'GET /v1/uploads/rules on an origin without a grant',
+    method: 'GET',
+    path: '/v1/uploads/rules?origin=docs',
+    caller: 'photos-only',
+    status: 403,
+    errorPath: 'origin',
+  },
+  {
+    name: 'GET /v1/uploads/rules on a CloudFront origin (no uploads)',
+    method: 'GET',
+    path: '/v1/uploads/rules?origin=cdn',
+    status: 403,
+    errorPath: 'origin',
+  },
+]
+
 const UPLOAD_VALID = { origin: 'photos', key: 'uploads/a.txt', contentType: 'text/plain' }
 const upload = (
   name: string,
@@ -1886,6 +1928,7 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...REDIRECT_ROWS,
   ...LIST_ROWS,
   ...UPLOAD_ROWS,
+  ...UPLOAD_RULES_ROWS,
   ...MULTIPART_ROWS,
   ...LINK_ROWS,
   ...OTHER_ROWS,

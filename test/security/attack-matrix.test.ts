@@ -313,6 +313,15 @@ const ROUTES = {
     },
     expiresAt: locationExpiry,
   },
+  // Signs nothing: what the caller's own grants let it upload on the origin.
+  'upload rules': {
+    route: 'GET /v1/uploads/rules',
+    origin: 's3',
+    ok: 200,
+    keyPath: 'origin',
+    send: (a) =>
+      call(env, 'GET', `/v1/uploads/rules?origin=${a.origin ?? 's3'}`, undefined, a.caller),
+  },
 } satisfies Record<string, SigningRoute>
 
 function issueLink(a: Attempt, maxUses?: number): Promise<Response> {
@@ -390,6 +399,7 @@ const NO_TYPE = { na: 'takes no media type' } as const
 const HANDLE_TYPE = { na: "the type is the upload's own, sealed in its handle or receipt" } as const
 const NOT_SIGNING = { na: 'signs nothing with a lifetime or a batch' } as const
 const ONE_ENTRY = { na: 'signs one entry per request' } as const
+const NO_KEY = { na: "names no key: it answers the rules of the caller's own grants" } as const
 
 /** The same expectation for every route, with exceptions. */
 function every(
@@ -424,6 +434,7 @@ const CLASSES: AttackClass[] = [
     expect: every((route) => ({ status: 403, path: route.keyPath }), {
       // Bob's receipt is bound to bob: it does not even open for alice.
       'upload check': { status: 403, path: 'receipt' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -433,6 +444,7 @@ const CLASSES: AttackClass[] = [
       // Alice's own receipt names her own key: no other key can be checked with it (a 403, as a
       // multipart handle's key).
       'upload check': { status: 403, path: 'key' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -452,6 +464,7 @@ const CLASSES: AttackClass[] = [
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
       'multipart list': { status: 403, path: 'uploadId' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -464,6 +477,7 @@ const CLASSES: AttackClass[] = [
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
       'multipart list': { status: 403, path: 'uploadId' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -485,6 +499,7 @@ const CLASSES: AttackClass[] = [
         'multipart abort': NOT_SIGNING,
         'multipart list': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
       },
     ),
   },
@@ -512,6 +527,7 @@ const CLASSES: AttackClass[] = [
         'multipart abort': NOT_SIGNING,
         'multipart list': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
       },
     ),
   },
@@ -530,6 +546,7 @@ const CLASSES: AttackClass[] = [
       'follow link': { status: 400, path: 'keys' },
       'follow one-time link': { status: 400, path: 'keys' },
       'upload batch': { status: 400, path: 'items' },
+      'upload rules': NOT_SIGNING,
     }),
   },
   {
@@ -597,6 +614,7 @@ const CLASSES: AttackClass[] = [
         'multipart complete': NOT_SIGNING,
         'multipart abort': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
       },
     ),
   },

@@ -141,7 +141,9 @@ export async function issueUpload(
       const permit = permitFor(config, principal, {
         kind: 'upload',
         origin: request.origin,
-        target: item.keyIsPrefix ? { keyPrefix: key, path } : { key, path },
+        target: item.keyIsPrefix
+          ? { keyPrefix: key, path }
+          : { key, path, chosen: item.filename !== undefined },
         count: request.batch ? { n: items.length, path: 'items' } : undefined,
         expiresIn: request.expiresIn,
         content: contentOf(mode, item, at(i)),
@@ -210,6 +212,21 @@ export async function issueUpload(
   }
 }
 
+/**
+ * The origin, when the caller holds a grant there and it takes uploads; otherwise the 403 an
+ * upload there gets (an origin without uploads takes none, whatever the key: the permit’s own).
+ */
+export function uploadOrigin(config: Config, principal: Principal, originName: string): Origin {
+  const origin = originFor(config, principal, originName, 'write')
+  const unfit = uploadFits(origin)
+  if (unfit.length > 0) {
+    throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
+      errors: unfit,
+    })
+  }
+  return origin
+}
+
 /** The key the grant's `uploadKey` gives a file name, or the 400 saying there is none. */
 function chosenKey(
   config: Config,
@@ -219,14 +236,7 @@ function chosenKey(
   at: string,
   uuid: string,
 ): string {
-  const origin = originFor(config, principal, originName, 'write')
-  // An origin without uploads takes none, whatever the name: the permit's own 403.
-  const unfit = uploadFits(origin)
-  if (unfit.length > 0) {
-    throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
-      errors: unfit,
-    })
-  }
+  const origin = uploadOrigin(config, principal, originName)
   const key = uploadKeyFor(config, principal, origin, filename, uuid)
   if (key === undefined) {
     throw invalid([
