@@ -47,7 +47,6 @@ const OWN_PLACEHOLDERS = { uuid: '{uuid}', filename: '{filename}' }
  * // [{ prefix: 'users/alice/', contentTypes: ['image/*'], admittedTypes: ['image/apng', …], … }]
  */
 export function uploadRules(config: Config, principal: Principal, origin: Origin): UploadRule[] {
-  const posts = origin.uploads?.modes.includes('post') === true
   return applicable(config, principal, origin).flatMap(({ grant, prefix }): UploadRule[] => {
     if (!grant.actions.has('write')) return []
     const uploadKey =
