@@ -5286,7 +5286,26 @@ export interface operations {
       }
       cookie?: never
     }
-    requestBody?: never
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /** @description As the form’s fields gave it */
+          key: string
+          /** @description The policy waybill signed */
+          policy: string
+          'Content-Type'?: string
+          /** @enum {string} */
+          success_action_status?: '200' | '201' | '204'
+          /**
+           * Format: binary
+           * @description Last, after every field
+           */
+          file: string
+        } & {
+          [key: string]: string
+        }
+      }
+    }
     responses: {
       /** @description Stored (`success_action_status` 200) */
       200: {

@@ -122,6 +122,25 @@ export function servedRoutes({ clock, control }: RouteDeps) {
       description:
         'The form’s fields as `POST /v1/uploads` gave them, then the file (last, named `file`). Every field is checked against the signed policy and the file’s size against its range before a byte is stored. Answers 204, or the form’s `success_action_status` (201 with S3’s XML).',
       security: [],
+      requestBody: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['key', 'policy', 'file'],
+              properties: {
+                key: { type: 'string', description: 'As the form’s fields gave it' },
+                policy: { type: 'string', description: 'The policy waybill signed' },
+                'Content-Type': { type: 'string' },
+                success_action_status: { type: 'string', enum: ['200', '201', '204'] },
+                file: { type: 'string', format: 'binary', description: 'Last, after every field' },
+              },
+              additionalProperties: { type: 'string' },
+            },
+          },
+        },
+      },
       responses: {
         200: { description: 'Stored (`success_action_status` 200)' },
         201: { description: 'Stored: S3’s `PostResponse` XML (`success_action_status` 201)' },

@@ -47,7 +47,7 @@ bearer = "\${WAYBILL_FUZZ_API_KEY}"
 bearer = "\${WAYBILL_FUZZ_ADMIN_TOKEN}"
 
 [dictionaries.origins]
-values = ["photos", "cdn"]
+values = ["photos", "cdn", "media"]
 
 [parameters]
 "body.origin" = { dictionary = "origins", probability = 0.9 }
@@ -66,10 +66,19 @@ const HOOKS = resolve('test/schemathesis/hooks.py')
 /** Real uploads per kind for the follow-ups' generated requests (./hooks.py). */
 const UPLOADS = 8
 
+/** A URL an R2 origin signed, as its path parameters and query. */
+interface ServedUrl {
+  origin: string
+  key: string
+  query: Record<string, string>
+}
+
 interface MadeUploads {
   multipart: { origin: string; key: string; uploadId: string }[]
   abortable: { origin: string; key: string; uploadId: string }[]
   put: { origin: string; key: string; receipt: string; etag: string | undefined }[]
+  /** Signed URLs of the R2 origin "media", by the method they are signed for. */
+  served: Record<'GET' | 'PUT' | 'DELETE', ServedUrl[]>
 }
 
 /** `POST /v1/uploads` as the fuzzed caller; its JSON answer. */
@@ -90,7 +99,7 @@ async function createUpload(baseUrl: string, apiKey: string, body: object) {
  * store's, as a caller's would be).
  */
 async function makeUploads(baseUrl: string, apiKey: string): Promise<MadeUploads> {
-  const made: MadeUploads = { multipart: [], abortable: [], put: [] }
+  const made: Omit<MadeUploads, 'served'> = { multipart: [], abortable: [], put: [] }
   for (let i = 0; i < 2 * UPLOADS; i++) {
     const started = await createUpload(baseUrl, apiKey, {
       mode: 'multipart',
@@ -132,7 +141,56 @@ async function makeUploads(baseUrl: string, apiKey: string): Promise<MadeUploads
       etag,
     })
   }
-  return made
+  return { ...made, served: await makeServedUrls(baseUrl, apiKey) }
+}
+
+/** `POST /v1/sign` on "media" as the fuzzed caller: the URL, as hooks.py sets a request to it. */
+async function signServed(baseUrl: string, apiKey: string, body: object): Promise<ServedUrl> {
+  const response = await fetch(`${baseUrl}/v1/sign`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ origin: 'media', ...body }),
+  })
+  expect(response.status, await response.clone().text()).toBe(200)
+  const { urls } = (await response.json()) as { urls: { key: string; url: string }[] }
+  const url = new URL(urls[0]!.url)
+  return { origin: 'media', key: urls[0]!.key, query: Object.fromEntries(url.searchParams) }
+}
+
+/**
+ * Signed URLs for the R2 origin's routes (/o/{origin}/{key}): no generator can forge their
+ * signature over the exact path and query, so ./hooks.py gives each generated request a real one
+ * (every other part stays as generated). The GET URLs lead to an object stored here first.
+ */
+async function makeServedUrls(baseUrl: string, apiKey: string): Promise<MadeUploads['served']> {
+  const stored = await createUpload(baseUrl, apiKey, {
+    origin: 'media',
+    key: 'fuzz/served.txt',
+    contentType: 'text/plain',
+    contentLength: 5,
+    overwrite: true,
+  })
+  const sent = await fetch(stored.url as string, {
+    method: 'PUT',
+    headers: stored.headers as Record<string, string>,
+    body: 'hello',
+  })
+  expect(sent.status, await sent.text()).toBe(200)
+  return {
+    GET: [await signServed(baseUrl, apiKey, { keys: ['fuzz/served.txt'] })],
+    PUT: [
+      await signServed(baseUrl, apiKey, {
+        method: 'PUT',
+        items: [{ key: 'fuzz/served-put.txt' }],
+      }),
+    ],
+    DELETE: [
+      await signServed(baseUrl, apiKey, {
+        method: 'DELETE',
+        items: [{ key: 'fuzz/served-delete.txt' }],
+      }),
+    ],
+  }
 }
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string>) {
@@ -154,7 +212,12 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 const seed = process.env.WAYBILL_SCHEMATHESIS_SEED ?? String(Math.floor(Math.random() * 2 ** 31))
 
 /** No uploads: for the admin run, which sends nothing to the upload follow-ups. */
-const NO_UPLOADS: MadeUploads = { multipart: [], abortable: [], put: [] }
+const NO_UPLOADS: MadeUploads = {
+  multipart: [],
+  abortable: [],
+  put: [],
+  served: { GET: [], PUT: [], DELETE: [] },
+}
 
 /**
  * Schemathesis over the operations `filter` selects, ./hooks.py drawing from `uploads`; its output,

@@ -87,6 +87,8 @@ function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: 
       privateKey: 'CDN_PRIVATE_KEY',
       keys: 'any',
     },
+    // R2 through the Worker's binding (wrangler.jsonc's local bucket): its /o/ routes.
+    media: { type: 'r2', binding: 'DEMO_R2', keys: 'any' },
   }
   const everything = {
     to: 'apiKey:fuzz',
@@ -101,6 +103,7 @@ function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: 
       uploadKey: 'uploads/{uuid}-{filename}',
     },
     { ...everything, origin: 'cdn', actions: ['read'], wildcard: true },
+    { ...everything, origin: 'media', overwrite: true, uploadKey: 'uploads/{uuid}-{filename}' },
   ]
   const vars = {
     FUZZ_ACCESS_KEY_ID: s3.accessKeyId,

@@ -12,7 +12,9 @@ import { postForm } from './forms'
 import type { R2Settings } from './settings'
 import { deleteObject, putObject, putPart } from './store'
 
-const ALLOWED = 'GET, HEAD, PUT, POST, DELETE, OPTIONS'
+const OBJECT_METHODS = 'GET, HEAD, PUT, DELETE'
+const FORM_METHODS = 'POST'
+const FORM_PATHS = (origin: string) => new Set([`/o/${origin}`, `/o/${origin}/`])
 const REQUEST_HEADERS = [
   'content-type',
   'range',
@@ -43,17 +45,21 @@ function corsHeaders(cors: CorsConfig | undefined, origin: string | null): Recor
   }
 }
 
-function preflight(cors: CorsConfig | undefined, request: Request): Response {
+function preflight(cors: CorsConfig | undefined, request: Request, origin: string): Response {
   const allowed = corsHeaders(cors, request.headers.get('origin'))
+  // A form is posted to the origin itself; every other request goes to an object's URL.
+  const methods = FORM_PATHS(origin).has(new URL(request.url).pathname)
+    ? FORM_METHODS
+    : OBJECT_METHODS
   if (!('access-control-allow-origin' in allowed)) {
     // No CORS for this page: the browser refuses the request it wanted to send.
-    return new Response(null, { status: 204, headers: { allow: ALLOWED } })
+    return new Response(null, { status: 204, headers: { allow: `${methods}, OPTIONS` } })
   }
   return new Response(null, {
     status: 204,
     headers: {
       ...allowed,
-      'access-control-allow-methods': 'GET, HEAD, PUT, POST, DELETE',
+      'access-control-allow-methods': methods,
       'access-control-allow-headers': REQUEST_HEADERS,
       'access-control-max-age': String(cors!.maxAgeS),
     },
@@ -79,7 +85,7 @@ const SIGNED_FOR: Readonly<Record<string, OwnMethod>> = {
 export function r2Served(origin: string, settings: R2Settings): Served {
   return {
     async serve(request, context) {
-      if (request.method === 'OPTIONS') return preflight(settings.cors, request)
+      if (request.method === 'OPTIONS') return preflight(settings.cors, request, origin)
       const cors = corsHeaders(settings.cors, request.headers.get('origin'))
       try {
         const response = await answer(request, origin, settings, context)
@@ -105,13 +111,16 @@ async function answer(
 ): Promise<Response> {
   const url = new URL(request.url)
   if (request.method === 'POST') {
-    if (url.pathname !== `/o/${origin}` && url.pathname !== `/o/${origin}/`) {
-      throw notAllowed('a form is posted to the origin itself, /o/<origin>')
+    if (!FORM_PATHS(origin).has(url.pathname)) {
+      throw notAllowed('a form is posted to the origin itself, /o/<origin>', OBJECT_METHODS)
     }
     return postForm(request, origin, settings, context)
   }
   const method = SIGNED_FOR[request.method]
-  if (method === undefined) throw notAllowed(`no URL allows ${request.method}`)
+  if (method === undefined) {
+    const methods = FORM_PATHS(origin).has(url.pathname) ? FORM_METHODS : OBJECT_METHODS
+    throw notAllowed(`no URL allows ${request.method}`, methods)
+  }
   const nowS = Math.floor(context.now.getTime() / 1000)
   const verified = verifyOwnUrl(context.secrets, url, method, nowS)
   if ('fault' in verified) {
@@ -133,8 +142,8 @@ async function answer(
     : putPart(request, verified, settings, context)
 }
 
-function notAllowed(why: string): WaybillError {
+function notAllowed(why: string, methods: string): WaybillError {
   return new WaybillError('method_not_allowed', `This method is not allowed here: ${why}.`, {
-    headers: { allow: ALLOWED },
+    headers: { allow: `${methods}, OPTIONS` },
   })
 }

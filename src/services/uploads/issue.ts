@@ -50,18 +50,6 @@ function uploadSettings(
       },
     ]
   }
-  const most = origin.uploads?.maxBodyBytes
-  if (most !== undefined) {
-    const whole = mode !== 'multipart' && (item.contentLength ?? 0) > most
-    if (whole || (mode === 'multipart' && (request.partSize ?? 0) > most)) {
-      return [
-        {
-          path: whole ? `${at}contentLength` : 'partSize',
-          message: `must be at most ${most} on this origin: its uploads go through the Worker, which takes no larger request${whole ? '; send a larger file as a multipart upload' : ''}`,
-        },
-      ]
-    }
-  }
   if (item.keyIsPrefix && origin.keys === 'safe' && origin.uploads?.checksFormKeys !== true) {
     // A store can only say starts-with: a form could send "<prefix>../x", which some stores store
     // as "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
@@ -74,6 +62,28 @@ function uploadSettings(
     ]
   }
   return []
+}
+
+/**
+ * What is larger than the origin takes in one request (a 403, as what an origin cannot serve at
+ * all): an upload through the Worker is one request per PUT, form or part.
+ */
+function uploadSize(
+  origin: Origin,
+  request: Pick<UploadRequest, 'mode' | 'partSize'>,
+  item: UploadItem,
+  at: string,
+) {
+  const most = origin.uploads?.maxBodyBytes
+  if (most === undefined) return []
+  const whole = request.mode !== 'multipart' && (item.contentLength ?? 0) > most
+  if (!whole && !(request.mode === 'multipart' && (request.partSize ?? 0) > most)) return []
+  return [
+    {
+      path: whole ? `${at}contentLength` : 'partSize',
+      message: `must be at most ${most} on this origin: its uploads go through the Worker, which takes no larger request${whole ? '; send a larger file as a multipart upload' : ''}`,
+    },
+  ]
 }
 
 /** What an upload's signature enforces: type, length, checksum, and whether it may replace. */
@@ -151,6 +161,16 @@ export async function issueUpload(
       })
       const unfit = uploadSettings(permit.origin, request, item, at(i))
       if (unfit.length > 0) throw invalid(unfit)
+      const tooLarge = uploadSize(permit.origin, request, item, at(i))
+      if (tooLarge.length > 0) {
+        throw new WaybillError(
+          'forbidden',
+          `Origin "${permit.origin.name}" cannot serve this request.`,
+          {
+            errors: tooLarge,
+          },
+        )
+      }
       return [{ permit, item: { ...item, key } }]
     } catch (error) {
       if (!(error instanceof WaybillError)) throw error

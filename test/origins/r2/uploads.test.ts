@@ -123,10 +123,21 @@ describe('a PUT stores only what its URL signed', () => {
       contentType: 'application/octet-stream',
       contentLength: 2000,
     })
-    expect(refused.status).toBe(400)
+    // What the origin cannot take at all is a 403, as an origin without uploads is.
+    expect(refused.status).toBe(403)
     expect((await refused.json<{ errors: { path: string }[] }>()).errors[0]!.path).toBe(
       'contentLength',
     )
+    const parts = await apiCall(app, limited, KEY, '/v1/uploads', {
+      origin: 'media',
+      mode: 'multipart',
+      key: `${FOLDER}big-parts.bin`,
+      contentType: 'application/octet-stream',
+      contentLength: 20_000_000,
+      partSize: 5_242_880,
+    })
+    expect(parts.status).toBe(403)
+    expect((await parts.json<{ errors: { path: string }[] }>()).errors[0]!.path).toBe('partSize')
     const put = await ok<Put>('/v1/uploads', {
       origin: 'media',
       key: `${FOLDER}unsized.txt`,
