@@ -15,7 +15,7 @@ export const PAGES = [
     .map((name) => join('docs', name)),
 ]
 
-interface CodeBlock {
+export interface CodeBlock {
   file: string
   /** 1-based, the opening fence's line. */
   line: number
