@@ -29,13 +29,13 @@ const ANSWERS = {
       206: { description: 'The range asked for' },
       304: { description: 'Not modified' },
     },
-    problems: ['forbidden', 'not_found', 'precondition_failed', 'range_not_satisfiable'],
+    problems: ['forbidden', 'precondition_failed', 'range_not_satisfiable'],
   },
   HEAD: {
     summary: 'An object’s headers, through its signed (GET) URL',
     description: 'As GET, without the body.',
     success: { 200: { description: 'The object’s headers' }, 304: { description: 'Not modified' } },
-    problems: ['forbidden', 'not_found', 'precondition_failed'],
+    problems: ['forbidden', 'precondition_failed'],
   },
   PUT: {
     summary: 'Upload an object, or a part, through its signed URL',
@@ -45,7 +45,6 @@ const ANSWERS = {
     problems: [
       'invalid_request',
       'forbidden',
-      'not_found',
       'length_required',
       'payload_too_large',
       'precondition_failed',
@@ -59,7 +58,9 @@ const ANSWERS = {
   },
 } as const
 
+// An origin this Worker does not serve, or an object that is not there: 404 on every route.
 const PROBLEMS_EVERYWHERE = [
+  'not_found',
   'method_not_allowed',
   'config_invalid',
   'control_unavailable',
@@ -70,7 +71,9 @@ const PROBLEMS_EVERYWHERE = [
 export function servedRoutes({ clock, control }: RouteDeps) {
   const handler = async (c: Context<AppEnv>) => {
     const config = c.get('config')
-    const origin = c.req.param('origin')!
+    // `/o/<origin>/…`: from the path itself, so the preflight middleware (no route, no params)
+    // reads it the same way.
+    const origin = c.req.path.split('/')[2] ?? ''
     const method = c.req.method as keyof typeof WHAT
     logFields(c, { origin, action: WHAT[method] ?? 'read', items: 1 })
     const now = clock()
@@ -82,11 +85,21 @@ export function servedRoutes({ clock, control }: RouteDeps) {
     })
   }
   const app = new Hono<AppEnv>()
+  // A browser's preflight: answered from the origin's CORS setting, with no signature to check.
+  // Middleware, not an operation: no caller calls it.
+  const config = requireConfig()
+  app.use('*', async (c: Context<AppEnv>, next) => {
+    if (c.req.method !== 'OPTIONS') return next()
+    const refused = await config(c as Context<AppEnv, string>, async () => {
+      c.res = await handler(c)
+    })
+    return refused ?? c.res
+  })
   for (const method of ['GET', 'HEAD', 'PUT', 'DELETE'] as const) {
     const answer = ANSWERS[method]
     app.on(
       method,
-      '/:origin/:key{.+}',
+      '/:origin/:key{[\\s\\S]+}',
       describeRoute({
         operationId: `${method.toLowerCase()}ServedObject`,
         summary: answer.summary,
@@ -127,8 +140,5 @@ export function servedRoutes({ clock, control }: RouteDeps) {
     requireConfig(),
     handler,
   )
-  // A browser's preflight: answered from the origin's CORS setting, with no signature to check.
-  app.options('/:origin/:key{.+}', requireConfig(), handler)
-  app.options('/:origin', requireConfig(), handler)
   return app
 }

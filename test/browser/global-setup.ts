@@ -30,7 +30,8 @@ export interface BrowserDemoContext {
   baseUrl: string
   /**
    * Key "demo": everything on the "demo" origin (its uploadKey names uploads sent with a file
-   * name `uploads/demo/<uuid>-<name>`), reading and writing on "nopost".
+   * name `uploads/demo/<uuid>-<name>`), reading and writing on "nopost"; everything but debug
+   * on "demo-r2" (R2 through the Worker's binding), with the same uploadKey.
    */
   apiKey: string
   /** Key "limited": images of at most 1 MiB under `limited/` on "demo", written only. */
@@ -45,6 +46,8 @@ export interface BrowserDemoContext {
    * is: each port free for `vite preview` to listen on.
    */
   viteOrigins: { react: string; vue: string }
+  /** The one page origin the "demo-r2" origin's CORS setting allows (a port free to listen on). */
+  r2PageOrigin: string
   /** Key "vite": as "app", under `vite/`, for the Vite apps (what they store is apart). */
   viteApiKey: string
   /**
@@ -136,6 +139,8 @@ export default async function setup(project: TestProject) {
       vue: `http://127.0.0.1:${await freePort()}`,
     }
     const appOrigins = [appOrigin, viteOrigins.react, viteOrigins.vue]
+    // The page the R2 origin's CORS setting allows (test/browser/r2.test.ts serves it).
+    const r2PageOrigin = `http://127.0.0.1:${await freePort()}`
     await applyBucketCors({
       endpoint: s3.endpoint,
       bucket,
@@ -161,7 +166,12 @@ export default async function setup(project: TestProject) {
       credentials: 'DEMO',
     }
     // "nopost": the same bucket as a store without browser POST uploads (as R2 is).
-    const origins = { demo: demoOrigin, nopost: { ...demoOrigin, postPolicy: false } }
+    // "demo-r2": wrangler.jsonc's local R2 bucket, through the Worker's binding, as npm start has.
+    const origins = {
+      demo: demoOrigin,
+      nopost: { ...demoOrigin, postPolicy: false },
+      'demo-r2': { type: 'r2', binding: 'DEMO_R2', cors: { origins: [r2PageOrigin] } },
+    }
     const grants = [
       {
         to: 'apiKey:demo',
@@ -169,6 +179,13 @@ export default async function setup(project: TestProject) {
         actions: ['read', 'write', 'delete', 'list', 'debug'],
         uploadKey: 'uploads/{apiKey}/{uuid}-{filename}',
         // The demo page's POST forms cannot refuse to replace an object.
+        overwrite: true,
+      },
+      {
+        to: 'apiKey:demo',
+        origin: 'demo-r2',
+        actions: ['read', 'write', 'delete', 'list'],
+        uploadKey: 'uploads/{apiKey}/{uuid}-{filename}',
         overwrite: true,
       },
       // Overwrite: the client's POST forms (which need it) fall back to PUTs there.
@@ -247,6 +264,7 @@ export default async function setup(project: TestProject) {
       apiKey,
       limitedApiKey,
       appOrigin,
+      r2PageOrigin,
       viteOrigins,
       viteApiKey,
       appApiKey,

@@ -6,10 +6,6 @@ import { dirname, join, normalize } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { anchors, links, PAGES, slug, type Link } from './markdown'
 
-// The lead writes "R2 on your own domain" in docs/r2.md on another branch (issue #32); until it
-// lands, links to it are the one target allowed to be missing.
-const PENDING = new Set(['docs/r2.md'])
-
 /** The operationIds of the API document, which prose links to as `openapi.json#<operationId>`. */
 function operationIds(): Set<string> {
   const document = JSON.parse(readFileSync('docs/openapi.json', 'utf8')) as {
@@ -28,7 +24,7 @@ function broken({ file, target }: Link, operations: Set<string>): string | undef
   const [path = '', anchor] = target.split('#') as [string, string | undefined]
   const resolved = path === '' ? file : normalize(join(dirname(file), decodeURI(path)))
   if (resolved.startsWith('..')) return 'leads out of the repository'
-  if (!existsSync(resolved)) return PENDING.has(resolved) ? undefined : `${resolved} does not exist`
+  if (!existsSync(resolved)) return `${resolved} does not exist`
   if (anchor === undefined) return undefined
   if (statSync(resolved).isDirectory()) return 'an anchor on a folder'
   if (resolved === 'docs/openapi.json') {

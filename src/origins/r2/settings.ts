@@ -1,5 +1,5 @@
 // An R2 origin in WAYBILL_ORIGINS, reached through the Worker's own binding: the Worker signs its
-// own URLs, on its own host, and serves them from the bucket (README, "R2 on your own domain").
+// own URLs, on its own host, and serves them from the bucket (docs/r2.md).
 //   { "media": { "type": "r2", "binding": "MEDIA",
 //                "keys"?: "safe" | "any", "signingWindow"?: 3600,
 //                "cors"?: { "origins": ["https://app.example.com"], "maxAgeS"?: 600 },
