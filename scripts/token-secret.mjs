@@ -1,6 +1,6 @@
 // Prints a new WAYBILL_TOKEN_SECRETS entry: a random 256-bit secret under an id (default: this
 // month, e.g. "2026-11"). To rotate, put the new entry first in the list and keep the old ones
-// until what they sealed has expired (see README, Configuration).
+// until what they sealed has expired (see docs/configuration.md, "Token secrets").
 //
 //   npm run token-secret -- [id]
 //   npm run token-secret | npx wrangler secret put WAYBILL_TOKEN_SECRETS   # a first secret

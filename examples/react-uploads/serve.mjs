@@ -1,5 +1,5 @@
 // Serves dist/ on its own origin, with the Content-Security-Policy an app on another origin than
-// waybill and the bucket needs (see waybill's README, "Your app on another origin").
+// waybill and the bucket needs (see waybill's docs/your-app.md).
 //
 //   node serve.mjs [--port 5180] [--waybill http://127.0.0.1:8787] [--bucket http://127.0.0.1:7070]
 

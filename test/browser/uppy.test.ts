@@ -6,7 +6,7 @@
 // outside the caller's grant fail with waybill's own message on the file.
 //
 // The page (test/browser/uppy/page.ts) is bundled here and served on the Worker's own origin with
-// a Content-Security-Policy like a real app's, `connect-src` allowing `data:` as the README says.
+// a Content-Security-Policy like a real app's, `connect-src` allowing `data:` as client/README.md says.
 
 import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'

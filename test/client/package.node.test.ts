@@ -2,7 +2,7 @@
 // unpacked into a consumer's node_modules, and a consumer file compiled against it under each
 // moduleResolution an app may use, with skipLibCheck off so every shipped declaration is checked.
 // The no-bundler file (public/vendor/waybill-client.js) and the .d.ts beside it get the same calls.
-// The README's Uppy snippet is compiled as written, against the tarball and the real Uppy types;
+// client/README.md's Uppy snippet is compiled as written, against the tarball and the real Uppy types;
 // so is a React consumer of waybill-client/react. (React's and Uppy's packages are the
 // repository's own, linked into the consumer's node_modules.)
 //
@@ -229,12 +229,13 @@ export async function vanilla(input: HTMLInputElement): Promise<number> {
 }
 `
 
-/** The README's Uppy snippet, exactly as the README shows it. */
+/** client/README.md's Uppy snippet, exactly as it shows it. */
 function readmeUppySnippet(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf('### Use with Uppy'))
+  const readme = readFileSync(join(ROOT, 'client', 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('## Use with Uppy'))
   const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
-  if (snippet === undefined) throw new Error('README.md: no ts snippet under "Use with Uppy"')
+  if (snippet === undefined)
+    throw new Error('client/README.md: no ts snippet under "Use with Uppy"')
   return `${snippet}export {}\n`
 }
 
@@ -245,7 +246,7 @@ const RESOLUTIONS = {
   node10: { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Node10 },
 } satisfies Record<string, ts.CompilerOptions>
 
-// Uppy 6's declarations name Symbol.dispose (the README says so).
+// Uppy 6's declarations name Symbol.dispose (client/README.md says so).
 const DISPOSABLE = ['lib.esnext.disposable.d.ts']
 
 function compile(
@@ -379,12 +380,12 @@ describe('the packed waybill-client', () => {
       expect(compile(join(app, 'react-app.ts'), resolution)).toEqual([])
     })
 
-    it(`compiles the README's Uppy snippet as written (moduleResolution ${resolution})`, () => {
+    it(`compiles client/README.md's Uppy snippet as written (moduleResolution ${resolution})`, () => {
       expect(compile(join(app, 'readme-uppy.ts'), resolution, DISPOSABLE)).toEqual([])
     })
   }
 
-  it("needs ESNext.Disposable for Uppy's declarations, as the README says", () => {
+  it("needs ESNext.Disposable for Uppy's declarations, as client/README.md says", () => {
     expect(compile(join(app, 'readme-uppy.ts'), 'Bundler').join('\n')).toMatch(
       /Property 'dispose' does not exist on type 'SymbolConstructor'/,
     )

@@ -5,7 +5,7 @@
 // Where waybill is, and the credential, come from the page's fragment, which is never sent to a
 // server: #waybill=http://127.0.0.1:8787&key=<API key>&origin=demo&prefix=app/. A key in a
 // browser is public: in production, give the page a short-lived JWT from your backend instead
-// (waybill's README, "Your app on another origin").
+// (waybill's docs/your-app.md, "Your app on another origin").
 
 import AwsS3 from '@uppy/aws-s3'
 import Uppy from '@uppy/core'

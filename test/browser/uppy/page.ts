@@ -1,5 +1,5 @@
 // The Uppy test page: @uppy/core, @uppy/dashboard, @uppy/aws-s3 and @uppy/golden-retriever, wired
-// to waybill with waybill-client/uppy exactly as the README's "Use with Uppy" shows. Bundled by
+// to waybill with waybill-client/uppy exactly as client/README.md's "Use with Uppy" shows. Bundled by
 // test/browser/uppy.test.ts and served on the Worker's own origin; the test drives it through
 // `window.uppyTest`.
 
@@ -58,7 +58,7 @@ function start(options: StartOptions) {
   uppy = new Uppy({ id: 'waybill-test', autoProceed: false })
   uppy.use(Dashboard, { inline: true, target: '#uploads', proudlyDisplayPoweredByUppy: false })
   // File bytes kept in IndexedDB so an interrupted upload resumes after a reload (as the
-  // README's snippet: Golden Retriever 6.0's types leave out the two sizes it reads).
+  // client/README.md's snippet: Golden Retriever 6.0's types leave out the two sizes it reads).
   const indexedDB: NonNullable<GoldenRetrieverOptions['indexedDB']> & {
     maxFileSize: number
     maxTotalSize: number

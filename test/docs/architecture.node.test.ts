@@ -1,17 +1,22 @@
-// The README's map of src/ (under "Development") against the tree: every directory and every file
-// at the top of src/ is on it, and everything on it exists.
+// The map of src/ in docs/architecture.md against the tree: every directory and every file at the
+// top of src/ is on it, and everything on it exists.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { codeBlocks } from './markdown'
 
-/** The paths the map names: one entry per line, nested by two spaces. */
-function mapped(readme: string): string[] {
-  const block = readme.slice(readme.indexOf('```\nsrc/\n') + 4)
-  const lines = block.slice(0, block.indexOf('\npublic/')).split('\n')
+/** The paths the map names: one entry per line, nested by two spaces, until the next top folder. */
+function mapped(): string[] {
+  const map = codeBlocks('docs/architecture.md').find((block) => block.text.startsWith('src/\n'))
+  if (map === undefined) throw new Error('docs/architecture.md: no code block starting "src/"')
+  const lines = map.text.split('\n')
   const paths: string[] = []
   const stack: string[] = []
-  for (const line of lines) {
+  for (const line of lines.slice(
+    0,
+    lines.findIndex((text, i) => i > 0 && /^\S/.test(text)),
+  )) {
     const match = /^( *)(\S+\/|\S+\.ts)(?: |$)/.exec(line)
     if (match === null) continue
     const depth = match[1]!.length / 2
@@ -29,8 +34,8 @@ function directories(dir: string): string[] {
     .flatMap((path) => [path, ...directories(path)])
 }
 
-describe("the README's map of src/", () => {
-  const paths = mapped(readFileSync('README.md', 'utf8'))
+describe("docs/architecture.md's map of src/", () => {
+  const paths = mapped()
 
   it('names every directory and every top-level file', () => {
     const topFiles = readdirSync('src')
