@@ -32,6 +32,7 @@ FOLLOW_UPS = {
 # The R2 origin's routes: a URL it signed, by the method it is signed for (HEAD is a GET's).
 SERVED = {method: cycle(urls) for method, urls in UPLOADS["served"].items() if urls}
 SIGNED_FOR = {"GET": "GET", "HEAD": "GET", "PUT": "PUT", "DELETE": "DELETE"}
+FORMS = cycle(UPLOADS["forms"]) if UPLOADS["forms"] else None
 
 
 def sign_served(case):
@@ -43,13 +44,21 @@ def sign_served(case):
     case.query = {**url["query"]}
 
 
+def is_negative(case):
+    return case.meta is not None and case.meta.generation.mode.is_negative
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
+    # A negative case stays as generated: its invalid part is the point of it.
     if case.operation.path == "/o/{origin}/{key}":
-        return sign_served(case)
-    # A form goes to an R2 origin (its fields are checked against a policy no generator can sign).
+        return None if is_negative(case) else sign_served(case)
+    # A form goes to an R2 origin with the fields of one waybill signed (a policy no generator
+    # can sign) and the 5 bytes it allows; a body that is not an object goes as generated.
     if case.operation.path == "/o/{origin}":
         case.path_parameters = {**(case.path_parameters or {}), "origin": "media"}
+        if FORMS is not None and isinstance(case.body, dict) and not is_negative(case):
+            case.body = {**next(FORMS), "file": b"hello"}
         return
     follow_up = FOLLOW_UPS.get(case.operation.path)
     # A body that is not an object is a negative case about its shape: it goes as generated.
@@ -62,3 +71,4 @@ def before_call(context, case, kwargs):
     if "etag" in body and upload.get("etag") is not None:
         body["etag"] = upload["etag"]
     case.body = body
+

@@ -79,6 +79,8 @@ interface MadeUploads {
   put: { origin: string; key: string; receipt: string; etag: string | undefined }[]
   /** Signed URLs of the R2 origin "media", by the method they are signed for. */
   served: Record<'GET' | 'PUT' | 'DELETE', ServedUrl[]>
+  /** Forms waybill signed for "media": their fields, for a 5-byte file. */
+  forms: Record<string, string>[]
 }
 
 /** `POST /v1/uploads` as the fuzzed caller; its JSON answer. */
@@ -141,7 +143,19 @@ async function makeUploads(baseUrl: string, apiKey: string): Promise<MadeUploads
       etag,
     })
   }
-  return { ...made, served: await makeServedUrls(baseUrl, apiKey) }
+  const forms: MadeUploads['forms'] = []
+  for (let i = 0; i < 2; i++) {
+    const issued = await createUpload(baseUrl, apiKey, {
+      origin: 'media',
+      mode: 'post',
+      key: `fuzz/form-${i}.txt`,
+      contentType: 'text/plain',
+      contentLength: 5,
+      overwrite: true,
+    })
+    forms.push(issued.fields as Record<string, string>)
+  }
+  return { ...made, served: await makeServedUrls(baseUrl, apiKey), forms }
 }
 
 /** `POST /v1/sign` on "media" as the fuzzed caller: the URL, as hooks.py sets a request to it. */
@@ -217,6 +231,7 @@ const NO_UPLOADS: MadeUploads = {
   abortable: [],
   put: [],
   served: { GET: [], PUT: [], DELETE: [] },
+  forms: [],
 }
 
 /**
