@@ -39,7 +39,7 @@ import {
   DAY_MS,
 } from '../limits'
 import { principalName, type Principal } from '../principal'
-import { STORED_KEY } from '../schemas/admin'
+import { STORED_KEY } from '../schemas/fields'
 import { Lru } from './lru'
 import {
   epochStatement,

@@ -14,42 +14,28 @@ import {
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
 import { KeyGrant, StoredSubject } from '../config/grants'
-import { STORED_KEY_RANDOM_BYTES } from '../limits'
-import { characters, KeyId, KeyLabel, OriginName, queryNumber, wholeNumber } from './fields'
+import {
+  characters,
+  KeyId,
+  KeyLabel,
+  OriginName,
+  PrincipalName,
+  queryNumber,
+  RANDOM_CHARS,
+  SECRET_PREFIX,
+  Time,
+  wholeNumber,
+} from './fields'
 import { isRecord, list, strict, strictFields, typeName } from './valibot'
-
-const timeMessage = 'must be a time such as "2026-11-23T12:00:00Z"'
-
-/** An ISO 8601 time, as epoch milliseconds. */
-export const Time = v.pipe(
-  v.string(timeMessage),
-  v.isoTimestamp(timeMessage),
-  v.transform((time) => Date.parse(time)),
-)
-
-const principalMessage = 'must be a caller as the request log names it, such as "jwt:alice"'
-
-/** A caller as logs, usage and link revocations name it: `api-key:web`, `jwt:alice`. */
-export const PrincipalName = v.pipe(
-  characters(1, 300, principalMessage),
-  v.regex(/^(?:api-key|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, principalMessage),
-  v.examples(['api-key:web']),
-)
 
 // ---- API keys ---------------------------------------------------------------------------------
 
 const prefixMessage = 'must be 1-16 characters of a-z and 0-9, starting with a letter'
 
-const PREFIX = '[a-z][a-z0-9]{0,15}'
-/** Base64url characters of a stored key's random part. */
-const RANDOM_CHARS = Math.ceil((STORED_KEY_RANDOM_BYTES * 4) / 3)
-/** The shape of every key the admin API makes: anything else is not looked up in D1. */
-export const STORED_KEY = new RegExp(`^${PREFIX}_[A-Za-z0-9_-]{${RANDOM_CHARS}}$`)
-
 /** Where a key starts, before its random part: `wb` makes `wb_…`. */
 const SecretPrefix = v.pipe(
   v.string(prefixMessage),
-  v.regex(new RegExp(`^${PREFIX}$`), prefixMessage),
+  v.regex(new RegExp(`^${SECRET_PREFIX}$`), prefixMessage),
   v.description(
     `What the key starts with, before "_" and its ${RANDOM_CHARS} random characters (default "wb"): \`live\` makes \`live_…\`.`,
   ),

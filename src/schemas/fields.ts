@@ -14,6 +14,7 @@ import {
   MAX_SIGNING_WINDOW_S,
   MAX_VERSION_ID_CHARS,
   MIN_EXPIRES_S,
+  STORED_KEY_RANDOM_BYTES,
 } from '../limits'
 import { contentDisposition } from '../core/disposition'
 import { sanitizeFilename } from '../core/filename'
@@ -466,3 +467,28 @@ export const KeyLabel = v.pipe(
   v.regex(NO_CONTROLS, labelMessage),
   v.description('What the key is for, for people.'),
 )
+
+const timeMessage = 'must be a time such as "2026-11-23T12:00:00Z"'
+
+/** An ISO 8601 time, as epoch milliseconds. */
+export const Time = v.pipe(
+  v.string(timeMessage),
+  v.isoTimestamp(timeMessage),
+  v.transform((time) => Date.parse(time)),
+)
+
+const principalMessage = 'must be a caller as the request log names it, such as "jwt:alice"'
+
+/** A caller as logs, usage and link revocations name it: `api-key:web`, `jwt:alice`. */
+export const PrincipalName = v.pipe(
+  characters(1, 300, principalMessage),
+  v.regex(/^(?:api-key|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, principalMessage),
+  v.examples(['api-key:web']),
+)
+
+/** What a stored key starts with, before "_" and its random part (`wb`, `live`). */
+export const SECRET_PREFIX = '[a-z][a-z0-9]{0,15}'
+/** Base64url characters of a stored key's random part. */
+export const RANDOM_CHARS = Math.ceil((STORED_KEY_RANDOM_BYTES * 4) / 3)
+/** The shape of every key the admin API makes: anything else is not looked up in D1. */
+export const STORED_KEY = new RegExp(`^${SECRET_PREFIX}_[A-Za-z0-9_-]{${RANDOM_CHARS}}$`)
