@@ -180,11 +180,11 @@ function command(o, resource, verb, arg) {
       return { method: 'DELETE', path: `/quotas/${segment(arg, 'a quota id')}` }
     default:
       if (resource === 'usage') {
-        // The API names a caller only: a key's is `api-key:<id>`.
+        // The API names a caller only: a key's is `apiKey:<id>`.
         if ((o.key === undefined) === (o.principal === undefined)) {
           throw new Error(`usage needs --key or --principal, one of them\n${USAGE}`)
         }
-        const principal = o.principal ?? `api-key:${o.key}`
+        const principal = o.principal ?? `apiKey:${o.key}`
         return { method: 'GET', path: `/usage${query({ principal, from: o.from, to: o.to })}` }
       }
       if (resource === 'token') {

@@ -626,7 +626,7 @@ Use it:
 Revoke it (refused everywhere within seconds):
   curl -s -X POST ${base}/admin/v1/revocations -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"kind":"key","key":"'"$ID"'"}'
 Its usage, by day (written a few seconds after each request):
-  curl -s "${base}/admin/v1/usage?principal=api-key:$ID" -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN"
+  curl -s "${base}/admin/v1/usage?principal=apiKey:$ID" -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN"
 `)
 }
 

@@ -645,7 +645,7 @@ describe('the control plane', () => {
       await admin(app, env, 'POST', '/revocations', { kind: 'key', key: id }),
     )
     await keep('401 the revoked key', await sign(newKey))
-    await keep('usage', await admin(app, env, 'GET', `/usage?principal=api-key:${id}`))
+    await keep('usage', await admin(app, env, 'GET', `/usage?principal=apiKey:${id}`))
     expect(answers.map((a) => `${a.label} ${a.status}`)).toEqual([
       'create key 201',
       'rotate key 200',

@@ -219,7 +219,7 @@ export interface Config {
 export interface LinkRevocation {
   readonly issuedBefore: number
   readonly origin?: string | undefined
-  /** As the request log names a caller: `jwt:alice`, `api-key:web`, `access:…`. */
+  /** As the request log names a caller: `jwt:alice`, `apiKey:web`, `access:…`. */
   readonly principal?: string | undefined
 }
 

@@ -38,7 +38,7 @@ import {
   USAGE_MAX_PENDING_ENTRIES,
   DAY_MS,
 } from '../limits'
-import { principalName, type Principal } from '../principal'
+import { bindingOfName, principalName, type Principal } from '../principal'
 import { STORED_KEY } from '../schemas/fields'
 import { Lru } from './lru'
 import {
@@ -342,7 +342,7 @@ export class ControlPlane {
           Object.freeze({
             issuedBefore: row.issued_before ?? 0,
             origin: row.origin,
-            issuer: row.principal === null ? null : principalHash(row.principal),
+            issuer: row.principal === null ? null : principalHash(bindingOfName(row.principal)),
           }),
         )
       byId = link.id !== undefined && rows.some((row) => row.kind === 'link')

@@ -293,7 +293,7 @@ export const UsageQuery = strict(
   {
     principal: v.pipe(
       PrincipalName,
-      v.description('The caller, as the request log names it: `api-key:<id>` for an API key.'),
+      v.description('The caller, as the request log names it: `apiKey:<id>` for an API key.'),
     ),
     from: v.optional(
       v.pipe(

@@ -449,11 +449,11 @@ type Batch = { keys?: unknown; items?: unknown }
 export const KEY_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}'
 const idMessage = 'must be 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
 
-/** An API key's (or admin token's) id: the caller `api-key:<id>`, named by grants as `apiKey:<id>`. */
+/** An API key's (or admin token's) id: the caller `apiKey:<id>`, as grants name it too. */
 export const KeyId = v.pipe(
   v.string(idMessage),
   v.regex(new RegExp(`^${KEY_ID_PATTERN}$`), idMessage),
-  v.description('A key id: `apiKey:<id>` in grants, `api-key:<id>` in logs and usage.'),
+  v.description('A key id: the caller `apiKey:<id>`, in grants, quotas, logs and usage alike.'),
   v.examples(['web']),
 )
 
@@ -477,13 +477,19 @@ export const Time = v.pipe(
   v.transform((time) => Date.parse(time)),
 )
 
-const principalMessage = 'must be a caller as the request log names it, such as "jwt:alice"'
+const principalMessage =
+  'must be a caller as the request log names it: "apiKey:<id>", "jwt:<sub>" or "access:<sub>"'
 
-/** A caller as logs, usage and link revocations name it: `api-key:web`, `jwt:alice`. */
+/**
+ * A caller as logs, usage, audit events and link revocations name it: `apiKey:web` (as grants
+ * name the key), `jwt:alice`, `access:alice`. The spelling before callers had one name,
+ * `api-key:web`, is read as `apiKey:web`.
+ */
 export const PrincipalName = v.pipe(
   characters(1, 300, principalMessage),
-  v.regex(/^(?:api-key|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, principalMessage),
-  v.examples(['api-key:web']),
+  v.regex(/^(?:apiKey|api-key|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, principalMessage),
+  v.transform((name) => (name.startsWith('api-key:') ? `apiKey:${name.slice(8)}` : name)),
+  v.examples(['apiKey:web']),
 )
 
 /** What a stored key starts with, before "_" and its random part (`wb`, `live`). */

@@ -184,7 +184,7 @@ describe('usage', () => {
       return ctx
     }
     const minted = async () => {
-      const usage = await admin(isolate.app, env, 'GET', `/usage?principal=api-key:${id}`)
+      const usage = await admin(isolate.app, env, 'GET', `/usage?principal=apiKey:${id}`)
       const { days } = await usage.json<{ days: { origin: string; minted: number }[] }>()
       return days.map((day) => [day.origin, day.minted])
     }

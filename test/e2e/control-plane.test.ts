@@ -214,7 +214,7 @@ describe('usage and audit events', () => {
     expect(events.filter((event) => event.keyId === id).map((event) => event.count)).toEqual([
       2, 0, 2, 2,
     ])
-    const usage = await admin(app, env, 'GET', `/usage?principal=api-key:${id}`)
+    const usage = await admin(app, env, 'GET', `/usage?principal=apiKey:${id}`)
     const { days } = await usage.json<{ days: { origin: string; minted: number }[] }>()
     expect(days).toEqual([expect.objectContaining({ origin: 'e2e', minted: 6 })])
     const aborted = await call('POST', '/v1/uploads/multipart/abort', {

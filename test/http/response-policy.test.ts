@@ -112,7 +112,7 @@ describe('the response policy on the admin API', () => {
     ['GET /admin/v1/keys', () => admin(app, controlEnv, 'GET', '/keys'), 200],
     [
       'GET /admin/v1/usage',
-      () => admin(app, controlEnv, 'GET', `/usage?principal=api-key:${fresh('policy')}`),
+      () => admin(app, controlEnv, 'GET', `/usage?principal=apiKey:${fresh('policy')}`),
       200,
     ],
     [

@@ -241,7 +241,7 @@ describe('usage', () => {
     clock.advance(USAGE_FLUSH_MS)
     await call('/v1/sign', { origin: 'photos', keys: [`${folder}/c`] })
     await waitOnExecutionContext(ctx)
-    const usage = await admin(app, env, 'GET', `/usage?principal=api-key:${created.id}`)
+    const usage = await admin(app, env, 'GET', `/usage?principal=apiKey:${created.id}`)
     expect(usage.status).toBe(200)
     const { days } = await usage.json<{ days: Record<string, unknown>[] }>()
     expect(days).toEqual([
@@ -468,6 +468,35 @@ describe('revocations', () => {
     expect(revocations.filter((r) => r.key === created.id)).toHaveLength(1)
   })
 
+  it("revokes a caller's links by its one name, the name grants and usage give it", async () => {
+    const { app, clock } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    const other = await createKey(app, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    const link = async (key: string) => {
+      const issued = await send(app, env, 'POST', '/v1/links', {
+        bearer: key,
+        body: { origin: 'photos', keys: [`${folder}/a.jpg`] },
+      })
+      expect(issued.status).toBe(200)
+      return new URL((await issued.json<{ links: { url: string }[] }>()).links[0]!.url).pathname
+    }
+    const [mine, theirs] = [await link(created.key), await link(other.key)]
+    clock.advance(1000)
+    const revoked = await admin(app, env, 'POST', '/revocations', {
+      kind: 'links',
+      issuedBefore: clock.now.toISOString(),
+      principal: `apiKey:${created.id}`,
+    })
+    expect(revoked.status).toBe(201)
+    expect((await app.request(mine, {}, env)).status).toBe(410)
+    expect((await app.request(theirs, {}, env)).status).toBe(302)
+  })
+
   it('takes the same revocations by time as WAYBILL_LINK_REVOCATIONS', async () => {
     const { app } = appWithClock(NOW)
     const response = await admin(app, env, 'POST', '/revocations', {
@@ -481,7 +510,8 @@ describe('revocations', () => {
       kind: 'links',
       issuedBefore: '2000-01-01T00:00:00.000Z',
       origin: 'photos',
-      principal: 'api-key:nobody',
+      // One spelling of callers: the one before it (`api-key:`) is read as `apiKey:`.
+      principal: 'apiKey:nobody',
     })
   })
 })

@@ -1827,17 +1827,17 @@ const ADMIN_QUOTA_ROWS: BadInputCase[] = [
 // A range of days the answer cannot cover (a "to" before "from", more than MAX_USAGE_DAYS) is
 // answered for the days it can (test/routes/admin.test.ts), not refused: the document cannot say it.
 const ADMIN_USAGE_ROWS: BadInputCase[] = [
-  ...getRoute('/admin/v1/usage?principal=api-key:web', ADMIN),
+  ...getRoute('/admin/v1/usage?principal=apiKey:web', ADMIN),
   ...(
     [
       ['', 'principal'],
       ['key=web', 'key'],
-      ['key=web&principal=api-key:web', 'key'],
+      ['key=web&principal=apiKey:web', 'key'],
       ['principal=web', 'principal'],
-      ['principal=api-key:a%0Ab', 'principal'],
-      ['principal=api-key:web&from=2026-13-01', 'from'],
-      ['principal=api-key:web&to=yesterday', 'to'],
-      ['principal=api-key:web&day=2026-11-23', 'day'],
+      ['principal=apiKey:a%0Ab', 'principal'],
+      ['principal=apiKey:web&from=2026-13-01', 'from'],
+      ['principal=apiKey:web&to=yesterday', 'to'],
+      ['principal=apiKey:web&day=2026-11-23', 'day'],
     ] as const
   ).map(([query, errorPath]) =>
     adminRow(

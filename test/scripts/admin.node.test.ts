@@ -85,7 +85,7 @@ describe('npm run admin: the request of each command', () => {
     })
     expect(adminRequest(['usage', '--key', 'web', '--from', '2026-11-01'])).toMatchObject({
       method: 'GET',
-      path: '/usage?principal=api-key%3Aweb&from=2026-11-01',
+      path: '/usage?principal=apiKey%3Aweb&from=2026-11-01',
     })
     expect(adminRequest(['usage', '--principal', 'jwt:alice'])).toMatchObject({
       path: '/usage?principal=jwt%3Aalice',

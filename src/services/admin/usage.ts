@@ -2,6 +2,7 @@
 // trail keeps (src/control/plane.ts `record`, written after the answers).
 
 import { principalHash } from '../../auth/links'
+import { bindingOfName } from '../../principal'
 import type { Config } from '../../config'
 import { selectUsage } from '../../control/store'
 import { DAY_MS, DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from '../../limits'
@@ -25,7 +26,7 @@ export async function usageOf(config: Config, query: UsageQuery, now: Date) {
   const first = from < earliest ? earliest : from
   if (first > to) return { principal, from: first, to, days: [] }
   // A followed link names its issuer only by a hash of them.
-  const follower = `link:${principalHash(principal)}`
+  const follower = `link:${principalHash(bindingOfName(principal))}`
   const rows = await stored(() =>
     selectUsage(controlOf(config).db, [principal, follower], first, to),
   )

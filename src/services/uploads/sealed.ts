@@ -10,7 +10,7 @@
 // is what a completion check, a repeated complete, an event or `deleteMismatched` goes by.
 
 import * as v from 'valibot'
-import { principalName, type Principal } from '../../principal'
+import { principalBinding, type Principal } from '../../principal'
 import type { Config, S3Origin } from '../../config'
 import { base64UrlEncode } from '../../core/bytes'
 import { openToken, sealToken } from '../../core/token'
@@ -69,9 +69,9 @@ export type UploadReceipt = v.InferOutput<typeof Receipt>
 // A handle is bound to the origin, the caller and the key: another caller's handle, or this
 // caller's for another key or origin, does not open. A receipt names its key itself.
 const handleBinding = (origin: S3Origin, principal: Principal, key: string) =>
-  `${origin.name}\n${principalName(principal)}\n${key}`
+  `${origin.name}\n${principalBinding(principal)}\n${key}`
 const receiptBinding = (origin: S3Origin, principal: Principal) =>
-  `${origin.name}\n${principalName(principal)}`
+  `${origin.name}\n${principalBinding(principal)}`
 
 /** What `schema` makes of a token sealed for `purpose` and `binding`; undefined for anything else. */
 function opened<const TSchema extends v.GenericSchema>(
