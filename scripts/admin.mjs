@@ -30,8 +30,8 @@ const USAGE = `usage: npm run admin -- [--url <waybill>] <command>
   usage --key <id> | --principal <p> [--from <day>] [--to <day>]
   token <id>                            a new admin token and its WAYBILL_ADMIN_TOKENS entry (offline)
 
-The admin token comes from WAYBILL_ADMIN_TOKEN; waybill's URL from --url or WAYBILL_URL
-(default http://127.0.0.1:8787).`
+The admin token comes from WAYBILL_ADMIN_TOKEN; the admin plane's URL from --url or WAYBILL_ADMIN_URL
+(default http://127.0.0.1:8788, npm start's).`
 
 const OPTIONS = {
   url: { type: 'string' },
@@ -232,7 +232,7 @@ export async function runAdmin(
     fail('Set WAYBILL_ADMIN_TOKEN to an admin token (npm run admin -- token <id> makes one).')
     return 2
   }
-  const base = request.url ?? env.WAYBILL_URL ?? 'http://127.0.0.1:8787'
+  const base = request.url ?? env.WAYBILL_ADMIN_URL ?? 'http://127.0.0.1:8788'
   const response = await send(`${base.replace(/\/$/, '')}/admin/v1${request.path}`, {
     method: request.method,
     headers: {

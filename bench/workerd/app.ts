@@ -15,7 +15,9 @@
 // (`app-check`), whose HeadObject a stand-in store answers inside this Worker (see `fakeStore`).
 
 import * as v from 'valibot'
+import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
+import { bridgeOf } from '../../src/bridge'
 import { SignBody } from '../../src/schemas/sign'
 
 const BUCKET = 'photos'
@@ -28,8 +30,11 @@ const encoder = new TextEncoder()
 const ADMIN_TOKEN = 'wba_bench_admin_token_not_a_secret_0123456789'
 
 const app = createApp()
+/** The admin Worker's app (a baseline before it had one: the app itself, bench/workerd.mjs). */
+const adminApp = createAdminApp()
 let env: Promise<Record<string, unknown>> | undefined
 let controlEnv: Promise<Record<string, unknown>> | undefined
+let adminEnv: Promise<Record<string, unknown>> | undefined
 let linkPath: Promise<string> | undefined
 let storedLinkPath: Promise<string> | undefined
 let storedKey: Promise<string> | undefined
@@ -40,13 +45,22 @@ let cold = 0
 const hex = (bytes: ArrayBuffer) =>
   Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('')
 
-/** The same config with the control plane bound: D1 and an admin token. */
+/** The same config with the control plane bound: D1. */
 async function makeControlEnv(bindings: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return { ...(await (env ??= makeEnv())), WAYBILL_DB: bindings.WAYBILL_DB }
+}
+
+/**
+ * The admin Worker's env: the control plane's D1, an admin token, and the data plane's bridge
+ * (over the same config). A baseline's one app reads the admin token from the same env.
+ */
+async function makeAdminEnv(bindings: Record<string, unknown>): Promise<Record<string, unknown>> {
   const sha256 = hex(await crypto.subtle.digest('SHA-256', encoder.encode(ADMIN_TOKEN)))
+  const data = await (controlEnv ??= makeControlEnv(bindings))
   return {
-    ...(await (env ??= makeEnv())),
-    WAYBILL_DB: bindings.WAYBILL_DB,
+    ...data,
     WAYBILL_ADMIN_TOKENS: JSON.stringify([{ id: 'bench', sha256 }]),
+    WAYBILL_DATA_PLANE: bridgeOf(data),
   }
 }
 
@@ -57,13 +71,13 @@ async function adminRequest(
   bindings: Record<string, unknown>,
   ctx: ExecutionContext,
 ) {
-  return app.fetch(
+  return adminApp.fetch(
     new Request(`${BASE}/admin/v1${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }),
-    await (controlEnv ??= makeControlEnv(bindings)),
+    await (adminEnv ??= makeAdminEnv(bindings)),
     ctx,
   )
 }
@@ -177,7 +191,11 @@ function fakeStore(tag: string | undefined): void {
  * A request maker, the status it must answer, and how: `read`, its body is read (a streamed
  * answer's work happens as it is read); `control`, the app is given the control plane's D1.
  */
-type Case = [next: () => Request, expected: number, how?: { read?: boolean; control?: boolean }]
+type Case = [
+  next: () => Request,
+  expected: number,
+  how?: { read?: boolean; control?: boolean; admin?: boolean },
+]
 
 /** A `POST /v1/sign` body of 10,000 keys, built once. */
 const SIGN_BODY = JSON.stringify({
@@ -292,7 +310,7 @@ const CASES: Record<
           }),
         }),
       201,
-      { control: true },
+      { admin: true },
     ]
   },
 }
@@ -317,15 +335,21 @@ export default {
     }
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
-    const [next, expected, { read = false, control = false } = {}] = await make(ctx, bindings)
-    const appEnv = control
-      ? await (controlEnv ??= makeControlEnv(bindings))
-      : await (env ??= makeEnv())
+    const [next, expected, { read = false, control = false, admin = false } = {}] = await make(
+      ctx,
+      bindings,
+    )
+    const appEnv = admin
+      ? await (adminEnv ??= makeAdminEnv(bindings))
+      : control
+        ? await (controlEnv ??= makeControlEnv(bindings))
+        : await (env ??= makeEnv())
+    const worker = admin ? adminApp : app
     // Bodies are left unread, as the runtime would stream them, unless the case reads them; every
     // status is checked.
     let response: Response | undefined
     for (let i = 0; i < calls; i++) {
-      response = await app.fetch(next(), appEnv, ctx)
+      response = await worker.fetch(next(), appEnv, ctx)
       if (response.status !== expected) {
         return new Response(`${name}: ${response.status} ${await response.text()}`, { status: 500 })
       }

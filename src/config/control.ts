@@ -3,8 +3,7 @@
 //   WAYBILL_DB (a D1 binding): API keys (hashes only), grants, revocations, quota settings and
 //     usage, changed at run time through the admin API. Without it, the env's JSON is all there is.
 //   WAYBILL_QUOTAS (a Durable Object namespace binding, class QuotaCounter): quota counters.
-//   WAYBILL_ADMIN_TOKENS (a secret): [{ "id", "sha256" }], bearer tokens for /admin/v1
-//     (`npm run admin -- token <id>` makes one). Needs WAYBILL_DB.
+//   The admin Worker's own (./admin.ts): WAYBILL_ADMIN_TOKENS and WAYBILL_DATA_PLANE.
 //   WAYBILL_AUDIT (an Analytics Engine dataset binding) and WAYBILL_AUDIT_QUEUE (a Queue producer
 //     binding): where audit events go, either or both.
 

@@ -45,8 +45,6 @@ export interface Env {
   WAYBILL_DB?: unknown
   /** Optional Durable Object namespace binding (class QuotaCounter): upload quota counters. */
   WAYBILL_QUOTAS?: unknown
-  /** Secret, JSON: `[{ "id", "sha256" }]`, the admin API's bearer tokens, as hashes. */
-  WAYBILL_ADMIN_TOKENS?: unknown
   /** Optional Analytics Engine dataset binding: audit events. */
   WAYBILL_AUDIT?: unknown
   /** Optional Queue producer binding: audit events. */

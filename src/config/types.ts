@@ -170,8 +170,6 @@ export interface ControlConfig {
   // Untyped here: config sits below the control plane, whose QuotaCounter class types the calls
   // (src/services/quotas.ts gives the namespace that type where it makes a stub).
   readonly quotaCounters?: DurableObjectNamespace | undefined
-  /** WAYBILL_ADMIN_TOKENS: who may call the admin API with a bearer token (hashes only). */
-  readonly adminTokens: readonly ApiKey[]
 }
 
 /** Where audit events go: an Analytics Engine dataset and/or a Queue; neither, nowhere. */

@@ -364,19 +364,6 @@ export class ControlPlane {
   }
 
   /**
-   * An admin write in this isolate committed `epoch`: its caches go now, not at the next read of
-   * the epoch.
-   */
-  changed(config: Config, epoch: number, now: Date): void {
-    const state = this.stateOf(config)
-    if (epoch > state.epoch) {
-      state.drop()
-      state.epoch = epoch
-    }
-    state.checkedAt = Math.max(state.checkedAt, now.getTime())
-  }
-
-  /**
    * Counts a request's usage (its caller: `kind` and `id`, `link` and the issuer's hash for a
    * followed link) and its key's last use, written to D1 after the answer at most every
    * USAGE_FLUSH_MS (a key's last use at most once a minute), and at the latest USAGE_FLUSH_MS

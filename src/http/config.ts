@@ -1,8 +1,9 @@
 import { createMiddleware } from 'hono/factory'
 import { loadConfig } from '../config'
+import { loadAdminConfig } from '../config/admin'
 import { prepareKeys } from '../config/keys'
 import { WaybillError, type FieldError } from '../errors'
-import type { AppEnv } from './types'
+import type { AdminAppEnv, AppEnv } from './types'
 
 function configInvalid(errors: readonly FieldError[]): WaybillError {
   const count = `${errors.length} problem${errors.length === 1 ? '' : 's'}`
@@ -24,6 +25,16 @@ export function requireConfig() {
     if (!result.ok) throw configInvalid(result.errors)
     const keyErrors = await prepareKeys(result.config)
     if (keyErrors.length > 0) throw configInvalid(keyErrors)
+    c.set('config', result.config)
+    await next()
+  })
+}
+
+/** The admin Worker's `requireConfig`: its own configuration (src/config/admin.ts), once per isolate. */
+export function requireAdminConfig() {
+  return createMiddleware<AdminAppEnv>(async function requireAdminConfig(c, next) {
+    const result = loadAdminConfig(c.env ?? {})
+    if (!result.ok) throw configInvalid(result.errors)
     c.set('config', result.config)
     await next()
   })

@@ -3,6 +3,7 @@ import type { RequestIdVariables } from 'hono/request-id'
 import type { Principal } from '../principal'
 import type { Action, Config } from '../config'
 import type { Env } from '../config/env'
+import type { AdminConfig, AdminEnv } from '../config/admin'
 import type { Clock } from './clock'
 import type { ControlPlane } from '../control/plane'
 
@@ -29,8 +30,6 @@ export interface RouteDeps {
   readonly authenticated: MiddlewareHandler<AppEnv>
   /** The same, also accepting the JWT cookie: for links a browser follows (redirects). */
   readonly authenticatedByCookie: MiddlewareHandler<AppEnv>
-  /** The admin API's authentication: an admin token or an Access admin, never a caller's key. */
-  readonly adminAuthenticated: MiddlewareHandler<AppEnv>
 }
 
 /** Hono's environment for every route: bindings, and what middleware puts on the context. */
@@ -39,10 +38,27 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     config: Config
     principal: Principal
-    /** Who called the admin API: `admin:<token id>` or `admin:access:<email>`. */
-    admin: string
     /** A followed link's issuer, as the link names it (a hash), for the audit trail. */
     linkIssuer: string
+    log: LogFields
+  }
+}
+
+/** What every admin route factory is given by the admin app (src/admin/app.ts). */
+export interface AdminRouteDeps {
+  /** The time of the admin's writes. */
+  readonly clock: Clock
+  /** An admin token or an Access admin, never a caller's key (src/auth/admin.ts). */
+  readonly adminAuthenticated: MiddlewareHandler<AdminAppEnv>
+}
+
+/** Hono's environment for the admin Worker's routes. */
+export interface AdminAppEnv {
+  Bindings: AdminEnv
+  Variables: RequestIdVariables & {
+    config: AdminConfig
+    /** Who called: `admin:<token id>` or `admin:access:<email>`. */
+    admin: string
     log: LogFields
   }
 }

@@ -1,13 +1,14 @@
 // /admin/v1: the control plane's admin API. API keys, grants, revocations, quotas and usage, changed
 // at run time in D1. Admin tokens or Access admins only (src/auth/admin.ts), never a caller's key.
 
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { StoredGrant } from '../config/grants'
 import { Answer } from '../http/answer'
 import { jsonBody } from '../http/body'
 import { publicProblems } from '../http/openapi'
-import type { AppEnv, RouteDeps } from '../http/types'
+import type { Clock } from '../http/clock'
+import type { AdminAppEnv, AdminRouteDeps } from '../http/types'
 import { validBody, validParams, validQuery } from '../http/validate'
 import {
   GrantAnswer,
@@ -35,7 +36,7 @@ import { createGrant, listGrants } from '../services/admin/grants'
 import { createKey, getKey, listKeys, rotate } from '../services/admin/keys'
 import { createQuota, listQuotas } from '../services/admin/quotas'
 import { createRevocation, listRevocations } from '../services/admin/revocations'
-import { removeRecord } from '../services/admin/shared'
+import { deploymentOnce, removeRecord, type AdminContext } from '../services/admin/shared'
 import { usageOf } from '../services/admin/usage'
 
 /** Who may call: an admin token, or a Cloudflare Access identity with the admin role. */
@@ -76,9 +77,23 @@ function byId(operationId: string, description: string) {
   return { operationId, description, parameters: { id: '$response.body#/id' } }
 }
 
+/** What the services work with, for this request: the control plane, the deployment, who, when. */
+function contextOf(c: Context<AdminAppEnv>, clock: Clock): AdminContext {
+  const config = c.get('config')
+  return {
+    db: config.control.db,
+    quotaCounters: config.control.quotaCounters,
+    deployment: deploymentOnce(config.dataPlane),
+    now: clock(),
+    actor: c.get('admin'),
+    requestId: c.get('requestId'),
+  }
+}
+
 /** The admin API, under /admin/v1. */
-export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
-  return new Hono<AppEnv>()
+export function adminRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
+  const ctx = (c: Context<AdminAppEnv>) => contextOf(c, clock)
+  return new Hono<AdminAppEnv>()
     .post(
       '/keys',
       describeRoute({
@@ -103,7 +118,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(KeyCreateBody),
       async (c) => {
         const body = c.req.valid('json')
-        return KEY_CREATED.json(c, await createKey(c.get('config'), control, body, clock()))
+        return KEY_CREATED.json(c, await createKey(ctx(c), body))
       },
     )
     .get(
@@ -119,7 +134,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) => KEY_LIST.json(c, await listKeys(c.get('config'), c.req.valid('query'))),
+      async (c) => KEY_LIST.json(c, await listKeys(ctx(c), c.req.valid('query'))),
     )
     .get(
       '/keys/:id',
@@ -134,7 +149,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validParams(KeyParams),
-      async (c) => KEY.json(c, await getKey(c.get('config'), c.req.valid('param').id)),
+      async (c) => KEY.json(c, await getKey(ctx(c), c.req.valid('param').id)),
     )
     .post(
       '/keys/:id/rotate',
@@ -155,7 +170,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       async (c) => {
         const { id } = c.req.valid('param')
         const { overlapS } = c.req.valid('json')
-        return ROTATED.json(c, await rotate(c.get('config'), control, id, overlapS, clock()))
+        return ROTATED.json(c, await rotate(ctx(c), id, overlapS))
       },
     )
     .post(
@@ -179,7 +194,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(StoredGrant),
       async (c) => {
         const body = c.req.valid('json')
-        return GRANT.json(c, await createGrant(c.get('config'), control, body, clock()))
+        return GRANT.json(c, await createGrant(ctx(c), body))
       },
     )
     .get(
@@ -195,7 +210,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(GrantsQuery),
-      async (c) => GRANT_LIST.json(c, await listGrants(c.get('config'), c.req.valid('query'))),
+      async (c) => GRANT_LIST.json(c, await listGrants(ctx(c), c.req.valid('query'))),
     )
     .delete(
       '/grants/:id',
@@ -211,7 +226,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       adminAuthenticated,
       validParams(recordParams('g')),
       async (c) => {
-        await removeRecord(c.get('config'), control, 'grant', c.req.valid('param').id, clock())
+        await removeRecord(ctx(c), 'grant', c.req.valid('param').id)
         return c.body(null, 204)
       },
     )
@@ -233,7 +248,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(RevocationBody),
       async (c) => {
         const body = c.req.valid('json')
-        const answer = await createRevocation(c.get('config'), control, body, clock())
+        const answer = await createRevocation(ctx(c), body)
         return REVOCATION.json(c, answer)
       },
     )
@@ -250,8 +265,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) =>
-        REVOCATION_LIST.json(c, await listRevocations(c.get('config'), c.req.valid('query'))),
+      async (c) => REVOCATION_LIST.json(c, await listRevocations(ctx(c), c.req.valid('query'))),
     )
     .post(
       '/quotas',
@@ -274,7 +288,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       validBody(QuotaBody),
       async (c) => {
         const body = c.req.valid('json')
-        return QUOTA.json(c, await createQuota(c.get('config'), control, body, clock()))
+        return QUOTA.json(c, await createQuota(ctx(c), body))
       },
     )
     .get(
@@ -290,7 +304,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(PageQuery),
-      async (c) => QUOTA_LIST.json(c, await listQuotas(c.get('config'), c.req.valid('query'))),
+      async (c) => QUOTA_LIST.json(c, await listQuotas(ctx(c), c.req.valid('query'))),
     )
     .delete(
       '/quotas/:id',
@@ -306,7 +320,7 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       adminAuthenticated,
       validParams(recordParams('q')),
       async (c) => {
-        await removeRecord(c.get('config'), control, 'quota', c.req.valid('param').id, clock())
+        await removeRecord(ctx(c), 'quota', c.req.valid('param').id)
         return c.body(null, 204)
       },
     )
@@ -325,6 +339,6 @@ export function adminRoutes({ clock, control, adminAuthenticated }: RouteDeps) {
       }),
       adminAuthenticated,
       validQuery(UsageQuery),
-      async (c) => USAGE.json(c, await usageOf(c.get('config'), c.req.valid('query'), clock())),
+      async (c) => USAGE.json(c, await usageOf(ctx(c), c.req.valid('query'))),
     )
 }

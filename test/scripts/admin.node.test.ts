@@ -133,7 +133,7 @@ describe('npm run admin: running', () => {
       return Promise.resolve(answers.shift()!)
     }
     const out: string[] = []
-    const env = { WAYBILL_ADMIN_TOKEN: 'wba_test', WAYBILL_URL: 'http://127.0.0.1:9999/' }
+    const env = { WAYBILL_ADMIN_TOKEN: 'wba_test', WAYBILL_ADMIN_URL: 'http://127.0.0.1:9999/' }
     const deps = { fetch, env, print: (l: string) => out.push(l), fail: (l: string) => out.push(l) }
     expect(await runAdmin(['keys', 'create', '--id', 'k_1'], deps)).toBe(0)
     expect(await runAdmin(['keys', 'create', '--id', 'k_1'], deps)).toBe(1)

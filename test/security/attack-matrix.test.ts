@@ -3,6 +3,8 @@
 // under /v1 that is missing from the table fails the suite, so a new route cannot skip a limit.
 
 import { beforeAll, describe, expect, it } from 'vitest'
+import { createAdminApp } from '../../src/admin/app'
+import type { AdminEnv } from '../../src/config/admin'
 import type { Env } from '../../src/config/env'
 import { HS256_SECRET, sign } from '../fixtures/auth'
 import { objectUrl, store } from '../helpers/worker-env'
@@ -765,6 +767,10 @@ interface AdminRoute {
 }
 
 let adminEnv: Env
+/** The admin Worker's env beside `adminEnv` (its D1, the admin token, the data plane's bridge). */
+let adminWorkerEnv: AdminEnv
+/** The admin Worker's app: the admin API is not on the callers' Worker. */
+const adminApp = createAdminApp()
 let adminToken = ''
 let sentinel = { id: '', key: '' }
 const adminHeaders = () => ({ authorization: `Bearer ${adminToken}` })
@@ -777,7 +783,7 @@ function adminCall(
   body?: unknown,
 ): Promise<Response> {
   return Promise.resolve(
-    app.request(
+    adminApp.request(
       path,
       {
         method,
@@ -787,7 +793,7 @@ function adminCall(
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       },
-      adminEnv,
+      adminWorkerEnv,
     ),
   )
 }
@@ -1023,9 +1029,10 @@ const ADMIN_CLASSES: {
 
 describe('the admin surface', () => {
   beforeAll(async () => {
-    const { ADMIN_TOKEN, withControl } = await import('../helpers/control-plane')
+    const { ADMIN_TOKEN, adminEnvOf, withControl } = await import('../helpers/control-plane')
     adminToken = ADMIN_TOKEN
     adminEnv = await withControl(env)
+    adminWorkerEnv = await adminEnvOf(adminEnv)
     const created = await adminCall(adminHeaders(), 'POST', '/admin/v1/keys', {
       label: 'sentinel',
       grants: [{ origin: 's3', prefix: `${ROOT}/alice/`, actions: ['read'] }],
@@ -1034,9 +1041,9 @@ describe('the admin surface', () => {
     sentinel = await created.json<{ id: string; key: string }>()
   })
 
-  it('every admin route the app serves is in the table', () => {
+  it('every admin route the admin app serves is in the table', () => {
     const served = new Set(
-      app.routes
+      adminApp.routes
         .filter((r) => r.method !== 'ALL' && r.path.startsWith('/admin/'))
         .map((r) => `${r.method} ${r.path}`),
     )

@@ -2,9 +2,7 @@
 // stored), listed with their last use, rotated with an overlap. Revoking one is a revocation
 // (./revocations.ts).
 
-import type { Config } from '../../config'
 import { grantJson, keyGrant } from '../../config/grants'
-import type { ControlPlane } from '../../control/plane'
 import {
   insertKey,
   keyExists,
@@ -24,13 +22,12 @@ import {
 import type { KeyCreateBody } from '../../schemas/admin'
 import {
   checkOnOrigin,
-  controlOf,
   iso,
   isoOrNull,
   newId,
   pageOf,
   stored,
-  written,
+  type AdminContext,
   type PageQuery,
 } from './shared'
 
@@ -65,30 +62,23 @@ function keyView(row: KeyRow) {
  * Makes a key with its grants, in one transaction. The key itself is in this answer only. An
  * `expiresAt` already past makes a key that never works, as any key once it expires.
  */
-export async function createKey(
-  config: Config,
-  plane: ControlPlane,
-  body: KeyCreateBody,
-  now: Date,
-) {
-  const { db } = controlOf(config)
+export async function createKey(ctx: AdminContext, body: KeyCreateBody) {
+  const { db, now } = ctx
+  const deployment = await ctx.deployment()
   const id = body.id ?? newId('k', now)
   const taken = { path: 'id', message: 'is the id of another key' }
-  if (config.apiKeys.some((key) => key.id === id)) {
+  if (deployment.apiKeys.some((key) => key.id === id)) {
     throw conflict([{ path: 'id', message: 'is the id of a key in WAYBILL_API_KEYS' }])
   }
   const grants = (body.grants ?? []).map((fields, i) => {
     const grant = keyGrant(fields, id)
-    checkOnOrigin(config, grant, `grants.${i}.`)
+    checkOnOrigin(deployment, grant, `grants.${i}.`)
     return { id: newId('g', now), subject: `apiKey:${id}`, grant: grantJson(grant) }
   })
   if (await stored(() => keyExists(db, id))) throw conflict([taken])
   const secret = newSecret(body.prefix ?? 'wb')
   const nowMs = now.getTime()
-  await written(
-    config,
-    plane,
-    now,
+  await stored(
     () =>
       insertKey(
         db,
@@ -120,9 +110,8 @@ export async function createKey(
   }
 }
 
-export async function listKeys(config: Config, query: PageQuery) {
-  const { db } = controlOf(config)
-  const { rows, cursor } = await pageOf(query, (after, limit) => selectKeys(db, after, limit))
+export async function listKeys(ctx: AdminContext, query: PageQuery) {
+  const { rows, cursor } = await pageOf(query, (after, limit) => selectKeys(ctx.db, after, limit))
   return { keys: rows.map(keyView), cursor }
 }
 
@@ -132,8 +121,8 @@ function notFound(id: string): WaybillError {
   })
 }
 
-export async function getKey(config: Config, id: string) {
-  const row = await stored(() => selectKey(controlOf(config).db, id))
+export async function getKey(ctx: AdminContext, id: string) {
+  const row = await stored(() => selectKey(ctx.db, id))
   if (row === null) throw notFound(id)
   return keyView(row)
 }
@@ -142,14 +131,8 @@ export async function getKey(config: Config, id: string) {
  * A new secret for a key: the ones it had keep working `overlapS` more seconds (0: they stop now),
  * so callers can switch over. The key's id, grants and usage stay.
  */
-export async function rotate(
-  config: Config,
-  plane: ControlPlane,
-  id: string,
-  overlapS: number | undefined,
-  now: Date,
-) {
-  const { db } = controlOf(config)
+export async function rotate(ctx: AdminContext, id: string, overlapS: number | undefined) {
+  const { db, now } = ctx
   const row = await stored(() => selectKey(db, id))
   if (row === null) throw notFound(id)
   if (row.revoked_at !== null) {
@@ -159,7 +142,7 @@ export async function rotate(
   const secret = newSecret(prefix)
   const nowMs = now.getTime()
   const retireAt = nowMs + (overlapS ?? DEFAULT_ROTATION_OVERLAP_S) * 1000
-  await written(config, plane, now, () =>
+  await stored(() =>
     rotateKey(db, id, { sha256: secret.sha256, prefix: secret.prefix }, retireAt, nowMs),
   )
   return { id, key: secret.key, prefix: secret.prefix, previousExpiresAt: iso(retireAt) }

@@ -2,8 +2,6 @@
 // by when (and where, and by whom) they were issued, as WAYBILL_LINK_REVOCATIONS does. They are
 // kept as a record, and refused everywhere within the control plane's bound.
 
-import type { Config } from '../../config'
-import type { ControlPlane } from '../../control/plane'
 import {
   countLinkRules,
   insertRevocation,
@@ -14,7 +12,7 @@ import {
 import { conflict, WaybillError } from '../../errors'
 import { MAX_LINK_RULES } from '../../limits'
 import type { RevocationBody } from '../../schemas/admin'
-import { controlOf, iso, newId, pageOf, stored, written, type PageQuery } from './shared'
+import { iso, newId, pageOf, stored, type AdminContext, type PageQuery } from './shared'
 
 function view(row: RevocationRow) {
   return {
@@ -29,19 +27,15 @@ function view(row: RevocationRow) {
   }
 }
 
-export async function createRevocation(
-  config: Config,
-  plane: ControlPlane,
-  body: RevocationBody,
-  now: Date,
-) {
-  const { db } = controlOf(config)
+export async function createRevocation(ctx: AdminContext, body: RevocationBody) {
+  const { db, now } = ctx
   if (body.kind === 'key' && !(await stored(() => keyExists(db, body.key)))) {
+    const inEnv = (await ctx.deployment()).apiKeys.some((key) => key.id === body.key)
     throw new WaybillError('not_found', `No API key "${body.key}" in the control plane.`, {
       errors: [
         {
           path: 'key',
-          message: config.apiKeys.some((key) => key.id === body.key)
+          message: inEnv
             ? 'is a key of WAYBILL_API_KEYS: remove it there'
             : 'is not a key made through the admin API',
         },
@@ -65,9 +59,7 @@ export async function createRevocation(
     origin: body.kind === 'links' ? (body.origin ?? null) : null,
     principal: body.kind === 'links' ? (body.principal ?? null) : null,
   }
-  const { since } = await written(config, plane, now, () =>
-    insertRevocation(db, row, now.getTime()),
-  )
+  const { since } = await stored(() => insertRevocation(db, row, now.getTime()))
   if (since !== undefined) {
     // The field naming what is revoked is called as its kind: `key` or `link`.
     throw conflict([{ path: body.kind, message: `is revoked already, since ${iso(since)}` }])
@@ -75,8 +67,9 @@ export async function createRevocation(
   return view({ ...row, created_at: now.getTime() })
 }
 
-export async function listRevocations(config: Config, query: PageQuery) {
-  const { db } = controlOf(config)
-  const page = await pageOf(query, (after, limit) => selectPage(db, 'revocations', after, limit))
+export async function listRevocations(ctx: AdminContext, query: PageQuery) {
+  const page = await pageOf(query, (after, limit) =>
+    selectPage(ctx.db, 'revocations', after, limit),
+  )
   return { revocations: page.rows.map(view), cursor: page.cursor }
 }

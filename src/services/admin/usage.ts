@@ -3,18 +3,18 @@
 
 import { principalHash } from '../../auth/links'
 import { bindingOfName } from '../../principal'
-import type { Config } from '../../config'
 import { selectUsage } from '../../control/store'
 import { DAY_MS, DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from '../../limits'
 import type { UsageQuery } from '../../schemas/admin'
-import { controlOf, stored } from './shared'
+import { stored, type AdminContext } from './shared'
 
 /**
  * A caller's usage from `from` to `to` (days, UTC), at most MAX_USAGE_DAYS of them: an earlier
  * `from` is moved up to fit, and the answer says which days it covers; a `to` before `from` covers
  * none.
  */
-export async function usageOf(config: Config, query: UsageQuery, now: Date) {
+export async function usageOf(ctx: AdminContext, query: UsageQuery) {
+  const { now } = ctx
   const principal = query.principal
   const to = query.to ?? now.toISOString().slice(0, 10)
   const earliest = new Date(Date.parse(to) - (MAX_USAGE_DAYS - 1) * DAY_MS)
@@ -27,9 +27,7 @@ export async function usageOf(config: Config, query: UsageQuery, now: Date) {
   if (first > to) return { principal, from: first, to, days: [] }
   // A followed link names its issuer only by a hash of them.
   const follower = `link:${principalHash(bindingOfName(principal))}`
-  const rows = await stored(() =>
-    selectUsage(controlOf(config).db, [principal, follower], first, to),
-  )
+  const rows = await stored(() => selectUsage(ctx.db, [principal, follower], first, to))
   const merged = new Map<string, ReturnType<typeof emptyDay>>()
   for (const row of rows) {
     const id = `${row.day}\n${row.origin}`

@@ -1,0 +1,35 @@
+// The data plane's configuration as the admin plane needs it (./types.ts): no credential, secret or
+// hash crosses; origins by their traits, env keys by id, env grants as the control plane stores
+// grants.
+
+import { loadConfig, type Config, type Origin } from '../config'
+import type { Env } from '../config/env'
+import { grantJson } from '../config/grants'
+import type { Deployment, OriginTraits } from './types'
+
+function traitsOf(origin: Origin): OriginTraits {
+  return {
+    name: origin.name,
+    type: origin.type,
+    keys: origin.keys,
+    responseOverrides: origin.type === 'cloudfront' && origin.responseOverrides,
+    postPolicy: origin.type === 's3' && origin.postPolicy,
+  }
+}
+
+/** `config` as the admin plane sees it. */
+function deploymentOf(config: Config): Deployment {
+  return {
+    ok: true,
+    origins: [...config.origins.values()].map(traitsOf),
+    apiKeys: config.apiKeys.map(({ id, label }) => (label === undefined ? { id } : { id, label })),
+    grants: config.grants.map(grantJson),
+    quotaCounters: config.control?.quotaCounters !== undefined,
+  }
+}
+
+/** The deployment of the Worker whose bindings are `env`; its config's problems when invalid. */
+export function deploymentOfEnv(env: Env): Deployment {
+  const result = loadConfig(env)
+  return result.ok ? deploymentOf(result.config) : { ok: false, errors: result.errors }
+}
