@@ -5,6 +5,7 @@ import { authenticate } from './auth/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
 import { audit } from './control/audit'
 import { ControlPlane } from './control/plane'
+import { countersCheck, readiness, READY, schemaCheck, type Check } from './control/readiness'
 import { systemClock, type Clock } from './http/clock'
 import { requireConfig } from './http/config'
 import { Answer, noStore } from './http/answer'
@@ -75,7 +76,8 @@ export function createApp(options: AppOptions = {}) {
     describeRoute({
       operationId: 'getHealth',
       summary: 'Liveness and configuration check',
-      description: 'No authentication. 503 lists each problem when the configuration is invalid.',
+      description:
+        'No authentication. 503 lists each problem when the configuration is invalid. It checks nothing the Worker depends on: see /readyz.',
       security: [],
       responses: {
         200: HEALTH.response,
@@ -84,6 +86,32 @@ export function createApp(options: AppOptions = {}) {
     }),
     requireConfig(),
     (c) => HEALTH.json(c, { ok: true }),
+  )
+  app.get(
+    '/readyz',
+    describeRoute({
+      operationId: 'getReadiness',
+      summary: 'Readiness: the control plane answers, at the schema this code needs',
+      description:
+        'No authentication. Without a control plane bound, the configuration alone. With one: the D1 database at the latest migration, and the quota counters (Durable Objects) answering, when bound. 503 `control_unavailable` names each check that fails (`d1`: not migrated, or out of reach; `durableObjects`).',
+      security: [],
+      responses: {
+        200: READY.response,
+        ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
+      },
+    }),
+    requireConfig(),
+    async (c) => {
+      const control = c.get('config').control
+      const checks: Check[] = []
+      if (control !== undefined) {
+        checks.push(await schemaCheck(control.db))
+        if (control.quotaCounters !== undefined) {
+          checks.push(await countersCheck(control.quotaCounters, clock().getTime()))
+        }
+      }
+      return readiness(c, checks)
+    },
   )
   app.get(
     '/openapi.json',

@@ -102,6 +102,30 @@ describe('routing', () => {
   })
 })
 
+describe('GET /readyz', () => {
+  it('without a control plane, is the configuration alone; with one, its database and counters', async () => {
+    const bare = await app.request('/readyz', {}, await testEnv())
+    expect(bare.status).toBe(200)
+    expect(await bare.json()).toEqual({ ok: true, checks: [] })
+    const { withControl } = await import('./helpers/control-plane')
+    const ready = await app.request('/readyz', {}, await withControl(await testEnv()))
+    expect(ready.status).toBe(200)
+    expect(await ready.json()).toEqual({
+      ok: true,
+      checks: [
+        { name: 'd1', ok: true, detail: expect.stringMatching(/^migrated \(0\d{3}_/) as string },
+        { name: 'durableObjects', ok: true, detail: 'the quota counters answer' },
+      ],
+    })
+  })
+
+  it('is the 503 of an invalid configuration first', async () => {
+    const response = await app.request('/readyz', {}, await testEnv({ WAYBILL_ORIGINS: '{}' }))
+    expect(response.status).toBe(503)
+    expect((await problemOf(response)).type).toBe('urn:waybill:problem:config_invalid')
+  })
+})
+
 interface OpenApiDocument {
   openapi: string
   paths: Record<string, Record<string, { security: Record<string, string[]>[] }>>

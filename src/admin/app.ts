@@ -9,6 +9,15 @@ import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import * as v from 'valibot'
 import { adminAuthenticated } from '../auth/admin'
+import type { DataPlaneBridge } from '../bridge/types'
+import {
+  countersCheck,
+  errorName,
+  readiness,
+  READY,
+  schemaCheck,
+  type Check,
+} from '../control/readiness'
 import { RemoteJwksCache, type Fetch } from '../auth/jwks'
 import { Answer, noStore } from '../http/answer'
 import { systemClock, type Clock } from '../http/clock'
@@ -28,6 +37,29 @@ export interface AdminAppOptions {
 
 /** `GET /healthz`'s answer. */
 const HEALTH = new Answer(v.object({ ok: v.literal(true) }), 'Ready')
+
+/** The data plane answers its bridge, with a valid configuration. */
+async function dataPlaneCheck(bridge: DataPlaneBridge | undefined): Promise<Check> {
+  if (bridge === undefined) {
+    return {
+      name: 'dataPlane',
+      ok: false,
+      detail: 'is not bound (WAYBILL_DATA_PLANE, a service binding to its DataPlane entrypoint)',
+    }
+  }
+  try {
+    const deployment = await bridge.deployment()
+    return deployment.ok
+      ? { name: 'dataPlane', ok: true, detail: `answers (${deployment.origins.length} origins)` }
+      : {
+          name: 'dataPlane',
+          ok: false,
+          detail: `has an invalid configuration (${deployment.errors.map((error) => error.path).join(', ')})`,
+        }
+  } catch (error) {
+    return { name: 'dataPlane', ok: false, detail: `cannot be reached (${errorName(error)})` }
+  }
+}
 
 /**
  * Builds the admin plane's Hono app.
@@ -62,6 +94,30 @@ export function createAdminApp(options: AdminAppOptions = {}) {
     }),
     requireAdminConfig(),
     (c) => HEALTH.json(c, { ok: true }),
+  )
+  app.get(
+    '/readyz',
+    describeRoute({
+      operationId: 'getAdminReadiness',
+      summary: 'Readiness: the control plane and the data plane answer',
+      description:
+        'No authentication. The D1 database at the latest migration (`d1`), the quota counters answering (`durableObjects`, when bound), and the data plane answering over its service binding with a valid configuration (`dataPlane`). 503 `control_unavailable` names each check that fails.',
+      security: [],
+      responses: {
+        200: READY.response,
+        ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
+      },
+    }),
+    requireAdminConfig(),
+    async (c) => {
+      const { control, dataPlane } = c.get('config')
+      const checks = [await schemaCheck(control.db)]
+      if (control.quotaCounters !== undefined) {
+        checks.push(await countersCheck(control.quotaCounters, clock().getTime()))
+      }
+      checks.push(await dataPlaneCheck(dataPlane))
+      return readiness(c, checks)
+    },
   )
   app.get(
     '/openapi.json',

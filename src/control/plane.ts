@@ -41,6 +41,7 @@ import {
 import { bindingOfName, principalName, type Principal } from '../principal'
 import { STORED_KEY } from '../schemas/fields'
 import { Lru } from './lru'
+import { LATEST_MIGRATION, notMigrated } from './readiness'
 import {
   epochStatement,
   flushUsage,
@@ -161,8 +162,9 @@ class State {
 }
 
 /**
- * The answer when D1 cannot be reached; the cause goes to the log (its name and message: a D1
- * error quotes SQL at most, never a bound value).
+ * The answer when D1 cannot be reached, or has not the schema this code needs (not migrated: said
+ * so, apart); the cause goes to the log (its name and message: a D1 error quotes SQL at most,
+ * never a bound value).
  */
 export function unavailable(
   error: unknown,
@@ -176,9 +178,24 @@ export function unavailable(
       detail: (error instanceof Error ? error.message : String(error)).slice(0, 200),
     }),
   )
-  return new WaybillError('control_unavailable', detail, {
-    headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) },
-  })
+  const headers = { 'retry-after': String(CONTROL_RETRY_AFTER_S) }
+  // Reached, but without the tables this code needs: an operator's step, not a passing fault.
+  if (notMigrated(error)) {
+    return new WaybillError(
+      'control_unavailable',
+      "The control plane's database (D1) is not migrated, so nothing can be done now: an operator must apply migrations/ (wrangler d1 migrations apply WAYBILL_DB --remote).",
+      {
+        errors: [
+          {
+            path: 'WAYBILL_DB',
+            message: `is not migrated: this code needs the schema up to ${LATEST_MIGRATION}`,
+          },
+        ],
+        headers,
+      },
+    )
+  }
+  return new WaybillError('control_unavailable', detail, { headers })
 }
 
 /** The subjects a caller's grants and quotas may name (`*` included), as D1 stores them. */

@@ -15,6 +15,15 @@ export interface QuotaUse {
   bytes: number
 }
 
+/** A counter's window as it stands (QuotaCounter.read). Times are epoch ms. */
+export interface QuotaReading extends QuotaUse {
+  /** Reservations whose artifact may still store (a PUT URL or POST policy not yet expired). */
+  held: number
+  windowStart: number
+  /** When the window resets. */
+  windowEnd: number
+}
+
 export type ReserveAnswer =
   | { ok: true; used: QuotaUse }
   | { ok: false; over: 'objects' | 'bytes'; used: QuotaUse; retryAfterS: number }

@@ -5,12 +5,19 @@
 import type { D1Migration } from 'cloudflare:test'
 import { env } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
+import { LATEST_MIGRATION } from '../../src/control/readiness'
 import { fresh } from '../helpers/control-plane'
 
 const { WAYBILL_DB: db, TEST_MIGRATIONS: migrations } = env as unknown as {
   WAYBILL_DB: D1Database
   TEST_MIGRATIONS: D1Migration[]
 }
+
+describe('the schema this code needs', () => {
+  it('is the latest migration of migrations/, which readiness asks D1 for', () => {
+    expect(migrations.at(-1)!.name).toBe(LATEST_MIGRATION)
+  })
+})
 
 async function run(name: string): Promise<void> {
   const migration = migrations.find((m) => m.name === name)

@@ -931,10 +931,11 @@ const REDIRECT_ROWS: BadInputCase[] = [
   }),
 ]
 
-// ---- GET /healthz, GET /openapi.json, unknown paths --------------------------------------------
+// ---- GET /healthz, GET /readyz, GET /openapi.json, unknown paths ---------------------------------
 
 const OTHER_ROWS: BadInputCase[] = [
   ...methodRows('/healthz', ALLOW_GET, ['POST', 'PUT', 'DELETE', 'PATCH']),
+  ...methodRows('/readyz', ALLOW_GET, ['POST', 'PUT', 'DELETE']),
   ...methodRows('/openapi.json', ALLOW_GET, ['POST', 'PUT', 'DELETE']),
   {
     name: 'GET an unknown path',
