@@ -180,3 +180,14 @@ export const QUOTA_HOLD_MARGIN_S = 300
 /** Upload quotas: the shortest and longest window. */
 export const MIN_QUOTA_WINDOW_S = 60
 export const MAX_QUOTA_WINDOW_S = 366 * 86_400
+
+// ---- the admin plane (src/admin/) ---------------------------------------------------------------
+
+/** The audit trail (D1) keeps this long; each admin write deletes what is older. */
+export const AUDIT_RETENTION_DAYS = 180
+/** Rows an admin write's retention delete takes at most: a write never waits on a backlog. */
+export const AUDIT_RETENTION_BATCH = 500
+/** A refused key's audit row covers this long: one row per key and reason, `count` of them. */
+export const AUDIT_REFUSAL_WINDOW_MS = 3_600_000
+/** Distinct refused keys an isolate gathers between two writes; the rest are logged only. */
+export const AUDIT_MAX_PENDING_REFUSALS = 100

@@ -87,7 +87,7 @@ export interface paths {
     put?: never
     /**
      * Make an API key, with its grants; the key is in this answer only
-     * @description Only its SHA-256 is stored. Grants are as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema. An id already taken (here or in WAYBILL_API_KEYS) is a 409. A grant on an origin not configured is a 404; what its origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403, as the caller's routes answer what an origin cannot serve.
+     * @description Only its SHA-256 is stored. Grants are as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema. An id already taken (here or in WAYBILL_API_KEYS) is a 409. A grant on an origin not configured is a 404; what its origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403, as the caller's routes answer what an origin cannot serve. Takes an `Idempotency-Key`: a retry gets the same key.
      */
     post: operations['adminCreateKey']
     delete?: never
@@ -103,14 +103,21 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** One API key: its secrets by prefix, expiry, revocation, last use */
+    /**
+     * One API key: its secrets by prefix, expiry, revocation, last use, grants
+     * @description Its grants are every grant that reaches it: the env’s and the stored ones, those naming it and those naming anyone (`*`). An API key holds no role or email, so grants naming those never reach it.
+     */
     get: operations['adminGetKey']
     put?: never
     post?: never
     delete?: never
     options?: never
     head?: never
-    patch?: never
+    /**
+     * Relabel a key, or change its expiry; what the body doesn't name stays
+     * @description A new expiry reaches every isolate within the control plane’s bound; what the key issued answers to it (its links answer 410 once it has expired). Audited, with the key before and after.
+     */
+    patch: operations['adminUpdateKey']
     trace?: never
   }
   '/admin/v1/keys/{id}/rotate': {
@@ -124,7 +131,7 @@ export interface paths {
     put?: never
     /**
      * A new secret for a key; the old one keeps working for the overlap
-     * @description A revoked key is a 409: make a new one instead.
+     * @description A revoked key is a 409: make a new one instead. Takes an `Idempotency-Key`: a retry gets the same secret.
      */
     post: operations['adminRotateKey']
     delete?: never
@@ -140,14 +147,37 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** The grants stored in the control plane (not the env’s) */
+    /**
+     * The grants stored in the control plane (not the env’s), by subject if asked
+     * @description `to` lists the grants whose `to` is exactly that subject; for every grant that reaches a caller (the env’s too, `*`, roles and emails), see /admin/v1/grants/effective.
+     */
     get: operations['adminListGrants']
     put?: never
     /**
      * Add a grant: the same shape and schema as WAYBILL_GRANTS
-     * @description Bound by `to` to a key, a subject, a role or an email (or `*`). It adds to the env’s grants; each target must still be allowed by one grant alone. An origin not configured is a 404; what the origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403; a subject that holds the most grants one may, a 409.
+     * @description Bound by `to` to a key, a subject, a role or an email (or `*`). It adds to the env’s grants; each target must still be allowed by one grant alone. An origin not configured is a 404; an `apiKey:<id>` no key has yet a 404 too, unless `allowUnknownKey=true`; what the origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403; a subject that holds the most grants one may, a 409. Takes an `Idempotency-Key`.
      */
     post: operations['adminCreateGrant']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/admin/v1/grants/effective': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Every grant that reaches a caller: the env’s and the stored ones
+     * @description Those naming the caller, and those naming anyone (`*`); for a token caller (`jwt:<sub>`, `access:<sub>`), those naming the roles and the email given too. What authorize weighs for that caller (a grant’s prefix may still not fill for it); POST /admin/v1/explain says what it would answer.
+     */
+    get: operations['adminEffectiveGrants']
+    put?: never
+    post?: never
     delete?: never
     options?: never
     head?: never
@@ -183,10 +213,30 @@ export interface paths {
     put?: never
     /**
      * Revoke a key, a link by its id, or links by issue time, origin and caller
-     * @description Refused everywhere within seconds (the control plane’s bound). Revocations are permanent records. A key not made through the admin API is a 404; a key or a link revoked already, or a revocation of links by time when the control plane holds the most it may, a 409.
+     * @description Refused everywhere within seconds (the control plane’s bound). A revocation is a record, until deleted. A key not made through the admin API is a 404; a key or a link revoked already, or a revocation of links by time when the control plane holds the most it may, a 409. `principal` names a caller as the request log does (`apiKey:<id>`, `jwt:<sub>`). Takes an `Idempotency-Key`.
      */
     post: operations['adminCreateRevocation']
     delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/admin/v1/revocations/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /**
+     * Undo a revocation: a key stands again, links are followed again
+     * @description Within the control plane’s bound, everywhere. Audited, with the revocation as it was.
+     */
+    delete: operations['adminDeleteRevocation']
     options?: never
     head?: never
     patch?: never
@@ -199,12 +249,12 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** The upload quotas */
+    /** The upload quotas, each with what the key it names has used */
     get: operations['adminListQuotas']
     put?: never
     /**
      * Set an upload quota: objects and bytes per window, per caller, on an origin
-     * @description One per subject and origin: another is a 409. An origin not configured is a 404; one that cannot hold a quota (not S3, or no quota counters bound) a 403.
+     * @description One per subject and origin: another is a 409 (change the one there: PATCH). An origin not configured is a 404; one that cannot hold a quota (not S3, or no quota counters bound) a 403. Takes an `Idempotency-Key`.
      */
     post: operations['adminCreateQuota']
     delete?: never
@@ -220,14 +270,22 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    get?: never
+    /**
+     * One quota, with a caller’s use: objects and bytes counted, room left, reset
+     * @description Read from the caller’s counter (the data plane’s Durable Object) in the window holding now. The caller is the key the quota names, or `caller` for a quota naming a role, an email, a subject or `*` (each caller is counted apart).
+     */
+    get: operations['adminGetQuota']
     put?: never
     post?: never
     /** Remove an upload quota */
     delete: operations['adminDeleteQuota']
     options?: never
     head?: never
-    patch?: never
+    /**
+     * Change a quota’s limits in place: its counters keep what they counted
+     * @description Raising 3 uploads to 4 allows one more in the window, not four: the counters are the quota’s, and stay. The window cannot change (a quota with another window is another quota). Both limits null is a 403.
+     */
+    patch: operations['adminUpdateQuota']
     trace?: never
   }
   '/admin/v1/usage': {
@@ -242,6 +300,26 @@ export interface paths {
      * @description Artifacts minted, requests refused, bytes reserved and completed, links followed. Counted after each answer and written every few seconds, so the last seconds may not show yet.
      */
     get: operations['adminGetUsage']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/admin/v1/audit': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The audit trail: every admin write, and refusals of revoked or expired keys
+     * @description Each admin write, recorded in the same transaction as the write: who (the admin), what (the action), which record, the API key and caller it concerns, and the record before and after it, as this API shows it (never a secret). And the data plane's refusals of revoked or expired keys, with the key: one event per key, reason and hour, with their count (the 401 itself never names the key). Kept 180 days. Filtered by principal (who acted, or whom it concerns), key, action, outcome and time; newest first, a page at a time.
+     */
+    get: operations['adminListAudit']
     put?: never
     post?: never
     delete?: never
@@ -1131,7 +1209,222 @@ export interface operations {
     }
     requestBody?: never
     responses: {
-      /** @description The key */
+      /** @description The key, and every grant that reaches it */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            id: string
+            label: string | null
+            createdAt: string
+            expiresAt: string | null
+            revokedAt: string | null
+            /** @description Written at most once a minute, a few seconds after the use. */
+            lastUsedAt: string | null
+            /** @description Its secrets, by their first characters only: two while a rotation overlaps. */
+            secrets: {
+              prefix: string
+              createdAt: string
+              expiresAt: string | null
+            }[]
+            /** @description Every grant that reaches the caller, the env’s and the stored ones: what authorize weighs. */
+            grants: {
+              /**
+               * @description WAYBILL_GRANTS (`env`, no id), or the control plane (`stored`).
+               * @enum {string}
+               */
+              source: 'env' | 'stored'
+              id: string | null
+              createdAt: string | null
+              /**
+               * @description How it reaches the caller: by its own name, its email, a role, or `*`.
+               * @enum {string}
+               */
+              via: 'direct' | 'email' | 'role' | 'any'
+              /** @description The grant as stored: canonical, with its defaults filled in. */
+              grant: {
+                [key: string]: unknown
+              }
+            }[]
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  adminUpdateKey: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description A key id: the caller `apiKey:<id>`, in grants, quotas, logs and usage alike. */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** @description A new label, or null for none. */
+              label?: string | null
+              /** @description When the key stops working, or null for never. A time past makes it stop now. */
+              expiresAt?: string | null
+            }
+          | unknown
+          | unknown
+      }
+    }
+    responses: {
+      /** @description The key as it is now */
       200: {
         headers: {
           [name: string]: unknown
@@ -1235,6 +1528,54 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:not_found'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -1721,7 +2062,10 @@ export interface operations {
   }
   adminCreateGrant: {
     parameters: {
-      query?: never
+      query?: {
+        /** @description Grant an `apiKey:<id>` no key has yet (a 404 otherwise): for a key to come. */
+        allowUnknownKey?: 'true' | 'false'
+      }
       header?: never
       path?: never
       cookie?: never
@@ -1930,6 +2274,177 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:unsupported_media_type'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  adminEffectiveGrants: {
+    parameters: {
+      query: {
+        /** @description Whose grants: the caller as the request log names it. */
+        caller: string
+        /** @description A role a token caller holds (repeat for several). */
+        role?: string | string[]
+        /** @description A token caller's verified email. */
+        email?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Every grant that reaches the caller */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            caller: string
+            /** @description Every grant that reaches the caller, the env’s and the stored ones: what authorize weighs. */
+            grants: {
+              /**
+               * @description WAYBILL_GRANTS (`env`, no id), or the control plane (`stored`).
+               * @enum {string}
+               */
+              source: 'env' | 'stored'
+              id: string | null
+              createdAt: string | null
+              /**
+               * @description How it reaches the caller: by its own name, its email, a role, or `*`.
+               * @enum {string}
+               */
+              via: 'direct' | 'email' | 'role' | 'any'
+              /** @description The grant as stored: canonical, with its defaults filled in. */
+              grant: {
+                [key: string]: unknown
+              }
+            }[]
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
             /** @example Invalid request */
             title: string
             /** @example 400 */
@@ -2613,6 +3128,173 @@ export interface operations {
       }
     }
   }
+  adminDeleteRevocation: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Undone */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
   adminListQuotas: {
     parameters: {
       query?: {
@@ -2626,7 +3308,7 @@ export interface operations {
     }
     requestBody?: never
     responses: {
-      /** @description One page of quotas */
+      /** @description One page of quotas, with their use */
       200: {
         headers: {
           [name: string]: unknown
@@ -2641,6 +3323,21 @@ export interface operations {
               maxBytes: number | null
               windowS: number
               createdAt: string
+              /** @description Read from the counter of the one caller the quota names (an API key), or of `caller`; null when there is none to read. */
+              use: {
+                caller: string
+                /** @description Uploads counted in this window. */
+                objects: number
+                /** @description Their bytes: the most each admits, settled to the real size once checked. */
+                bytes: number
+                /** @description Uploads whose URL or policy may still store, so hold their most. */
+                held: number
+                remainingObjects: number | null
+                remainingBytes: number | null
+                windowStart: string
+                /** @description When the window ends, and the room comes back. */
+                resetAt: string
+              } | null
             }[]
             /** @description The next page’s cursor; null at the end. */
             cursor: string | null
@@ -3040,6 +3737,201 @@ export interface operations {
       }
     }
   }
+  adminGetQuota: {
+    parameters: {
+      query?: {
+        /** @description Whose use to read (default: the key the quota names). */
+        caller?: string
+      }
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The quota, and what its caller has used of it */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            id: string
+            to: string
+            origin: string
+            maxObjects: number | null
+            maxBytes: number | null
+            windowS: number
+            createdAt: string
+            /** @description Read from the counter of the one caller the quota names (an API key), or of `caller`; null when there is none to read. */
+            use: {
+              caller: string
+              /** @description Uploads counted in this window. */
+              objects: number
+              /** @description Their bytes: the most each admits, settled to the real size once checked. */
+              bytes: number
+              /** @description Uploads whose URL or policy may still store, so hold their most. */
+              held: number
+              remainingObjects: number | null
+              remainingBytes: number | null
+              windowStart: string
+              /** @description When the window ends, and the room comes back. */
+              resetAt: string
+            } | null
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
   adminDeleteQuota: {
     parameters: {
       query?: never
@@ -3207,6 +4099,258 @@ export interface operations {
       }
     }
   }
+  adminUpdateQuota: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** @description Uploads per window, or null for no such limit (one of the two must remain). */
+              maxObjects?: number | null
+              /** @description Bytes per window, or null for no such limit (one of the two must remain). */
+              maxBytes?: number | null
+            }
+          | unknown
+          | unknown
+      }
+    }
+    responses: {
+      /** @description The quota, and what its caller has used of it */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            id: string
+            to: string
+            origin: string
+            maxObjects: number | null
+            maxBytes: number | null
+            windowS: number
+            createdAt: string
+            /** @description Read from the counter of the one caller the quota names (an API key), or of `caller`; null when there is none to read. */
+            use: {
+              caller: string
+              /** @description Uploads counted in this window. */
+              objects: number
+              /** @description Their bytes: the most each admits, settled to the real size once checked. */
+              bytes: number
+              /** @description Uploads whose URL or policy may still store, so hold their most. */
+              held: number
+              remainingObjects: number | null
+              remainingBytes: number | null
+              windowStart: string
+              /** @description When the window ends, and the room comes back. */
+              resetAt: string
+            } | null
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
   adminGetUsage: {
     parameters: {
       query: {
@@ -3247,6 +4391,221 @@ export interface operations {
               /** @description Visits to this caller's signed links. */
               linksFollowed: number
             }[]
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  adminListAudit: {
+    parameters: {
+      query?: {
+        /** @description Entries per page, 1 to 1000 (default 100). */
+        limit?: number
+        cursor?: string
+        /** @description Who acted (`admin:<token id>`), or the caller an event concerns (`apiKey:<id>`, a grant's subject). */
+        principal?: string
+        /** @description Events about this API key. */
+        key?: string
+        /** @description An action, or its first word for them all (`key`: key.create, key.update, …). */
+        action?:
+          | 'key.create'
+          | 'key.update'
+          | 'key.rotate'
+          | 'grant.create'
+          | 'grant.delete'
+          | 'revocation.create'
+          | 'revocation.delete'
+          | 'quota.create'
+          | 'quota.update'
+          | 'quota.delete'
+          | 'import'
+          | 'auth.refused'
+          | 'key'
+          | 'grant'
+          | 'revocation'
+          | 'quota'
+          | 'auth'
+        outcome?: 'ok' | 'refused'
+        /** @description Events at or after this time. */
+        from?: string
+        /** @description Events at or before this time (default: now). */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One page of events, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            events: {
+              id: string
+              /** @description When (for refusals, the last of the hour). */
+              at: string
+              /** @description `admin:<token id>`, `admin:access:<email>`, or the caller refused. */
+              actor: string
+              /** @enum {string} */
+              action:
+                | 'key.create'
+                | 'key.update'
+                | 'key.rotate'
+                | 'grant.create'
+                | 'grant.delete'
+                | 'revocation.create'
+                | 'revocation.delete'
+                | 'quota.create'
+                | 'quota.update'
+                | 'quota.delete'
+                | 'import'
+                | 'auth.refused'
+              /** @enum {string} */
+              outcome: 'ok' | 'refused'
+              /** @description The record written: `k_…`, `g_…`, `q_…`, `r_…`. */
+              target: string | null
+              /** @description The API key it concerns. */
+              key: string | null
+              /** @description The caller (or grant subject) it concerns. */
+              principal: string | null
+              /** @description Refusals of the hour; 1 for a write. */
+              count: number
+              requestId: string | null
+              /** @description The record before, as the admin API shows it (no secret). */
+              before: unknown
+              /** @description The record after, as the admin API shows it (no secret). */
+              after: unknown
+              detail: string | null
+            }[]
+            /** @description The next page’s cursor; null at the end. */
+            cursor: string | null
           }
         }
       }

@@ -37,6 +37,7 @@ import {
   USAGE_FLUSH_MS,
   USAGE_MAX_PENDING_ENTRIES,
   DAY_MS,
+  AUDIT_MAX_PENDING_REFUSALS,
 } from '../limits'
 import { bindingOfName, principalName, type Principal } from '../principal'
 import { STORED_KEY } from '../schemas/fields'
@@ -52,6 +53,7 @@ import {
   type IssuerRow,
   type KeyLookupRow,
   type RevocationRow,
+  type Refusal,
   type RulesRow,
   type UsageDelta,
 } from './store'
@@ -82,6 +84,20 @@ export interface LinkFacts {
   readonly origin: string
   /** `principalHash` of its issuer. */
   readonly issuer: string
+}
+
+/** Why a stored key that exists may not authenticate. */
+export type KeyRefusal = 'revoked' | 'expired' | 'retired'
+
+/**
+ * Why stored key `record` may not authenticate at `nowMs` (revoked, past its expiry, or presented
+ * with a secret a rotation retired), or undefined when it may.
+ */
+export function fallenKey(record: KeyRecord, nowMs: number): KeyRefusal | undefined {
+  if (keyStands(record, nowMs)) {
+    return record.secretExpiresAt === null || nowMs < record.secretExpiresAt ? undefined : 'retired'
+  }
+  return record.revokedAt !== null ? 'revoked' : 'expired'
 }
 
 /** What one request adds to its caller's usage of an origin, on a day. */
@@ -140,6 +156,8 @@ class State {
   readonly unwritten = new Map<string, UsageDelta>()
   /** Set while a write is scheduled for when one is due: lets it go, as another wrote first. */
   wakeFlush: (() => void) | undefined
+  /** Stored keys refused since the last write, by key and reason. */
+  readonly refusals = new Map<string, Refusal>()
 
   constructor(
     readonly base: Config,
@@ -234,8 +252,8 @@ export class ControlPlane {
   }
 
   /**
-   * The stored key whose secret hashes to `digest`, when it may authenticate at `now` (not
-   * revoked, not expired, its secret not retired); undefined otherwise.
+   * The stored key whose secret hashes to `digest` (undefined when there is none): whether it may
+   * authenticate at `now` is `fallenKey`'s to say.
    */
   async apiKey(
     config: Config,
@@ -280,10 +298,24 @@ export class ControlPlane {
         state.keyRules.set(row.id, this.combine(state, row))
       }
     }
-    const usable =
-      keyStands(record, nowMs) &&
-      (record.secretExpiresAt === null || nowMs < record.secretExpiresAt)
-    return usable ? record : undefined
+    return record
+  }
+
+  /**
+   * A stored key refused (`fallenKey`): counted for the audit trail by key, reason and hour
+   * (AUDIT_MAX_PENDING_REFUSALS keys at most between two writes), written with the usage.
+   */
+  refused(config: Config, nowMs: number, keyId: string, reason: KeyRefusal, defer: Defer): void {
+    const state = this.stateOf(config)
+    const id = `${keyId}\n${reason}`
+    const seen = state.refusals.get(id)
+    if (seen !== undefined) {
+      seen.count++
+      seen.at = nowMs
+    } else if (state.refusals.size < AUDIT_MAX_PENDING_REFUSALS) {
+      state.refusals.set(id, { keyId, reason, count: 1, at: nowMs })
+    }
+    this.flush(config, nowMs, defer)
   }
 
   /**
@@ -436,7 +468,14 @@ export class ControlPlane {
    */
   flush(config: Config, nowMs: number, defer: Defer, force = false): void {
     const state = this.stateOf(config)
-    if (state.usage.size === 0 && state.lastUsed.size === 0 && state.unwritten.size === 0) return
+    if (
+      state.usage.size === 0 &&
+      state.lastUsed.size === 0 &&
+      state.unwritten.size === 0 &&
+      state.refusals.size === 0
+    ) {
+      return
+    }
     const wait = force ? 0 : state.flushedAt + USAGE_FLUSH_MS - nowMs
     if (wait > 0) {
       if (state.wakeFlush === undefined) this.flushLater(config, state, nowMs + wait, wait, defer)
@@ -457,14 +496,24 @@ export class ControlPlane {
       }
     }
     const lastUsed = new Map(state.lastUsed)
+    const refusals = [...state.refusals.values()]
     state.usage.clear()
     state.lastUsed.clear()
+    state.refusals.clear()
     defer(
-      flushUsage(state.control.db, usage, lastUsed, LAST_USED_RESOLUTION_MS).catch((error) => {
-        unavailable(error)
-        // One batch, one transaction: none of it was stored.
-        this.keepUnwritten(state, usage, lastUsed)
-      }),
+      flushUsage(state.control.db, usage, lastUsed, LAST_USED_RESOLUTION_MS, refusals).catch(
+        (error) => {
+          unavailable(error)
+          // One batch, one transaction: none of it was stored.
+          this.keepUnwritten(state, usage, lastUsed)
+          for (const refusal of refusals) {
+            const id = `${refusal.keyId}\n${refusal.reason}`
+            if (!state.refusals.has(id) && state.refusals.size < AUDIT_MAX_PENDING_REFUSALS) {
+              state.refusals.set(id, refusal)
+            }
+          }
+        },
+      ),
     )
   }
 

@@ -42,6 +42,15 @@ export function quotaWindow(limits: Pick<Quota, 'windowS'>, nowMs: number) {
   return { start, end: start + length }
 }
 
+/**
+ * The name of the counter of `quotaId` for the caller bound as `binding` (`principalBinding`): one
+ * Durable Object per quota and caller, the same for the data plane that counts and the admin
+ * plane that reads.
+ */
+export function counterName(quotaId: string, binding: string): string {
+  return `${quotaId}\n${binding}`
+}
+
 /** How closely a subject names one caller: the caller itself over an email, a role, anyone. */
 const SPECIFICITY = { apiKey: 3, sub: 3, email: 2, role: 1, any: 0 } as const
 

@@ -14,7 +14,7 @@ import type { QuotaCounter } from './quota-counter'
  * The latest migration in migrations/: the schema this code reads and writes
  * (test/control/migrations.test.ts holds it to the folder).
  */
-export const LATEST_MIGRATION = '0002_one_principal_spelling.sql'
+export const LATEST_MIGRATION = '0003_audit_and_idempotency.sql'
 
 /** One check's outcome, named as a /readyz answer and a problem's `errors` name it. */
 export interface Check {

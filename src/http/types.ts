@@ -4,6 +4,7 @@ import type { Principal } from '../principal'
 import type { Action, Config } from '../config'
 import type { Env } from '../config/env'
 import type { AdminConfig, AdminEnv } from '../config/admin'
+import type { AuditEntry } from '../control/admin-store'
 import type { Clock } from './clock'
 import type { ControlPlane } from '../control/plane'
 
@@ -18,6 +19,12 @@ export interface LogFields {
   /** Uploads: bytes signed (declared), or bytes checked complete. */
   bytesReserved?: number
   bytesCompleted?: number
+  /** A stored API key refused (revoked, expired, its secret retired): its id, never the key. */
+  keyId?: string
+  refusal?: 'revoked' | 'expired' | 'retired'
+  /** The admin plane: what a write did (`key.create`), and the records it wrote. */
+  event?: string
+  target?: string
 }
 
 /** What every route factory is given by the app. */
@@ -59,6 +66,8 @@ export interface AdminAppEnv {
     config: AdminConfig
     /** Who called: `admin:<token id>` or `admin:access:<email>`. */
     admin: string
+    /** The audit records of the request's writes (src/routes/admin/index.ts). */
+    audited: AuditEntry[]
     log: LogFields
   }
 }

@@ -14,6 +14,7 @@ import {
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
 import { KeyGrant, StoredSubject } from '../config/grants'
+import { AUDIT_ACTIONS } from '../control/admin-store'
 import {
   characters,
   KeyId,
@@ -79,6 +80,38 @@ export const RotateBody = strict({
 
 export const KeyParams = strict({ id: KeyId }, { noun: 'parameter' })
 
+// A body that changes only what it names: at least one field.
+const namesOne =
+  (fields: readonly string[]) =>
+  (body: Record<string, unknown>): boolean =>
+    fields.some((field) => body[field] !== undefined)
+
+export const KeyUpdateBody = v.pipe(
+  strict({
+    label: v.optional(
+      v.pipe(v.nullable(KeyLabel), v.description('A new label, or null for none.')),
+    ),
+    expiresAt: v.optional(
+      v.pipe(
+        v.nullable(Time),
+        v.description(
+          'When the key stops working, or null for never. A time past makes it stop now.',
+        ),
+      ),
+    ),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['label'], ['expiresAt']],
+      namesOne(['label', 'expiresAt']),
+      'is required (or "expiresAt")',
+    ),
+    ['label'],
+  ),
+  v.metadata({ anyOf: [{ required: ['label'] }, { required: ['expiresAt'] }] }),
+)
+export type KeyUpdateBody = v.InferOutput<typeof KeyUpdateBody>
+
 const NullableTime = v.nullable(v.pipe(v.string(), v.description('ISO 8601, or null.')))
 
 const KeyView = v.object({
@@ -103,6 +136,27 @@ const StoredGrant = v.pipe(
 )
 const GrantRecord = v.object({ id: v.string(), createdAt: v.string(), grant: StoredGrant })
 
+/** A grant that reaches a caller, wherever it comes from. */
+const EffectiveGrant = v.object({
+  source: v.pipe(
+    v.picklist(['env', 'stored']),
+    v.description('WAYBILL_GRANTS (`env`, no id), or the control plane (`stored`).'),
+  ),
+  id: v.nullable(v.string()),
+  createdAt: v.nullable(v.string()),
+  via: v.pipe(
+    v.picklist(['direct', 'email', 'role', 'any']),
+    v.description('How it reaches the caller: by its own name, its email, a role, or `*`.'),
+  ),
+  grant: StoredGrant,
+})
+const EffectiveGrants = v.pipe(
+  v.array(EffectiveGrant),
+  v.description(
+    'Every grant that reaches the caller, the env’s and the stored ones: what authorize weighs.',
+  ),
+)
+
 export const KeyCreatedAnswer = v.object({
   ...KeyView.entries,
   key: v.pipe(
@@ -111,7 +165,8 @@ export const KeyCreatedAnswer = v.object({
   ),
   grants: v.array(GrantRecord),
 })
-export const KeyAnswer = KeyView
+export const KeyAnswer = v.object({ ...KeyView.entries, grants: EffectiveGrants })
+export const KeyUpdatedAnswer = KeyView
 export const RotatedAnswer = v.object({
   id: v.string(),
   key: v.pipe(v.string(), v.description('The new secret: shown this once.')),
@@ -161,12 +216,65 @@ const Next = v.pipe(
   v.description('The next page’s cursor; null at the end.'),
 )
 
+export const GrantCreateQuery = strict(
+  {
+    allowUnknownKey: v.optional(
+      v.pipe(
+        v.picklist(['true', 'false'], 'must be "true" or "false"'),
+        v.transform((text) => text === 'true'),
+        v.description(
+          'Grant an `apiKey:<id>` no key has yet (a 404 otherwise): for a key to come.',
+        ),
+      ),
+    ),
+  },
+  { noun: 'parameter' },
+)
+
+const callerMessage = 'must be a caller: "apiKey:<id>", "jwt:<sub>" or "access:<sub>"'
+/** The caller a question is about, as the request log names it. */
+const CallerName = v.pipe(
+  characters(1, 300, callerMessage),
+  v.regex(/^(?:apiKey|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, callerMessage),
+  v.examples(['apiKey:web', 'jwt:alice']),
+)
+
+export const EffectiveGrantsQuery = strict(
+  {
+    caller: v.pipe(
+      CallerName,
+      v.description('Whose grants: the caller as the request log names it.'),
+    ),
+    role: v.optional(
+      v.pipe(
+        v.union(
+          [characters(1, 200, 'must be a role'), v.array(characters(1, 200, 'must be a role'))],
+          'must be a role',
+        ),
+        v.transform((roles) => (typeof roles === 'string' ? [roles] : roles)),
+        v.maxLength(50, 'must name at most 50 roles'),
+        v.description('A role a token caller holds (repeat for several).'),
+      ),
+    ),
+    email: v.optional(
+      v.pipe(
+        characters(3, 254, 'must be an email address'),
+        v.email('must be an email address'),
+        v.description("A token caller's verified email."),
+      ),
+    ),
+  },
+  { noun: 'parameter' },
+)
+export type EffectiveGrantsQuery = v.InferOutput<typeof EffectiveGrantsQuery>
+export const EffectiveGrantsAnswer = v.object({ caller: v.string(), grants: EffectiveGrants })
+
 export const KeyListAnswer = v.object({ keys: v.array(KeyView), cursor: Next })
 export const GrantAnswer = GrantRecord
 export const GrantListAnswer = v.object({ grants: v.array(GrantRecord), cursor: Next })
 
 /** An id the admin API made: `g_…` for a grant, `q_…` a quota, `r_…` a revocation. */
-export function recordParams(prefix: 'g' | 'q') {
+export function recordParams(prefix: 'g' | 'q' | 'r') {
   const message = `must be an id such as "${prefix}_0mkz3c9a1b2c3d4e5f6g"`
   return strict(
     { id: v.pipe(v.string(message), v.regex(new RegExp(`^${prefix}_[0-9a-z]{8,40}$`), message)) },
@@ -281,8 +389,70 @@ const QuotaRecord = v.object({
   windowS: v.number(),
   createdAt: v.string(),
 })
+
+/** What a caller has used of a quota, read from its counter. */
+const QuotaUse = v.pipe(
+  v.nullable(
+    v.object({
+      caller: v.string(),
+      objects: v.pipe(v.number(), v.description('Uploads counted in this window.')),
+      bytes: v.pipe(
+        v.number(),
+        v.description('Their bytes: the most each admits, settled to the real size once checked.'),
+      ),
+      held: v.pipe(
+        v.number(),
+        v.description('Uploads whose URL or policy may still store, so hold their most.'),
+      ),
+      remainingObjects: v.nullable(v.number()),
+      remainingBytes: v.nullable(v.number()),
+      windowStart: v.string(),
+      resetAt: v.pipe(v.string(), v.description('When the window ends, and the room comes back.')),
+    }),
+  ),
+  v.description(
+    'Read from the counter of the one caller the quota names (an API key), or of `caller`; null when there is none to read.',
+  ),
+)
+const QuotaWithUse = v.object({ ...QuotaRecord.entries, use: QuotaUse })
+
 export const QuotaAnswer = QuotaRecord
-export const QuotaListAnswer = v.object({ quotas: v.array(QuotaRecord), cursor: Next })
+export const QuotaUseAnswer = QuotaWithUse
+export const QuotaListAnswer = v.object({ quotas: v.array(QuotaWithUse), cursor: Next })
+
+export const QuotaQuery = strict(
+  {
+    caller: v.optional(
+      v.pipe(CallerName, v.description('Whose use to read (default: the key the quota names).')),
+    ),
+  },
+  { noun: 'parameter' },
+)
+
+const Limit = (what: string, max: number) =>
+  v.optional(
+    v.pipe(
+      v.nullable(wholeNumber(1, max)),
+      v.description(`${what}, or null for no such limit (one of the two must remain).`),
+    ),
+  )
+
+export const QuotaUpdateBody = v.pipe(
+  strict({
+    maxObjects: Limit('Uploads per window', 1_000_000_000),
+    maxBytes: Limit('Bytes per window', MAX_UPLOAD_BYTES * 1000),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['maxObjects'], ['maxBytes']],
+      namesOne(['maxObjects', 'maxBytes']),
+      'is required (or "maxBytes")',
+    ),
+    ['maxObjects'],
+  ),
+  v.metadata({ anyOf: [{ required: ['maxObjects'] }, { required: ['maxBytes'] }] }),
+)
+export type QuotaUpdateBody = v.InferOutput<typeof QuotaUpdateBody>
 
 // ---- usage ------------------------------------------------------------------------------------
 
@@ -333,3 +503,78 @@ export const UsageAnswer = v.object({
     }),
   ),
 })
+
+// ---- the audit trail --------------------------------------------------------------------------
+
+const actionMessage = `must be an action (${AUDIT_ACTIONS.join(', ')}) or its first word`
+const auditCursorMessage = 'must be the cursor of the previous page'
+
+export const AuditQuery = strict(
+  {
+    ...pageFields,
+    cursor: v.optional(
+      v.pipe(
+        v.string(auditCursorMessage),
+        v.regex(/^[0-9a-z]{1,12}\.[A-Za-z0-9._-]{1,128}$/, auditCursorMessage),
+      ),
+    ),
+    principal: v.optional(
+      v.pipe(
+        characters(1, 300, 'must be a caller or an admin, such as "apiKey:web" or "admin:ops"'),
+        v.description(
+          "Who acted (`admin:<token id>`), or the caller an event concerns (`apiKey:<id>`, a grant's subject).",
+        ),
+      ),
+    ),
+    key: v.optional(v.pipe(KeyId, v.description('Events about this API key.'))),
+    action: v.optional(
+      v.pipe(
+        v.picklist(
+          [...new Set([...AUDIT_ACTIONS, ...AUDIT_ACTIONS.map((action) => action.split('.')[0]!)])],
+          actionMessage,
+        ),
+        v.description(
+          'An action, or its first word for them all (`key`: key.create, key.update, …).',
+        ),
+      ),
+    ),
+    outcome: v.optional(v.picklist(['ok', 'refused'], 'must be "ok" or "refused"')),
+    from: v.optional(v.pipe(Time, v.description('Events at or after this time.'))),
+    to: v.optional(v.pipe(Time, v.description('Events at or before this time (default: now).'))),
+  },
+  { noun: 'parameter' },
+)
+export type AuditQuery = v.InferOutput<typeof AuditQuery>
+
+const AuditEvent = v.object({
+  id: v.string(),
+  at: v.pipe(v.string(), v.description('When (for refusals, the last of the hour).')),
+  actor: v.pipe(
+    v.string(),
+    v.description('`admin:<token id>`, `admin:access:<email>`, or the caller refused.'),
+  ),
+  action: v.picklist(AUDIT_ACTIONS),
+  outcome: v.picklist(['ok', 'refused']),
+  target: v.pipe(
+    v.nullable(v.string()),
+    v.description('The record written: `k_…`, `g_…`, `q_…`, `r_…`.'),
+  ),
+  key: v.pipe(v.nullable(v.string()), v.description('The API key it concerns.')),
+  principal: v.pipe(
+    v.nullable(v.string()),
+    v.description('The caller (or grant subject) it concerns.'),
+  ),
+  count: v.pipe(v.number(), v.description('Refusals of the hour; 1 for a write.')),
+  requestId: v.nullable(v.string()),
+  before: v.pipe(
+    v.unknown(),
+    v.description('The record before, as the admin API shows it (no secret).'),
+  ),
+  after: v.pipe(
+    v.unknown(),
+    v.description('The record after, as the admin API shows it (no secret).'),
+  ),
+  detail: v.nullable(v.string()),
+})
+
+export const AuditAnswer = v.object({ events: v.array(AuditEvent), cursor: Next })

@@ -1557,6 +1557,7 @@ function adminAuthRows(method: string, path: string, body?: RowBody): BadInputCa
 
 const ADMIN: Who = { as: { caller: 'admin' }, auth: adminAuthRows }
 const ADMIN_GET_POST: Who = { ...ADMIN, allow: 'POST, GET, HEAD' }
+const ADMIN_GET_PATCH: Who = { ...ADMIN, allow: 'GET, HEAD, PATCH' }
 
 const adminRow = (
   method: string,
@@ -1639,7 +1640,23 @@ const ADMIN_KEY_ROWS: BadInputCase[] = [
   ).map(([query, errorPath]) =>
     adminRow('GET', `/admin/v1/keys?${query}`, query, undefined, 400, errorPath),
   ),
-  ...getRoute('/admin/v1/keys/web', ADMIN, ['POST', 'PUT', 'DELETE', 'PATCH']),
+  ...getRoute('/admin/v1/keys/web', ADMIN_GET_PATCH, ['POST', 'PUT', 'DELETE']),
+  ...adminAuthRows('PATCH', '/admin/v1/keys/web', { json: { label: 'x' } }),
+  ...(
+    [
+      [{}, 'label'],
+      [{ label: 5 }, 'label'],
+      [{ label: 'a\u0000b' }, 'label'],
+      [{ expiresAt: 'now' }, 'expiresAt'],
+      [{ expiresAt: 1_795_000_000 }, 'expiresAt'],
+      [{ label: 'x', colour: 'blue' }, 'colour'],
+      [{ prefix: 'live' }, 'prefix'],
+    ] as const
+  ).map(([body, errorPath]) =>
+    adminRow('PATCH', '/admin/v1/keys/web', JSON.stringify(body), body, 400, errorPath),
+  ),
+  adminRow('PATCH', '/admin/v1/keys/nobody-here', 'an unknown key', { label: 'x' }, 404, 'id'),
+  adminRow('PATCH', '/admin/v1/keys/a%20b', 'an id with a space', { label: 'x' }, 400, 'id'),
   adminRow('GET', "/admin/v1/keys/x'%20OR%20'1'='1", 'an id with SQL in it', undefined, 400, 'id'),
   adminRow(
     'GET',
@@ -1726,6 +1743,38 @@ const ADMIN_GRANT_ROWS: BadInputCase[] = [
     'to',
   ),
   adminRow('GET', '/admin/v1/grants?limit=0', 'limit=0', undefined, 400, 'limit'),
+  ...getRoute(
+    '/admin/v1/grants/effective?caller=apiKey:web',
+    { ...ADMIN, allow: 'GET, HEAD, DELETE' },
+    ['POST', 'PUT'],
+  ),
+  ...(
+    [
+      ['', 'caller'],
+      ['caller=web', 'caller'],
+      ['caller=sub:alice', 'caller'],
+      ['caller=apiKey:web&email=nobody', 'email'],
+      [`caller=jwt:alice&role=${'r'.repeat(201)}`, 'role'],
+      ['caller=jwt:alice&colour=blue', 'colour'],
+    ] as const
+  ).map(([query, errorPath]) =>
+    adminRow(
+      'GET',
+      `/admin/v1/grants/effective?${query}`,
+      query || 'no parameters',
+      undefined,
+      400,
+      errorPath,
+    ),
+  ),
+  adminRow(
+    'POST',
+    '/admin/v1/grants?allowUnknownKey=yes',
+    'allowUnknownKey=yes',
+    GRANT_VALID,
+    400,
+    'allowUnknownKey',
+  ),
   ...methodRows(`/admin/v1/grants/${A_GRANT_ID}`, 'DELETE', ['GET', 'POST', 'PUT']),
   ...adminAuthRows('DELETE', `/admin/v1/grants/${A_GRANT_ID}`),
   adminRow(
@@ -1748,6 +1797,7 @@ const ADMIN_GRANT_ROWS: BadInputCase[] = [
 ]
 
 const LINK_ID = 'AAAAAAAAAAAAAAAA'
+const A_REVOCATION_ID = 'r_0mkz3c9a1b2c3d4e5f6g'
 const revocationRow = (name: string, body: unknown, errorPath: string, status = 400) =>
   adminRow('POST', '/admin/v1/revocations', name, body, status, errorPath)
 
@@ -1789,6 +1839,24 @@ const ADMIN_REVOCATION_ROWS: BadInputCase[] = [
   ),
   ...adminAuthRows('GET', '/admin/v1/revocations'),
   adminRow('GET', '/admin/v1/revocations?limit=-1', 'limit=-1', undefined, 400, 'limit'),
+  ...methodRows(`/admin/v1/revocations/${A_REVOCATION_ID}`, 'DELETE', ['GET', 'POST', 'PUT']),
+  ...adminAuthRows('DELETE', `/admin/v1/revocations/${A_REVOCATION_ID}`),
+  adminRow(
+    'DELETE',
+    `/admin/v1/revocations/${A_GRANT_ID}`,
+    'the id of a grant',
+    undefined,
+    400,
+    'id',
+  ),
+  adminRow(
+    'DELETE',
+    `/admin/v1/revocations/${A_REVOCATION_ID}`,
+    'an unknown revocation',
+    undefined,
+    404,
+    'id',
+  ),
 ]
 
 const QUOTA_VALID = { to: 'apiKey:web', origin: 'photos', maxObjects: 10, windowS: 3600 }
@@ -1819,7 +1887,37 @@ const ADMIN_QUOTA_ROWS: BadInputCase[] = [
   quotaRow('an unknown origin', { ...QUOTA_VALID, origin: 'nowhere' }, 'origin', 404),
   quotaRow('a CloudFront origin', { ...QUOTA_VALID, origin: 'cdn' }, 'origin', 403),
   ...adminAuthRows('GET', '/admin/v1/quotas'),
-  ...methodRows(`/admin/v1/quotas/${A_QUOTA_ID}`, 'DELETE', ['GET', 'POST']),
+  ...methodRows(`/admin/v1/quotas/${A_QUOTA_ID}`, 'GET, HEAD, PATCH, DELETE', ['POST', 'PUT']),
+  ...adminAuthRows('GET', `/admin/v1/quotas/${A_QUOTA_ID}`),
+  adminRow('GET', `/admin/v1/quotas/${A_QUOTA_ID}`, 'an unknown quota', undefined, 404, 'id'),
+  adminRow(
+    'GET',
+    `/admin/v1/quotas/${A_QUOTA_ID}?caller=web`,
+    'a caller without its kind',
+    undefined,
+    400,
+    'caller',
+  ),
+  ...adminAuthRows('PATCH', `/admin/v1/quotas/${A_QUOTA_ID}`, { json: { maxObjects: 5 } }),
+  ...(
+    [
+      [{}, 'maxObjects'],
+      [{ maxObjects: 0 }, 'maxObjects'],
+      [{ maxBytes: '1 GB' }, 'maxBytes'],
+      [{ maxObjects: 5, windowS: 60 }, 'windowS'],
+      [{ maxObjects: 5, to: '*' }, 'to'],
+    ] as const
+  ).map(([body, errorPath]) =>
+    adminRow('PATCH', `/admin/v1/quotas/${A_QUOTA_ID}`, JSON.stringify(body), body, 400, errorPath),
+  ),
+  adminRow(
+    'PATCH',
+    `/admin/v1/quotas/${A_QUOTA_ID}`,
+    'an unknown quota',
+    { maxObjects: 5 },
+    404,
+    'id',
+  ),
   ...adminAuthRows('DELETE', `/admin/v1/quotas/${A_QUOTA_ID}`),
   adminRow('DELETE', `/admin/v1/quotas/${A_GRANT_ID}`, 'the id of a grant', undefined, 400, 'id'),
   adminRow('DELETE', `/admin/v1/quotas/${A_QUOTA_ID}`, 'an unknown quota', undefined, 404, 'id'),
@@ -1852,6 +1950,25 @@ const ADMIN_USAGE_ROWS: BadInputCase[] = [
   ),
 ]
 
+const ADMIN_AUDIT_ROWS: BadInputCase[] = [
+  ...getRoute('/admin/v1/audit', ADMIN),
+  ...(
+    [
+      ['action=nope', 'action'],
+      ['action=key.destroy', 'action'],
+      ['outcome=maybe', 'outcome'],
+      ['from=yesterday', 'from'],
+      ['to=2026-11-23', 'to'],
+      ['key=a%20b', 'key'],
+      ['cursor=..%2Fx', 'cursor'],
+      ['limit=0', 'limit'],
+      ['colour=blue', 'colour'],
+    ] as const
+  ).map(([query, errorPath]) =>
+    adminRow('GET', `/admin/v1/audit?${query}`, query, undefined, 400, errorPath),
+  ),
+]
+
 /** Every row of the matrix. */
 export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...SIGN_ROWS,
@@ -1867,4 +1984,5 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...ADMIN_REVOCATION_ROWS,
   ...ADMIN_QUOTA_ROWS,
   ...ADMIN_USAGE_ROWS,
+  ...ADMIN_AUDIT_ROWS,
 ]

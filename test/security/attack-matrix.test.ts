@@ -835,6 +835,20 @@ const ADMIN_ROUTES = {
     send: (h, p) => adminCall(h, 'GET', `/admin/v1/keys/${enc(p ?? sentinel.id)}`),
     fields: { id: { status: 400, path: 'id' } },
   },
+  'update key': {
+    route: 'PATCH /admin/v1/keys/:id',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'PATCH', `/admin/v1/keys/${enc(p ?? sentinel.id)}`, { label: 'sentinel' }),
+    fields: { id: { status: 400, path: 'id' } },
+  },
+  'update key (label)': {
+    route: 'PATCH /admin/v1/keys/:id',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'PATCH', `/admin/v1/keys/${enc(sentinel.id)}`, { label: p ?? 'sentinel' }),
+    fields: { label: { verbatim: echoes('label') } },
+  },
   'rotate key': {
     route: 'POST /admin/v1/keys/:id/rotate',
     ok: 200,
@@ -893,6 +907,27 @@ const ADMIN_ROUTES = {
       },
     },
   },
+  'effective grants': {
+    route: 'GET /admin/v1/grants/effective',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/grants/effective?caller=${enc(`jwt:${p ?? 'nobody'}`)}`),
+    // A caller's name, taken as it is: grants naming it are found, nothing else is run.
+    fields: {
+      caller: {
+        verbatim: async (response, payload) => {
+          expect(response.status).toBe(200)
+          const answer = await response.json<{
+            caller: string
+            grants: { grant: { to: string } }[]
+          }>()
+          expect(answer.caller).toBe(`jwt:${payload}`)
+          // Only grants naming that very subject, or anyone.
+          for (const { grant } of answer.grants) expect(['*', `sub:${payload}`]).toContain(grant.to)
+        },
+      },
+    },
+  },
   'delete grant': {
     route: 'DELETE /admin/v1/grants/:id',
     // No such grant: the admin learns that, and nothing more.
@@ -932,6 +967,14 @@ const ADMIN_ROUTES = {
       },
     },
   },
+  'delete revocation': {
+    route: 'DELETE /admin/v1/revocations/:id',
+    // No such revocation: the admin learns that, and nothing more.
+    ok: 404,
+    send: (h, p) =>
+      adminCall(h, 'DELETE', `/admin/v1/revocations/${enc(p ?? 'r_0000000000000000000')}`),
+    fields: { id: { status: 400, path: 'id' } },
+  },
   'list revocations': {
     route: 'GET /admin/v1/revocations',
     ok: 200,
@@ -958,11 +1001,41 @@ const ADMIN_ROUTES = {
       adminCall(h, 'GET', `/admin/v1/quotas${p === undefined ? '' : `?cursor=${enc(p)}`}`),
     fields: { cursor: { status: 400, path: 'cursor' } },
   },
+  'get quota': {
+    route: 'GET /admin/v1/quotas/:id',
+    ok: 404,
+    send: (h, p) => adminCall(h, 'GET', `/admin/v1/quotas/${enc(p ?? 'q_0000000000000000000')}`),
+    fields: { id: { status: 400, path: 'id' } },
+  },
+  'update quota': {
+    route: 'PATCH /admin/v1/quotas/:id',
+    ok: 404,
+    send: (h, p) =>
+      adminCall(h, 'PATCH', `/admin/v1/quotas/${enc(p ?? 'q_0000000000000000000')}`, {
+        maxObjects: 5,
+      }),
+    fields: { id: { status: 400, path: 'id' } },
+  },
   'delete quota': {
     route: 'DELETE /admin/v1/quotas/:id',
     ok: 404,
     send: (h, p) => adminCall(h, 'DELETE', `/admin/v1/quotas/${enc(p ?? 'q_0000000000000000000')}`),
     fields: { id: { status: 400, path: 'id' } },
+  },
+  // The trail's filters, taken as they are: they find nothing.
+  audit: {
+    route: 'GET /admin/v1/audit',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/audit${p === undefined ? '' : `?principal=${enc(p)}`}`),
+    fields: {
+      principal: {
+        verbatim: async (response) => {
+          expect(response.status).toBe(200)
+          expect((await response.json<{ events: unknown[] }>()).events).toEqual([])
+        },
+      },
+    },
   },
   // Whose usage is a caller's name, taken as it is: a filter that finds nothing.
   usage: {

@@ -1,6 +1,7 @@
 // API keys through the admin API: created with their grants (the key shown once, only its SHA-256
-// stored), listed with their last use, rotated with an overlap. Revoking one is a revocation
-// (./revocations.ts).
+// stored), listed with their last use, shown with the grants that reach them, relabeled or given
+// another expiry, rotated with an overlap. Revoking one is a revocation (./revocations.ts). Every
+// write is recorded in the audit trail, without a secret: secrets by their prefix only.
 
 import { grantJson, keyGrant } from '../../config/grants'
 import {
@@ -9,8 +10,9 @@ import {
   rotateKey,
   selectKey,
   selectKeys,
-  type KeyRow,
-} from '../../control/store'
+  updateKey,
+} from '../../control/admin-store'
+import type { KeyRow } from '../../control/store'
 import { base64UrlEncode, hexEncode } from '../../core/bytes'
 import { keyDigest } from '../../auth/api-key'
 import { conflict, WaybillError } from '../../errors'
@@ -19,7 +21,8 @@ import {
   STORED_KEY_RANDOM_BYTES,
   STORED_KEY_SHOWN_CHARS,
 } from '../../limits'
-import type { KeyCreateBody } from '../../schemas/admin'
+import type { KeyCreateBody, KeyUpdateBody } from '../../schemas/admin'
+import { effectiveGrants } from './grants'
 import {
   checkOnOrigin,
   iso,
@@ -78,6 +81,20 @@ export async function createKey(ctx: AdminContext, body: KeyCreateBody) {
   if (await stored(() => keyExists(db, id))) throw conflict([taken])
   const secret = newSecret(body.prefix ?? 'wb')
   const nowMs = now.getTime()
+  const view = {
+    id,
+    label: body.label ?? null,
+    createdAt: iso(nowMs),
+    expiresAt: isoOrNull(body.expiresAt ?? null),
+    revokedAt: null,
+    lastUsedAt: null,
+    secrets: [{ prefix: secret.prefix, createdAt: iso(nowMs), expiresAt: null }],
+  }
+  const made = grants.map(({ id: grantId, grant }) => ({
+    id: grantId,
+    createdAt: iso(nowMs),
+    grant,
+  }))
   await stored(
     () =>
       insertKey(
@@ -94,20 +111,17 @@ export async function createKey(ctx: AdminContext, body: KeyCreateBody) {
           body: JSON.stringify(grant),
         })),
         nowMs,
+        ctx.audit({
+          action: 'key.create',
+          target: id,
+          keyId: id,
+          principal: `apiKey:${id}`,
+          after: { ...view, grants: made },
+        }),
       ),
     taken,
   )
-  return {
-    id,
-    key: secret.key,
-    label: body.label ?? null,
-    createdAt: iso(nowMs),
-    expiresAt: isoOrNull(body.expiresAt ?? null),
-    revokedAt: null,
-    lastUsedAt: null,
-    secrets: [{ prefix: secret.prefix, createdAt: iso(nowMs), expiresAt: null }],
-    grants: grants.map(({ id: grantId, grant }) => ({ id: grantId, createdAt: iso(nowMs), grant })),
-  }
+  return { ...view, key: secret.key, grants: made }
 }
 
 export async function listKeys(ctx: AdminContext, query: PageQuery) {
@@ -121,10 +135,47 @@ function notFound(id: string): WaybillError {
   })
 }
 
+/**
+ * A key as stored, with every grant that reaches it: the env's and the control plane's, those
+ * naming it and those naming anyone (`*`). (An API key holds no role or email: the grants naming
+ * those reach token callers only.)
+ */
 export async function getKey(ctx: AdminContext, id: string) {
   const row = await stored(() => selectKey(ctx.db, id))
   if (row === null) throw notFound(id)
-  return keyView(row)
+  return { ...keyView(row), grants: await effectiveGrants(ctx, { caller: `apiKey:${id}` }) }
+}
+
+/**
+ * Relabels a key, or gives it another expiry (null: none); what is not named stays. An expiry
+ * reaches every isolate within the control plane's bound, and what the key issued answers to it
+ * (a link of a key past its expiry answers 410).
+ */
+export async function patchKey(ctx: AdminContext, id: string, body: KeyUpdateBody) {
+  const row = await stored(() => selectKey(ctx.db, id))
+  if (row === null) throw notFound(id)
+  const fields = {
+    label: body.label === undefined ? row.label : body.label,
+    expiresAt: body.expiresAt === undefined ? row.expires_at : body.expiresAt,
+  }
+  const shown = (f: typeof fields) => ({ label: f.label, expiresAt: isoOrNull(f.expiresAt) })
+  await stored(() =>
+    updateKey(
+      ctx.db,
+      id,
+      fields,
+      ctx.now.getTime(),
+      ctx.audit({
+        action: 'key.update',
+        target: id,
+        keyId: id,
+        principal: `apiKey:${id}`,
+        before: shown({ label: row.label, expiresAt: row.expires_at }),
+        after: shown(fields),
+      }),
+    ),
+  )
+  return keyView({ ...row, label: fields.label, expires_at: fields.expiresAt })
 }
 
 /**
@@ -143,7 +194,20 @@ export async function rotate(ctx: AdminContext, id: string, overlapS: number | u
   const nowMs = now.getTime()
   const retireAt = nowMs + (overlapS ?? DEFAULT_ROTATION_OVERLAP_S) * 1000
   await stored(() =>
-    rotateKey(db, id, { sha256: secret.sha256, prefix: secret.prefix }, retireAt, nowMs),
+    rotateKey(
+      db,
+      id,
+      { sha256: secret.sha256, prefix: secret.prefix },
+      retireAt,
+      nowMs,
+      ctx.audit({
+        action: 'key.rotate',
+        target: id,
+        keyId: id,
+        principal: `apiKey:${id}`,
+        after: { prefix: secret.prefix, previousExpiresAt: iso(retireAt) },
+      }),
+    ),
   )
   return { id, key: secret.key, prefix: secret.prefix, previousExpiresAt: iso(retireAt) }
 }

@@ -6,7 +6,7 @@ import { scopeProblem, type GrantDefinition } from '../../config/grants'
 import { DEFAULT_ADMIN_PAGE } from '../../limits'
 import { conflict, WaybillError, type FieldError } from '../../errors'
 import { unavailable } from '../../control/plane'
-import { deleteRecord } from '../../control/store'
+import { deleteRecord, type AuditEntry } from '../../control/admin-store'
 
 /** The data plane's deployment once it answered. */
 export type Deployed = Extract<Deployment, { ok: true }>
@@ -22,6 +22,28 @@ export interface AdminContext {
   /** Who: `admin:<token id>` or `admin:access:<email>`. */
   readonly actor: string
   readonly requestId: string
+  /**
+   * The audit record of a write this request makes (it goes into the write's own transaction),
+   * kept for the audit sinks too, which get it after the answer.
+   */
+  audit(fields: AuditFields): AuditEntry
+}
+
+/** What a write's audit record says besides who and when. */
+export type AuditFields = Omit<AuditEntry, 'id' | 'actor' | 'requestId'>
+
+/** `ctx.audit` for a request: each entry it makes is kept in `recorded`. */
+export function auditor(
+  actor: string,
+  requestId: string,
+  now: Date,
+  recorded: AuditEntry[],
+): AdminContext['audit'] {
+  return (fields) => {
+    const entry = { ...fields, id: newId('a', now), actor, requestId }
+    recorded.push(entry)
+    return entry
+  }
 }
 
 /**
@@ -116,18 +138,36 @@ export async function pageOf<T extends { id: string }>(
   return { rows: kept, cursor: more ? kept.at(-1)!.id : null }
 }
 
-/** Removes grant or quota `id`: from then on (within the control plane's bound) it holds no more. */
-export async function removeRecord(
+/** The 404 for a record `id` of `kind` the control plane does not hold. */
+export function noRecord(kind: 'grant' | 'quota' | 'revocation', id: string): WaybillError {
+  return new WaybillError('not_found', `No ${kind} "${id}".`, {
+    errors: [{ path: 'id', message: `is not a ${kind} in the control plane` }],
+  })
+}
+
+/**
+ * Removes record `id` of `kind`, as `read` finds it (its view, for the audit record's `before`):
+ * from then on (within the control plane's bound) it holds no more. A 404 when there is none.
+ */
+export async function removeRecord<T>(
   ctx: AdminContext,
-  kind: 'grant' | 'quota',
+  kind: 'grant' | 'quota' | 'revocation',
   id: string,
+  read: () => Promise<T | null>,
+  concerns: (record: T) => Pick<AuditFields, 'keyId' | 'principal'>,
 ): Promise<void> {
-  const { deleted } = await stored(() => deleteRecord(ctx.db, `${kind}s`, id, ctx.now.getTime()))
-  if (!deleted) {
-    throw new WaybillError('not_found', `No ${kind} "${id}".`, {
-      errors: [{ path: 'id', message: `is not a ${kind} in the control plane` }],
-    })
-  }
+  const before = await stored(read)
+  if (before === null) throw noRecord(kind, id)
+  const entry = ctx.audit({
+    action: `${kind}.delete`,
+    target: id,
+    ...concerns(before),
+    before,
+  })
+  const { deleted } = await stored(() =>
+    deleteRecord(ctx.db, `${kind}s`, id, ctx.now.getTime(), entry),
+  )
+  if (!deleted) throw noRecord(kind, id)
 }
 
 /**

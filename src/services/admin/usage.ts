@@ -3,7 +3,7 @@
 
 import { principalHash } from '../../auth/links'
 import { bindingOfName } from '../../principal'
-import { selectUsage } from '../../control/store'
+import { selectUsage } from '../../control/admin-store'
 import { DAY_MS, DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from '../../limits'
 import type { UsageQuery } from '../../schemas/admin'
 import { stored, type AdminContext } from './shared'

@@ -1,0 +1,35 @@
+// /admin/v1/usage: what callers minted, had refused, reserved and completed, and their links
+// followed, by day and origin.
+
+import { Hono, type Context } from 'hono'
+import { describeRoute } from 'hono-openapi'
+import { Answer } from '../../http/answer'
+import { publicProblems } from '../../http/openapi'
+import type { AdminAppEnv, AdminRouteDeps } from '../../http/types'
+import { validQuery } from '../../http/validate'
+import { UsageAnswer, UsageQuery } from '../../schemas/admin'
+import { usageOf } from '../../services/admin/usage'
+import { ADMIN_PROBLEMS, ADMIN_SECURITY, contextOf } from './shared'
+
+const USAGE = new Answer(UsageAnswer, 'The days with any use')
+
+export function usageRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
+  const ctx = (c: Context<AdminAppEnv>) => contextOf(c, clock)
+  return new Hono<AdminAppEnv>().get(
+    '/',
+    describeRoute({
+      operationId: 'adminGetUsage',
+      summary: 'Usage of a key or caller, by day and origin',
+      description:
+        'Artifacts minted, requests refused, bytes reserved and completed, links followed. Counted after each answer and written every few seconds, so the last seconds may not show yet.',
+      security: ADMIN_SECURITY,
+      responses: {
+        200: USAGE.response,
+        ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
+      },
+    }),
+    adminAuthenticated,
+    validQuery(UsageQuery),
+    async (c) => USAGE.json(c, await usageOf(ctx(c), c.req.valid('query'))),
+  )
+}
