@@ -191,3 +191,12 @@ export const AUDIT_RETENTION_BATCH = 500
 export const AUDIT_REFUSAL_WINDOW_MS = 3_600_000
 /** Distinct refused keys an isolate gathers between two writes; the rest are logged only. */
 export const AUDIT_MAX_PENDING_REFUSALS = 100
+/**
+ * `Idempotency-Key`: how long an answer is kept for a retry, and how long a key may be (at least
+ * 16 characters: the answer is sealed under it, so it must be hard to guess, such as a UUID).
+ */
+export const IDEMPOTENCY_TTL_S = 86_400
+export const MIN_IDEMPOTENCY_KEY_CHARS = 16
+export const MAX_IDEMPOTENCY_KEY_CHARS = 255
+/** Expired idempotency records an admin POST deletes at most. */
+export const IDEMPOTENCY_CLEANUP_BATCH = 100

@@ -27,6 +27,7 @@ import { publicProblems } from '../http/openapi'
 import { requestId, requestLog } from '../http/request-log'
 import type { AdminAppEnv } from '../http/types'
 import { adminRoutes } from '../routes/admin'
+import { idempotency } from '../routes/admin/idempotency'
 
 export interface AdminAppOptions {
   /** The time of admin writes and Access token checks; the request time unless a test fixes it. */
@@ -150,7 +151,11 @@ export function createAdminApp(options: AdminAppOptions = {}) {
   app.use('/admin/v1/*', requireAdminConfig())
   app.route(
     '/admin/v1',
-    adminRoutes({ clock, adminAuthenticated: adminAuthenticated({ jwks, clock }) }),
+    adminRoutes({
+      clock,
+      adminAuthenticated: adminAuthenticated({ jwks, clock }),
+      idempotent: idempotency(clock),
+    }),
   )
   finish(app)
   return app

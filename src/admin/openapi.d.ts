@@ -884,7 +884,10 @@ export interface operations {
   adminCreateKey: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description A key of your own for this request (a UUID will do), 16 to 255 visible ASCII characters: a retry with the same key and request gets the first answer again (`Idempotent-Replayed: true`), for 24 hours; the same key with another request is a 409. */
+        'Idempotency-Key'?: string
+      }
       path?: never
       cookie?: never
     }
@@ -1647,7 +1650,10 @@ export interface operations {
   adminRotateKey: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description A key of your own for this request (a UUID will do), 16 to 255 visible ASCII characters: a retry with the same key and request gets the first answer again (`Idempotent-Replayed: true`), for 24 hours; the same key with another request is a 409. */
+        'Idempotency-Key'?: string
+      }
       path: {
         /** @description A key id: the caller `apiKey:<id>`, in grants, quotas, logs and usage alike. */
         id: string
@@ -2066,7 +2072,10 @@ export interface operations {
         /** @description Grant an `apiKey:<id>` no key has yet (a 404 otherwise): for a key to come. */
         allowUnknownKey?: 'true' | 'false'
       }
-      header?: never
+      header?: {
+        /** @description A key of your own for this request (a UUID will do), 16 to 255 visible ASCII characters: a retry with the same key and request gets the first answer again (`Idempotent-Replayed: true`), for 24 hours; the same key with another request is a 409. */
+        'Idempotency-Key'?: string
+      }
       path?: never
       cookie?: never
     }
@@ -2844,7 +2853,10 @@ export interface operations {
   adminCreateRevocation: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description A key of your own for this request (a UUID will do), 16 to 255 visible ASCII characters: a retry with the same key and request gets the first answer again (`Idempotent-Replayed: true`), for 24 hours; the same key with another request is a 409. */
+        'Idempotency-Key'?: string
+      }
       path?: never
       cookie?: never
     }
@@ -3472,7 +3484,10 @@ export interface operations {
   adminCreateQuota: {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description A key of your own for this request (a UUID will do), 16 to 255 visible ASCII characters: a retry with the same key and request gets the first answer again (`Idempotent-Replayed: true`), for 24 hours; the same key with another request is a 409. */
+        'Idempotency-Key'?: string
+      }
       path?: never
       cookie?: never
     }

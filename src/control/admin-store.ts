@@ -8,6 +8,7 @@ import {
   AUDIT_RETENTION_BATCH,
   AUDIT_RETENTION_DAYS,
   DAY_MS,
+  IDEMPOTENCY_CLEANUP_BATCH,
   MAX_GRANTS_PER_SUBJECT,
 } from '../limits'
 import type { KeyRow, GrantRow, QuotaRow, RevocationRow, UsageRow } from './store'
@@ -546,4 +547,77 @@ export async function selectAudit(
     )
     .all<AuditRow>()
   return results
+}
+
+// ---- Idempotency-Key ----------------------------------------------------------------------------
+
+export interface IdempotencyRow {
+  request_sha256: string
+  /** Null while the first request is being answered. */
+  status: number | null
+  answer: string | null
+  expires_at: number
+}
+
+/**
+ * Claims key `keySha256` of `actor` for a request (`requestSha256`): inserted unless a record of
+ * it stands (one past its expiry is replaced), and expired records of anyone's deleted, a few at a
+ * time. Answers the record that stands: this claim's (status null, claimed: true), or the one
+ * before it.
+ */
+export async function claimIdempotency(
+  db: D1Database,
+  actor: string,
+  keySha256: string,
+  requestSha256: string,
+  nowMs: number,
+  expiresAt: number,
+): Promise<{ claimed: boolean; row: IdempotencyRow }> {
+  const results = await db.batch([
+    db
+      .prepare(
+        'DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE expires_at <= ?1 LIMIT ?2)',
+      )
+      .bind(nowMs, IDEMPOTENCY_CLEANUP_BATCH),
+    db
+      .prepare(
+        'INSERT INTO idempotency (actor, key_sha256, request_sha256, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (actor, key_sha256) DO UPDATE SET request_sha256 = excluded.request_sha256, status = NULL, answer = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at WHERE idempotency.expires_at <= excluded.created_at',
+      )
+      .bind(actor, keySha256, requestSha256, nowMs, expiresAt),
+    db
+      .prepare(
+        'SELECT request_sha256, status, answer, expires_at FROM idempotency WHERE actor = ?1 AND key_sha256 = ?2',
+      )
+      .bind(actor, keySha256),
+  ])
+  return {
+    claimed: results[1]!.meta.changes > 0,
+    row: results[2]!.results[0] as IdempotencyRow,
+  }
+}
+
+/** The answer to the request that claimed the key, for its retries. */
+export async function keepIdempotent(
+  db: D1Database,
+  actor: string,
+  keySha256: string,
+  status: number,
+  answer: string,
+): Promise<void> {
+  await db
+    .prepare('UPDATE idempotency SET status = ?3, answer = ?4 WHERE actor = ?1 AND key_sha256 = ?2')
+    .bind(actor, keySha256, status, answer)
+    .run()
+}
+
+/** Lets the key go: its request kept no answer (it failed, or never ran), so a retry runs again. */
+export async function releaseIdempotency(
+  db: D1Database,
+  actor: string,
+  keySha256: string,
+): Promise<void> {
+  await db
+    .prepare('DELETE FROM idempotency WHERE actor = ?1 AND key_sha256 = ?2 AND status IS NULL')
+    .bind(actor, keySha256)
+    .run()
 }

@@ -57,6 +57,8 @@ export interface AdminRouteDeps {
   readonly clock: Clock
   /** An admin token or an Access admin, never a caller's key (src/auth/admin.ts). */
   readonly adminAuthenticated: MiddlewareHandler<AdminAppEnv>
+  /** Idempotency-Key, on every POST (src/routes/admin/idempotency.ts); after authentication. */
+  readonly idempotent: MiddlewareHandler<AdminAppEnv>
 }
 
 /** Hono's environment for the admin Worker's routes. */

@@ -82,7 +82,12 @@ async function adminEnv(): Promise<AdminEnv> {
 }
 
 /** A request to the admin Worker's entry, as the admin. */
-async function asAdmin(method: string, path: string, body?: unknown): Promise<Response> {
+async function asAdmin(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const ctx = createExecutionContext()
   const response = await adminWorker.fetch(
     new Request(`http://admin.waybill.test/admin/v1${path}`, {
@@ -90,6 +95,7 @@ async function asAdmin(method: string, path: string, body?: unknown): Promise<Re
       headers: {
         authorization: `Bearer ${ADMIN_TOKEN}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
@@ -176,5 +182,39 @@ describe('a quota changed in place', () => {
     expect(status).toBe(200)
     // One more, not three: the counter kept the two it had.
     expect(await upload()).toBe(429)
+  })
+})
+
+describe('a retried POST /keys', () => {
+  it('with one Idempotency-Key makes one key, which signs', async () => {
+    const label = fresh('retried')
+    const key = crypto.randomUUID()
+    const body = { label, grants: [{ origin: 'e2e', actions: ['read'] }] }
+    const answers = []
+    for (let i = 0; i < 3; i++) {
+      answers.push(await asAdmin('POST', '/keys', body, { 'idempotency-key': key }))
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201])
+    expect(answers.map((answer) => answer.headers.get('idempotent-replayed'))).toEqual([
+      null,
+      'true',
+      'true',
+    ])
+    const made = await Promise.all(
+      answers.map((answer) => answer.json<{ id: string; key: string }>()),
+    )
+    expect(new Set(made.map((m) => `${m.id} ${m.key}`)).size).toBe(1)
+    const listed = await asAdmin('GET', '/keys?limit=1000')
+    const { keys } = await listed.json<{ keys: { label: string | null }[] }>()
+    expect(keys.filter((k) => k.label === label)).toHaveLength(1)
+    // The key shown again is the one that works.
+    const signed = await exports.default.fetch(
+      new Request('http://waybill.test/v1/sign', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${made[2]!.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ origin: 'e2e', keys: ['a.txt'] }),
+      }),
+    )
+    expect(signed.status).toBe(200)
   })
 })

@@ -1640,6 +1640,16 @@ const ADMIN_KEY_ROWS: BadInputCase[] = [
   ).map(([query, errorPath]) =>
     adminRow('GET', `/admin/v1/keys?${query}`, query, undefined, 400, errorPath),
   ),
+  ...(
+    [
+      ['a short Idempotency-Key', 'short'],
+      ['an Idempotency-Key of 256 characters', 'k'.repeat(256)],
+      ['an Idempotency-Key with a space', 'a key with a space in it'],
+    ] as const
+  ).map(([name, key]): BadInputCase => ({
+    ...adminRow('POST', '/admin/v1/keys', name, KEY_VALID, 400, 'Idempotency-Key'),
+    headers: { 'idempotency-key': key },
+  })),
   ...getRoute('/admin/v1/keys/web', ADMIN_GET_PATCH, ['POST', 'PUT', 'DELETE']),
   ...adminAuthRows('PATCH', '/admin/v1/keys/web', { json: { label: 'x' } }),
   ...(

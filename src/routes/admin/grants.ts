@@ -19,13 +19,14 @@ import {
   recordParams,
 } from '../../schemas/admin'
 import { createGrant, effectiveGrants, listGrants, removeGrant } from '../../services/admin/grants'
+import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
 
 const GRANT = new Answer(GrantAnswer, 'The grant as stored', 201)
 const GRANT_LIST = new Answer(GrantListAnswer, 'One page of grants, oldest first')
 const EFFECTIVE = new Answer(EffectiveGrantsAnswer, 'Every grant that reaches the caller')
 
-export function grantRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
+export function grantRoutes({ clock, adminAuthenticated, idempotent }: AdminRouteDeps) {
   const ctx = (c: Context<AdminAppEnv>) => contextOf(c, clock)
   return new Hono<AdminAppEnv>()
     .post(
@@ -36,6 +37,7 @@ export function grantRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
         description:
           'Bound by `to` to a key, a subject, a role or an email (or `*`). It adds to the env’s grants; each target must still be allowed by one grant alone. An origin not configured is a 404; an `apiKey:<id>` no key has yet a 404 too, unless `allowUnknownKey=true`; what the origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403; a subject that holds the most grants one may, a 409. Takes an `Idempotency-Key`.',
         security: ADMIN_SECURITY,
+        parameters: [IDEMPOTENCY_HEADER],
         responses: {
           201: {
             ...GRANT.response,
@@ -45,6 +47,7 @@ export function grantRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
         },
       }),
       adminAuthenticated,
+      idempotent,
       validQuery(GrantCreateQuery),
       jsonBody(),
       validBody(StoredGrant),

@@ -22,6 +22,7 @@ import {
   RotatedAnswer,
 } from '../../schemas/admin'
 import { createKey, getKey, listKeys, patchKey, rotate } from '../../services/admin/keys'
+import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
 
 const KEY_CREATED = new Answer(KeyCreatedAnswer, 'The key (shown once) and its grants', 201)
@@ -30,7 +31,7 @@ const KEY = new Answer(KeyAnswer, 'The key, and every grant that reaches it')
 const KEY_UPDATED = new Answer(KeyUpdatedAnswer, 'The key as it is now')
 const ROTATED = new Answer(RotatedAnswer, 'The new secret (shown once)')
 
-export function keyRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
+export function keyRoutes({ clock, adminAuthenticated, idempotent }: AdminRouteDeps) {
   const ctx = (c: Context<AdminAppEnv>) => contextOf(c, clock)
   return new Hono<AdminAppEnv>()
     .post(
@@ -41,6 +42,7 @@ export function keyRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
         description:
           'Only its SHA-256 is stored. Grants are as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema. An id already taken (here or in WAYBILL_API_KEYS) is a 409. A grant on an origin not configured is a 404; what its origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403, as the caller\'s routes answer what an origin cannot serve. Takes an `Idempotency-Key`: a retry gets the same key.',
         security: ADMIN_SECURITY,
+        parameters: [IDEMPOTENCY_HEADER],
         responses: {
           201: {
             ...KEY_CREATED.response,
@@ -54,6 +56,7 @@ export function keyRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
         },
       }),
       adminAuthenticated,
+      idempotent,
       jsonBody(),
       validBody(KeyCreateBody),
       async (c) => KEY_CREATED.json(c, await createKey(ctx(c), c.req.valid('json'))),
@@ -118,12 +121,14 @@ export function keyRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
         description:
           'A revoked key is a 409: make a new one instead. Takes an `Idempotency-Key`: a retry gets the same secret.',
         security: ADMIN_SECURITY,
+        parameters: [IDEMPOTENCY_HEADER],
         responses: {
           200: ROTATED.response,
           ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
         },
       }),
       adminAuthenticated,
+      idempotent,
       validParams(KeyParams),
       jsonBody(),
       validBody(RotateBody),

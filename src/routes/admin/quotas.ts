@@ -25,13 +25,14 @@ import {
   patchQuota,
   removeQuota,
 } from '../../services/admin/quotas'
+import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
 
 const QUOTA = new Answer(QuotaAnswer, 'The quota', 201)
 const QUOTA_USE = new Answer(QuotaUseAnswer, 'The quota, and what its caller has used of it')
 const QUOTA_LIST = new Answer(QuotaListAnswer, 'One page of quotas, with their use')
 
-export function quotaRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
+export function quotaRoutes({ clock, adminAuthenticated, idempotent }: AdminRouteDeps) {
   const ctx = (c: Context<AdminAppEnv>) => contextOf(c, clock)
   return new Hono<AdminAppEnv>()
     .post(
@@ -42,6 +43,7 @@ export function quotaRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
         description:
           'One per subject and origin: another is a 409 (change the one there: PATCH). An origin not configured is a 404; one that cannot hold a quota (not S3, or no quota counters bound) a 403. Takes an `Idempotency-Key`.',
         security: ADMIN_SECURITY,
+        parameters: [IDEMPOTENCY_HEADER],
         responses: {
           201: {
             ...QUOTA.response,
@@ -55,6 +57,7 @@ export function quotaRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
         },
       }),
       adminAuthenticated,
+      idempotent,
       jsonBody(),
       validBody(QuotaBody),
       async (c) => QUOTA.json(c, await createQuota(ctx(c), c.req.valid('json'))),

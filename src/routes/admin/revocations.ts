@@ -20,12 +20,13 @@ import {
   listRevocations,
   removeRevocation,
 } from '../../services/admin/revocations'
+import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
 
 const REVOCATION = new Answer(RevocationAnswer, 'The revocation', 201)
 const REVOCATION_LIST = new Answer(RevocationListAnswer, 'One page of revocations')
 
-export function revocationRoutes({ clock, adminAuthenticated }: AdminRouteDeps) {
+export function revocationRoutes({ clock, adminAuthenticated, idempotent }: AdminRouteDeps) {
   const ctx = (c: Context<AdminAppEnv>) => contextOf(c, clock)
   return new Hono<AdminAppEnv>()
     .post(
@@ -36,6 +37,7 @@ export function revocationRoutes({ clock, adminAuthenticated }: AdminRouteDeps) 
         description:
           'Refused everywhere within seconds (the control plane’s bound). A revocation is a record, until deleted. A key not made through the admin API is a 404; a key or a link revoked already, or a revocation of links by time when the control plane holds the most it may, a 409. `principal` names a caller as the request log does (`apiKey:<id>`, `jwt:<sub>`). Takes an `Idempotency-Key`.',
         security: ADMIN_SECURITY,
+        parameters: [IDEMPOTENCY_HEADER],
         responses: {
           201: {
             ...REVOCATION.response,
@@ -45,6 +47,7 @@ export function revocationRoutes({ clock, adminAuthenticated }: AdminRouteDeps) 
         },
       }),
       adminAuthenticated,
+      idempotent,
       jsonBody(),
       validBody(RevocationBody),
       async (c) => REVOCATION.json(c, await createRevocation(ctx(c), c.req.valid('json'))),
