@@ -76,8 +76,7 @@ export function createApp(options: AppOptions = {}) {
     describeRoute({
       operationId: 'getHealth',
       summary: 'Liveness and configuration check',
-      description:
-        'No authentication. 503 lists each problem when the configuration is invalid. It checks nothing the Worker depends on: see /readyz.',
+      description: 'No authentication. 503 lists each problem when the configuration is invalid.',
       security: [],
       responses: {
         200: HEALTH.response,
@@ -91,9 +90,9 @@ export function createApp(options: AppOptions = {}) {
     '/readyz',
     describeRoute({
       operationId: 'getReadiness',
-      summary: 'Readiness: the control plane answers, at the schema this code needs',
+      summary: 'Readiness: the control plane answers, migrated',
       description:
-        'No authentication. Without a control plane bound, the configuration alone. With one: the D1 database at the latest migration, and the quota counters (Durable Objects) answering, when bound. 503 `control_unavailable` names each check that fails (`d1`: not migrated, or out of reach; `durableObjects`).',
+        'No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.',
       security: [],
       responses: {
         200: READY.response,

@@ -10,7 +10,7 @@ export interface paths {
     }
     /**
      * Liveness and configuration check
-     * @description No authentication. 503 lists each problem when the configuration is invalid. It checks nothing the Worker depends on: see /readyz.
+     * @description No authentication. 503 lists each problem when the configuration is invalid.
      */
     get: operations['getHealth']
     put?: never
@@ -29,8 +29,8 @@ export interface paths {
       cookie?: never
     }
     /**
-     * Readiness: the control plane answers, at the schema this code needs
-     * @description No authentication. Without a control plane bound, the configuration alone. With one: the D1 database at the latest migration, and the quota counters (Durable Objects) answering, when bound. 503 `control_unavailable` names each check that fails (`d1`: not migrated, or out of reach; `durableObjects`).
+     * Readiness: the control plane answers, migrated
+     * @description No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.
      */
     get: operations['getReadiness']
     put?: never
@@ -429,8 +429,7 @@ export interface operations {
             /** @constant */
             ok: true
             checks: {
-              /** @enum {string} */
-              name: 'd1' | 'durableObjects' | 'dataPlane'
+              name: string
               ok: boolean
               detail: string
             }[]

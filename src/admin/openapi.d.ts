@@ -328,6 +328,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/admin/v1/explain': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Would this caller be allowed to do this, by which grant, and if not, why
+     * @description A caller (an API key by id, or the claims a verified JWT or Access token would carry), an action, an origin and a key. The data plane answers it with the code that answers the request itself, over its own configuration and control plane: the verdict is what the request would get (`status`, and `refusal`: the rule that refuses, as the problem it would answer). Each grant that reaches the caller on the origin is judged alone (`permits`), and the quota that counts the caller's uploads there is read from its counter. Nothing is signed, reserved or stored.
+     */
+    post: operations['adminExplain']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -454,8 +474,7 @@ export interface operations {
             /** @constant */
             ok: true
             checks: {
-              /** @enum {string} */
-              name: 'd1' | 'durableObjects' | 'dataPlane'
+              name: string
               ok: boolean
               detail: string
             }[]
@@ -4681,6 +4700,353 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  adminExplain: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description A key of your own for this request (a UUID will do), 16 to 255 visible ASCII characters: a retry with the same key and request gets the first answer again (`Idempotent-Replayed: true`), for 24 hours; the same key with another request is a 409. */
+        'Idempotency-Key'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          caller:
+            | {
+                /**
+                 * @description An API key, by its id.
+                 * @example web
+                 */
+                key: string
+              }
+            | {
+                /** @description The claims a verified token would carry: `sub`, and the roles claim, `email` and `email_verified` as configured. */
+                claims: {
+                  [key: string]: unknown
+                }
+                /**
+                 * @description A JWT (WAYBILL_AUTH.jwt; the default), or a Cloudflare Access token.
+                 * @default jwt
+                 * @enum {string}
+                 */
+                via?: 'jwt' | 'access'
+              }
+          /**
+           * @description What the request would do: read (POST /v1/sign), delete (POST /v1/sign, DELETE), debug (POST /v1/sign, debug), write (POST /v1/uploads, a PUT), list (GET /v1/list).
+           * @enum {string}
+           */
+          action: 'read' | 'write' | 'delete' | 'list' | 'debug'
+          /**
+           * @description An origin configured in WAYBILL_ORIGINS.
+           * @example photos
+           */
+          origin: string
+          /** @description The object (for list, the prefix listed). */
+          key: string
+          /** @description For write: the type the upload declares (default application/octet-stream). */
+          contentType?: string
+          /** @description For write: the size it declares. */
+          contentLength?: number
+          /** @description For write: may it replace an object. */
+          overwrite?: boolean
+          /** @description The lifetime asked for, in seconds. */
+          expiresIn?: number
+        }
+      }
+    }
+    responses: {
+      /** @description The verdict, and why */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            allowed: boolean
+            /** @description The status the request would be answered with. */
+            status: number
+            caller: {
+              /** @description As the request log would name it. */
+              principal: string
+              /** @description What a grant may name it by: its own name, its email, its roles, `*`. */
+              subjects: string[]
+              /** @description A stored key that may not authenticate, and why; null when it may. */
+              fallen: ('revoked' | 'expired' | 'unknown') | null
+            }
+            /** @description The request explained, as a caller would send it. */
+            request: {
+              method: string
+              path: string
+              body?: unknown
+            }
+            /** @description The rule that refuses it: the problem it would get. */
+            refusal: {
+              /** @description The problem code the request would get. */
+              code: string
+              detail: string
+              errors: {
+                path: string
+                message: string
+              }[]
+            } | null
+            /** @description Each grant on the origin that reaches the caller, judged alone: one that permits is a grant that justifies the request. */
+            grants: {
+              /**
+               * @description WAYBILL_GRANTS (`env`, no id), or the control plane (`stored`).
+               * @enum {string}
+               */
+              source: 'env' | 'stored'
+              id: string | null
+              createdAt: string | null
+              /**
+               * @description How it reaches the caller: by its own name, its email, a role, or `*`.
+               * @enum {string}
+               */
+              via: 'direct' | 'email' | 'role' | 'any'
+              /** @description The grant as stored: canonical, with its defaults filled in. */
+              grant: {
+                [key: string]: unknown
+              }
+              /** @description Whether this grant alone would allow it. */
+              permits: boolean
+              /** @description Why this grant alone would not. */
+              refusal: {
+                /** @description The problem code the request would get. */
+                code: string
+                detail: string
+                errors: {
+                  path: string
+                  message: string
+                }[]
+              } | null
+            }[]
+            /** @description The quota that counts the caller's uploads on the origin, if one does. */
+            quota: {
+              id: string
+              to: string
+              maxObjects: number | null
+              maxBytes: number | null
+              windowS: number
+              /** @description Read from the counter of the one caller the quota names (an API key), or of `caller`; null when there is none to read. */
+              use: {
+                caller: string
+                /** @description Uploads counted in this window. */
+                objects: number
+                /** @description Their bytes: the most each admits, settled to the real size once checked. */
+                bytes: number
+                /** @description Uploads whose URL or policy may still store, so hold their most. */
+                held: number
+                remainingObjects: number | null
+                remainingBytes: number | null
+                windowStart: string
+                /** @description When the window ends, and the room comes back. */
+                resetAt: string
+              } | null
+              /** @description For write: whether one more upload of this size fits now. */
+              fits: boolean | null
+            } | null
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Conflict with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
             /** @example Invalid request */
             title: string
             /** @example 400 */

@@ -25,6 +25,7 @@ function deploymentOf(config: Config): Deployment {
     apiKeys: config.apiKeys.map(({ id, label }) => (label === undefined ? { id } : { id, label })),
     grants: config.grants.map(grantJson),
     quotaCounters: config.control?.quotaCounters !== undefined,
+    maxBatch: config.maxBatch,
   }
 }
 

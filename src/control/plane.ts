@@ -201,14 +201,9 @@ export function unavailable(
   if (notMigrated(error)) {
     return new WaybillError(
       'control_unavailable',
-      "The control plane's database (D1) is not migrated, so nothing can be done now: an operator must apply migrations/ (wrangler d1 migrations apply WAYBILL_DB --remote).",
+      "The control plane's database (D1) is not migrated; an operator must apply migrations/.",
       {
-        errors: [
-          {
-            path: 'WAYBILL_DB',
-            message: `is not migrated: this code needs the schema up to ${LATEST_MIGRATION}`,
-          },
-        ],
+        errors: [{ path: 'WAYBILL_DB', message: `is not migrated (to ${LATEST_MIGRATION})` }],
         headers,
       },
     )
@@ -504,14 +499,9 @@ export class ControlPlane {
       flushUsage(state.control.db, usage, lastUsed, LAST_USED_RESOLUTION_MS, refusals).catch(
         (error) => {
           unavailable(error)
-          // One batch, one transaction: none of it was stored.
+          // One batch, one transaction: none of it was stored. (The refusals are in the log and
+          // the audit sinks; the usage is kept for the next write.)
           this.keepUnwritten(state, usage, lastUsed)
-          for (const refusal of refusals) {
-            const id = `${refusal.keyId}\n${refusal.reason}`
-            if (!state.refusals.has(id) && state.refusals.size < AUDIT_MAX_PENDING_REFUSALS) {
-              state.refusals.set(id, refusal)
-            }
-          }
         },
       ),
     )

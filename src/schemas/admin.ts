@@ -578,3 +578,125 @@ const AuditEvent = v.object({
 })
 
 export const AuditAnswer = v.object({ events: v.array(AuditEvent), cursor: Next })
+
+// ---- explain ------------------------------------------------------------------------------------
+
+const claimsMessage = 'must be a JSON object of claims, as a verified token carries them'
+const ExplainCaller = v.union(
+  [
+    strict({ key: v.pipe(KeyId, v.description('An API key, by its id.')) }),
+    strict({
+      claims: v.pipe(
+        // valibot's record takes an array as an object of its indexes: not claims.
+        v.custom<Record<string, unknown>>(isRecord, claimsMessage),
+        v.record(v.string(), v.unknown(), claimsMessage),
+        v.description(
+          'The claims a verified token would carry: `sub`, and the roles claim, `email` and `email_verified` as configured.',
+        ),
+      ),
+      via: v.optional(
+        v.pipe(
+          v.picklist(['jwt', 'access'], 'must be "jwt" or "access"'),
+          v.description('A JWT (WAYBILL_AUTH.jwt; the default), or a Cloudflare Access token.'),
+        ),
+        'jwt',
+      ),
+    }),
+  ],
+  'must be { "key": "<id>" } or { "claims": { … }, "via"?: "jwt" | "access" }',
+)
+
+export const ExplainBody = strict({
+  caller: ExplainCaller,
+  action: v.pipe(
+    v.picklist(
+      ['read', 'write', 'delete', 'list', 'debug'],
+      'must be read, write, delete, list or debug',
+    ),
+    v.description(
+      'What the request would do: read (POST /v1/sign), delete (POST /v1/sign, DELETE), debug (POST /v1/sign, debug), write (POST /v1/uploads, a PUT), list (GET /v1/list).',
+    ),
+  ),
+  origin: OriginName,
+  key: v.pipe(
+    characters(0, 1024, 'must be an object key of at most 1024 characters'),
+    v.description('The object (for list, the prefix listed).'),
+  ),
+  contentType: v.optional(
+    v.pipe(
+      characters(1, 256, 'must be a media type of at most 256 characters'),
+      v.description('For write: the type the upload declares (default application/octet-stream).'),
+    ),
+  ),
+  contentLength: v.optional(
+    v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description('For write: the size it declares.')),
+  ),
+  overwrite: v.optional(
+    v.pipe(
+      v.boolean('must be true or false'),
+      v.description('For write: may it replace an object.'),
+    ),
+  ),
+  expiresIn: v.optional(
+    v.pipe(wholeNumber(1, 604_800), v.description('The lifetime asked for, in seconds.')),
+  ),
+})
+export type ExplainBody = v.InferOutput<typeof ExplainBody>
+
+const Refusal = v.nullable(
+  v.object({
+    code: v.pipe(v.string(), v.description('The problem code the request would get.')),
+    detail: v.string(),
+    errors: v.array(v.object({ path: v.string(), message: v.string() })),
+  }),
+)
+
+export const ExplainAnswer = v.object({
+  allowed: v.boolean(),
+  status: v.pipe(v.number(), v.description('The status the request would be answered with.')),
+  caller: v.object({
+    principal: v.pipe(v.string(), v.description('As the request log would name it.')),
+    subjects: v.pipe(
+      v.array(v.string()),
+      v.description('What a grant may name it by: its own name, its email, its roles, `*`.'),
+    ),
+    fallen: v.pipe(
+      v.nullable(v.picklist(['revoked', 'expired', 'unknown'])),
+      v.description('A stored key that may not authenticate, and why; null when it may.'),
+    ),
+  }),
+  request: v.pipe(
+    v.object({ method: v.string(), path: v.string(), body: v.optional(v.unknown()) }),
+    v.description('The request explained, as a caller would send it.'),
+  ),
+  refusal: v.pipe(Refusal, v.description('The rule that refuses it: the problem it would get.')),
+  grants: v.pipe(
+    v.array(
+      v.object({
+        ...EffectiveGrant.entries,
+        permits: v.pipe(v.boolean(), v.description('Whether this grant alone would allow it.')),
+        refusal: v.pipe(Refusal, v.description('Why this grant alone would not.')),
+      }),
+    ),
+    v.description(
+      'Each grant on the origin that reaches the caller, judged alone: one that permits is a grant that justifies the request.',
+    ),
+  ),
+  quota: v.pipe(
+    v.nullable(
+      v.object({
+        id: v.string(),
+        to: v.string(),
+        maxObjects: v.nullable(v.number()),
+        maxBytes: v.nullable(v.number()),
+        windowS: v.number(),
+        use: QuotaUse,
+        fits: v.pipe(
+          v.nullable(v.boolean()),
+          v.description('For write: whether one more upload of this size fits now.'),
+        ),
+      }),
+    ),
+    v.description("The quota that counts the caller's uploads on the origin, if one does."),
+  ),
+})

@@ -1960,6 +1960,34 @@ const ADMIN_USAGE_ROWS: BadInputCase[] = [
   ),
 ]
 
+const EXPLAIN_VALID = { caller: { key: 'web' }, action: 'read', origin: 'photos', key: 'a.jpg' }
+const explainRow = (name: string, body: unknown, errorPath: string) =>
+  adminRow('POST', '/admin/v1/explain', name, body, 400, errorPath)
+
+const ADMIN_EXPLAIN_ROWS: BadInputCase[] = [
+  ...jsonPostRoute(
+    '/admin/v1/explain',
+    EXPLAIN_VALID,
+    MAX_SMALL_BODY_BYTES,
+    ['GET', 'PUT', 'DELETE', 'PATCH'],
+    ADMIN,
+  ),
+  explainRow('no caller', { ...EXPLAIN_VALID, caller: undefined }, 'caller'),
+  explainRow(
+    'a caller with both',
+    { ...EXPLAIN_VALID, caller: { key: 'web', claims: {} } },
+    'caller',
+  ),
+  explainRow('claims that are a list', { ...EXPLAIN_VALID, caller: { claims: [] } }, 'caller'),
+  explainRow('a key id with SQL', { ...EXPLAIN_VALID, caller: { key: "x'--" } }, 'caller.key'),
+  explainRow('an unknown action', { ...EXPLAIN_VALID, action: 'admin' }, 'action'),
+  explainRow('no origin', { ...EXPLAIN_VALID, origin: undefined }, 'origin'),
+  explainRow('a key of 1025 characters', { ...EXPLAIN_VALID, key: 'k'.repeat(1025) }, 'key'),
+  explainRow('a negative length', { ...EXPLAIN_VALID, contentLength: -1 }, 'contentLength'),
+  explainRow('an expiry past seven days', { ...EXPLAIN_VALID, expiresIn: 604_801 }, 'expiresIn'),
+  explainRow('an unknown field', { ...EXPLAIN_VALID, colour: 'blue' }, 'colour'),
+]
+
 const ADMIN_AUDIT_ROWS: BadInputCase[] = [
   ...getRoute('/admin/v1/audit', ADMIN),
   ...(
@@ -1995,4 +2023,5 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...ADMIN_QUOTA_ROWS,
   ...ADMIN_USAGE_ROWS,
   ...ADMIN_AUDIT_ROWS,
+  ...ADMIN_EXPLAIN_ROWS,
 ]

@@ -1022,6 +1022,27 @@ const ADMIN_ROUTES = {
     send: (h, p) => adminCall(h, 'DELETE', `/admin/v1/quotas/${enc(p ?? 'q_0000000000000000000')}`),
     fields: { id: { status: 400, path: 'id' } },
   },
+  // A key asked about is data: it comes back in the request explained, and nothing else is run.
+  explain: {
+    route: 'POST /admin/v1/explain',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'POST', '/admin/v1/explain', {
+        caller: { key: sentinel.id },
+        action: 'read',
+        origin: 's3',
+        key: p ?? `${ROOT}/alice/a0.png`,
+      }),
+    fields: {
+      key: {
+        verbatim: async (response, payload) => {
+          expect(response.status).toBe(200)
+          const answer = await response.json<{ request: { body: { keys: string[] } } }>()
+          expect(answer.request.body.keys).toEqual([payload])
+        },
+      },
+    },
+  },
   // The trail's filters, taken as they are: they find nothing.
   audit: {
     route: 'GET /admin/v1/audit',

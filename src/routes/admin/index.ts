@@ -10,6 +10,7 @@ import { deferOf } from '../../http/defer'
 import type { AdminAppEnv, AdminRouteDeps } from '../../http/types'
 import { sendAdminEvents } from '../../services/admin/audit'
 import { auditRoutes } from './audit'
+import { explainRoutes } from './explain'
 import { grantRoutes } from './grants'
 import { keyRoutes } from './keys'
 import { quotaRoutes } from './quotas'
@@ -43,4 +44,5 @@ export function adminRoutes(deps: AdminRouteDeps) {
     .route('/quotas', quotaRoutes(deps))
     .route('/usage', usageRoutes(deps))
     .route('/audit', auditRoutes(deps))
+    .route('/explain', explainRoutes(deps))
 }

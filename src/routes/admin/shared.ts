@@ -39,6 +39,7 @@ export function contextOf(c: Context<AdminAppEnv>, clock: Clock): AdminContext {
     db: config.control.db,
     quotaCounters: config.control.quotaCounters,
     deployment: deploymentOnce(config.dataPlane),
+    bridge: config.dataPlane,
     now,
     actor: c.get('admin'),
     requestId: c.get('requestId'),

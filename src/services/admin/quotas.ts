@@ -55,7 +55,11 @@ function callerOf(row: QuotaRow): string | undefined {
  * room left under each limit (null: no such limit) and when the window resets. Undefined when no
  * counters are bound to this Worker.
  */
-async function useOf(ctx: AdminContext, row: QuotaRow, caller: string) {
+export async function useOf(
+  ctx: AdminContext,
+  row: Pick<QuotaRow, 'id' | 'window_s' | 'max_objects' | 'max_bytes'>,
+  caller: string,
+) {
   const counters = ctx.quotaCounters as DurableObjectNamespace<QuotaCounter> | undefined
   if (counters === undefined) return undefined
   const name = counterName(row.id, bindingOfName(caller))

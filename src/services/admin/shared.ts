@@ -18,6 +18,8 @@ export interface AdminContext {
   readonly quotaCounters: DurableObjectNamespace | undefined
   /** The data plane's configuration, asked once per request and only when needed. */
   deployment(): Promise<Deployed>
+  /** The data plane, to ask it more (explain); `deployment` says when it is not bound. */
+  readonly bridge: DataPlaneBridge | undefined
   readonly now: Date
   /** Who: `admin:<token id>` or `admin:access:<email>`. */
   readonly actor: string
