@@ -200,3 +200,5 @@ export const MIN_IDEMPOTENCY_KEY_CHARS = 16
 export const MAX_IDEMPOTENCY_KEY_CHARS = 255
 /** Expired idempotency records an admin POST deletes at most. */
 export const IDEMPOTENCY_CLEANUP_BATCH = 100
+/** GET /admin/v1/usage/top: the most callers one answer ranks. */
+export const MAX_USAGE_TOP = 100

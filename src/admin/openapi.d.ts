@@ -296,10 +296,30 @@ export interface paths {
       cookie?: never
     }
     /**
-     * Usage of a key or caller, by day and origin
-     * @description Artifacts minted, requests refused, bytes reserved and completed, links followed. Counted after each answer and written every few seconds, so the last seconds may not show yet.
+     * Usage of a caller, or of every caller together, by day and origin
+     * @description Artifacts minted, requests refused, bytes reserved and completed, links followed. Counted after each answer and written every few seconds, so the last seconds may not show yet. Without `principal`, the totals of every caller.
      */
     get: operations['adminGetUsage']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/admin/v1/usage/top': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The callers that did the most: by artifacts minted, bytes, or refusals
+     * @description Over the days asked (the last 30 by default), most first. A followed link counts under its issuer’s hash, which names no caller: those are left out here (they show in a caller’s own usage).
+     */
+    get: operations['adminGetTopUsage']
     put?: never
     post?: never
     delete?: never
@@ -4387,9 +4407,9 @@ export interface operations {
   }
   adminGetUsage: {
     parameters: {
-      query: {
-        /** @description The caller, as the request log names it: `apiKey:<id>` for an API key. */
-        principal: string
+      query?: {
+        /** @description The caller, as the request log names it (`apiKey:<id>` for an API key); every caller together when absent. */
+        principal?: string
         /** @description The first day (UTC); default 30 days before "to". At most 366 days are answered, the last ones: the answer's "from" says where they start. */
         from?: string
         /** @description The last day (UTC); default today. */
@@ -4408,7 +4428,8 @@ export interface operations {
         }
         content: {
           'application/json': {
-            principal: string
+            /** @description The caller; null for every caller. */
+            principal: string | null
             from: string
             to: string
             days: {
@@ -4423,6 +4444,177 @@ export interface operations {
               /** @description Bytes of uploads checked complete. */
               bytesCompleted: number
               /** @description Visits to this caller's signed links. */
+              linksFollowed: number
+            }[]
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  adminGetTopUsage: {
+    parameters: {
+      query?: {
+        /** @description Artifacts minted (the default), bytes of uploads signed, bytes checked complete, or requests refused. */
+        by?: 'minted' | 'bytes' | 'completed' | 'refused'
+        /** @description How many callers, 1 to 100 (default 10). */
+        limit?: number
+        /** @description The first day (UTC); default 30 days before "to". At most 366 days are answered, the last ones: the answer's "from" says where they start. */
+        from?: string
+        /** @description The last day (UTC); default today. */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The callers that did the most */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            by: 'minted' | 'bytes' | 'completed' | 'refused'
+            from: string
+            to: string
+            /** @description The callers that did the most, most first, with their totals over the days. */
+            callers: {
+              principal: string
+              /** @description Artifacts signed: URLs, upload URLs and policies, links. */
+              minted: number
+              /** @description Requests refused once the caller was known (403, 429; 410 for its revoked links). */
+              refused: number
+              /** @description Bytes of uploads signed, as declared. */
+              bytesReserved: number
+              /** @description Bytes of uploads checked complete. */
+              bytesCompleted: number
+              /** @description Visits to the caller's signed links. */
               linksFollowed: number
             }[]
           }

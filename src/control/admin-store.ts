@@ -477,19 +477,47 @@ export async function deleteRecord(
   return { deleted: results.at(-2)!.meta.changes > 0 }
 }
 
-/** Usage of any of `principals` from day `from` to day `to` (YYYY-MM-DD, inclusive). */
+/** Usage of any of `principals` (every caller's: null) from day `from` to day `to` (inclusive). */
 export async function selectUsage(
   db: D1Database,
-  principals: readonly string[],
+  principals: readonly string[] | null,
   from: string,
   to: string,
 ): Promise<UsageRow[]> {
   const { results } = await db
     .prepare(
-      'SELECT * FROM usage WHERE principal IN (SELECT value FROM json_each(?1)) AND day >= ?2 AND day <= ?3 ORDER BY day, origin, principal',
+      'SELECT * FROM usage WHERE (?1 IS NULL OR principal IN (SELECT value FROM json_each(?1))) AND day >= ?2 AND day <= ?3 ORDER BY day, origin, principal',
     )
-    .bind(JSON.stringify(principals), from, to)
+    .bind(principals === null ? null : JSON.stringify(principals), from, to)
     .all<UsageRow>()
+  return results
+}
+
+/** What `selectTopUsage` ranks by: a usage column. */
+const RANKED = {
+  minted: 'minted',
+  bytes: 'bytes_reserved',
+  completed: 'bytes_completed',
+  refused: 'refused',
+} as const
+
+/**
+ * The `limit` callers with the most of `by` from day `from` to day `to`, with their totals. A
+ * followed link's count (`link:<hash>`) names no caller: left out.
+ */
+export async function selectTopUsage(
+  db: D1Database,
+  by: keyof typeof RANKED,
+  from: string,
+  to: string,
+  limit: number,
+): Promise<Omit<UsageRow, 'day' | 'origin'>[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT principal, SUM(minted) AS minted, SUM(refused) AS refused, SUM(bytes_reserved) AS bytes_reserved, SUM(bytes_completed) AS bytes_completed, SUM(links_followed) AS links_followed FROM usage WHERE day >= ?1 AND day <= ?2 AND principal NOT LIKE 'link:%' GROUP BY principal HAVING SUM(${RANKED[by]}) > 0 ORDER BY SUM(${RANKED[by]}) DESC, principal LIMIT ?3`,
+    )
+    .bind(from, to, limit)
+    .all<Omit<UsageRow, 'day' | 'origin'>>()
   return results
 }
 

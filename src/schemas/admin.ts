@@ -11,6 +11,7 @@ import {
   MAX_ROTATION_OVERLAP_S,
   MAX_UPLOAD_BYTES,
   MAX_USAGE_DAYS,
+  MAX_USAGE_TOP,
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
 import { KeyGrant, StoredSubject } from '../config/grants'
@@ -457,30 +458,103 @@ export type QuotaUpdateBody = v.InferOutput<typeof QuotaUpdateBody>
 // ---- usage ------------------------------------------------------------------------------------
 
 const dayMessage = 'must be a day such as "2026-11-23"'
-const Day = v.pipe(v.string(dayMessage), v.isoDate(dayMessage))
+// A day on the calendar: February 30 has the shape of one (isoDate's regex) but is not.
+const Day = v.pipe(
+  v.string(dayMessage),
+  v.check(
+    (day) =>
+      /^\d{4}-\d{2}-\d{2}$/.test(day) &&
+      new Date(Date.parse(`${day}T00:00:00Z`) || 0).toISOString().startsWith(day),
+    dayMessage,
+  ),
+)
+
+const days = {
+  from: v.optional(
+    v.pipe(
+      Day,
+      v.description(
+        `The first day (UTC); default 30 days before "to". At most ${MAX_USAGE_DAYS} days are answered, the last ones: the answer's "from" says where they start.`,
+      ),
+    ),
+  ),
+  to: v.optional(v.pipe(Day, v.description('The last day (UTC); default today.'))),
+}
 
 export const UsageQuery = strict(
   {
-    principal: v.pipe(
-      PrincipalName,
-      v.description('The caller, as the request log names it: `apiKey:<id>` for an API key.'),
-    ),
-    from: v.optional(
+    principal: v.optional(
       v.pipe(
-        Day,
+        PrincipalName,
         v.description(
-          `The first day (UTC); default 30 days before "to". At most ${MAX_USAGE_DAYS} days are answered, the last ones: the answer's "from" says where they start.`,
+          'The caller, as the request log names it (`apiKey:<id>` for an API key); every caller together when absent.',
         ),
       ),
     ),
-    to: v.optional(v.pipe(Day, v.description('The last day (UTC); default today.'))),
+    ...days,
   },
   { noun: 'parameter' },
 )
 export type UsageQuery = v.InferOutput<typeof UsageQuery>
 
+/** What the callers of the top are ranked by. */
+const USAGE_RANKS = ['minted', 'bytes', 'completed', 'refused'] as const
+
+export const UsageTopQuery = strict(
+  {
+    by: v.optional(
+      v.pipe(
+        v.picklist(USAGE_RANKS, `must be ${USAGE_RANKS.join(', ')}`),
+        v.description(
+          'Artifacts minted (the default), bytes of uploads signed, bytes checked complete, or requests refused.',
+        ),
+      ),
+      'minted',
+    ),
+    limit: v.optional(
+      v.pipe(
+        queryNumber(
+          wholeNumber(1, MAX_USAGE_TOP),
+          `must be a whole number from 1 to ${MAX_USAGE_TOP}`,
+        ),
+        v.description(`How many callers, 1 to ${MAX_USAGE_TOP} (default 10).`),
+      ),
+      '10',
+    ),
+    ...days,
+  },
+  { noun: 'parameter' },
+)
+export type UsageTopQuery = v.InferOutput<typeof UsageTopQuery>
+
+const Totals = {
+  minted: v.pipe(
+    v.number(),
+    v.description('Artifacts signed: URLs, upload URLs and policies, links.'),
+  ),
+  refused: v.pipe(
+    v.number(),
+    v.description(
+      'Requests refused once the caller was known (403, 429; 410 for its revoked links).',
+    ),
+  ),
+  bytesReserved: v.pipe(v.number(), v.description('Bytes of uploads signed, as declared.')),
+  bytesCompleted: v.pipe(v.number(), v.description('Bytes of uploads checked complete.')),
+  linksFollowed: v.pipe(v.number(), v.description("Visits to the caller's signed links.")),
+}
+
+export const UsageTopAnswer = v.object({
+  by: v.picklist(USAGE_RANKS),
+  from: v.string(),
+  to: v.string(),
+  callers: v.pipe(
+    v.array(v.object({ principal: v.string(), ...Totals })),
+    v.description('The callers that did the most, most first, with their totals over the days.'),
+  ),
+})
+
 export const UsageAnswer = v.object({
-  principal: v.string(),
+  principal: v.pipe(v.nullable(v.string()), v.description('The caller; null for every caller.')),
   from: v.string(),
   to: v.string(),
   days: v.array(

@@ -155,6 +155,8 @@ describe('the audit trail', () => {
     clock.advance(60_000)
     const later = clock.now.toISOString()
     await json(admin(adminApp, env, 'PATCH', `/keys/${made.id}`, { label: 'x' }))
+    // Events of one millisecond come in no order of their own: a millisecond apart.
+    clock.advance(1)
     await json(admin(adminApp, env, 'POST', `/keys/${made.id}/rotate`, {}))
     const page = (query: string) =>
       json<{ events: AuditEvent[]; cursor: string | null }>(
@@ -477,5 +479,60 @@ describe('a revoked or expired key refused', () => {
       ]),
     )
     expect(mine).toHaveLength(2)
+  })
+})
+
+describe('usage across callers', () => {
+  it("totals every caller's use by day and origin, and ranks the callers that did the most", async () => {
+    const { createExecutionContext, waitOnExecutionContext } = await import('cloudflare:test')
+    const { USAGE_FLUSH_MS } = await import('../../src/limits')
+    // A day of their own: the database is shared with every other test.
+    const apps = appWithClock(new Date('2031-03-03T12:00:00Z'))
+    const { adminApp, clock } = apps
+    const busy = await newKey(apps, { grants: [{ origin: 'photos', actions: ['read', 'write'] }] })
+    const quiet = await newKey(apps, { grants: [{ origin: 'photos', actions: ['read'] }] })
+    const ctx = createExecutionContext()
+    const signs = async (key: string, n: number) => {
+      const response = await send(apps.app, env, 'POST', '/v1/sign', {
+        bearer: key,
+        body: { origin: 'photos', keys: Array.from({ length: n }, (_, i) => `k${i}`) },
+        ctx,
+      })
+      expect(response.status).toBe(200)
+    }
+    await signs(busy.key, 5)
+    await signs(quiet.key, 2)
+    const upload = await send(apps.app, env, 'POST', '/v1/uploads', {
+      bearer: busy.key,
+      body: { origin: 'photos', key: 'up.txt', contentType: 'text/plain', contentLength: 700 },
+      ctx,
+    })
+    expect(upload.status).toBe(200)
+    await send(apps.app, env, 'POST', '/v1/sign', {
+      bearer: quiet.key,
+      body: { origin: 'docs', keys: ['x'] },
+      ctx,
+    })
+    clock.advance(USAGE_FLUSH_MS)
+    await signs(quiet.key, 1)
+    await waitOnExecutionContext(ctx)
+    const all = await json<{ principal: null; days: Record<string, unknown>[] }>(
+      admin(adminApp, env, 'GET', '/usage?from=2031-03-03&to=2031-03-03'),
+    )
+    expect(all.principal).toBeNull()
+    expect(all.days).toEqual([
+      expect.objectContaining({ origin: 'docs', refused: 1 }),
+      expect.objectContaining({ origin: 'photos', minted: 9, bytesReserved: 700 }),
+    ])
+    const top = async (query: string) =>
+      (
+        await json<{ callers: { principal: string; minted: number }[] }>(
+          admin(adminApp, env, 'GET', `/usage/top?from=2031-03-03&to=2031-03-03&${query}`),
+        )
+      ).callers.map((caller) => caller.principal)
+    expect(await top('by=minted')).toEqual([`apiKey:${busy.id}`, `apiKey:${quiet.id}`])
+    expect(await top('by=bytes')).toEqual([`apiKey:${busy.id}`])
+    expect(await top('by=refused')).toEqual([`apiKey:${quiet.id}`])
+    expect(await top('by=minted&limit=1')).toEqual([`apiKey:${busy.id}`])
   })
 })

@@ -1939,7 +1939,6 @@ const ADMIN_USAGE_ROWS: BadInputCase[] = [
   ...getRoute('/admin/v1/usage?principal=apiKey:web', ADMIN),
   ...(
     [
-      ['', 'principal'],
       ['key=web', 'key'],
       ['key=web&principal=apiKey:web', 'key'],
       ['principal=web', 'principal'],
@@ -1957,6 +1956,18 @@ const ADMIN_USAGE_ROWS: BadInputCase[] = [
       400,
       errorPath,
     ),
+  ),
+  ...getRoute('/admin/v1/usage/top', ADMIN),
+  ...(
+    [
+      ['by=everything', 'by'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['from=2026-02-30', 'from'],
+      ['principal=apiKey:web', 'principal'],
+    ] as const
+  ).map(([query, errorPath]) =>
+    adminRow('GET', `/admin/v1/usage/top?${query}`, query, undefined, 400, errorPath),
   ),
 ]
 

@@ -1058,6 +1058,13 @@ const ADMIN_ROUTES = {
       },
     },
   },
+  'top usage': {
+    route: 'GET /admin/v1/usage/top',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/usage/top${p === undefined ? '' : `?by=${enc(p)}`}`),
+    fields: { by: { status: 400, path: 'by' } },
+  },
   // Whose usage is a caller's name, taken as it is: a filter that finds nothing.
   usage: {
     route: 'GET /admin/v1/usage',
