@@ -25,10 +25,11 @@ import type { S3TestServer, TestApiKey } from './test/helpers/provided-context.t
  */
 const NEEDS_SERVERS = [
   'test/e2e/**/*.test.ts',
+  'test/origins/**/*.test.ts',
   'test/security/**/*.test.ts',
   'test/leaks.test.ts',
   'test/routes/bad-input.test.ts',
-  'test/http/body.test.ts',
+  'test/middleware/json-body.test.ts',
   'test/core/cloudfront/*.test.ts',
   'test/routes/cloudfront.test.ts',
 ]
@@ -163,6 +164,7 @@ export default defineConfig({
           name: 'e2e',
           globalSetup: ['./test/global-setup.ts'],
           include: NEEDS_SERVERS,
+          exclude: [...configDefaults.exclude, NODE_TESTS],
         },
       },
       {

@@ -203,11 +203,10 @@ export function workerVars({
     DEMO_ACCESS_KEY_ID,
     DEMO_SECRET_ACCESS_KEY,
     WAYBILL_ORIGINS: JSON.stringify(origins),
-    // .dev.vars's own secrets, under either name, replace the run's.
-    ...(devVars.WAYBILL_TOKEN_SECRETS === undefined &&
-      devVars.WAYBILL_LINK_SECRETS === undefined && {
-        WAYBILL_TOKEN_SECRETS: JSON.stringify(tokenSecrets),
-      }),
+    // .dev.vars's own secrets replace the run's.
+    ...(devVars.WAYBILL_TOKEN_SECRETS === undefined && {
+      WAYBILL_TOKEN_SECRETS: JSON.stringify(tokenSecrets),
+    }),
     ...(appOrigins.length > 0 && { WAYBILL_CORS: JSON.stringify({ origins: appOrigins }) }),
   }
   const { WAYBILL_ADMIN_TOKENS: _adminTokens, ...dataVars } = devVars
@@ -532,7 +531,7 @@ function summary({
     ],
     [
       'token secrets (links, uploads, cursors)',
-      devVars.WAYBILL_TOKEN_SECRETS !== undefined || devVars.WAYBILL_LINK_SECRETS !== undefined
+      devVars.WAYBILL_TOKEN_SECRETS !== undefined
         ? 'from .dev.vars'
         : `${kept ? 'kept' : 'generated'}, id ${tokenSecrets[0].id}`,
     ],

@@ -3,68 +3,33 @@
 import { MAX_REPORTED_ERRORS } from './limits'
 import type { CoreError } from './core/errors'
 
-export type ErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'gone'
-  | 'method_not_allowed'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'too_many_requests'
-  | 'config_invalid'
-  | 'auth_unavailable'
-  | 'upstream_error'
-  | 'upload_mismatch'
-  | 'precondition_failed'
-  | 'quota_exceeded'
-  | 'control_unavailable'
-  | 'conflict'
+/**
+ * Every problem waybill answers, by code: its HTTP status and its title. One table: the code is
+ * the problem's `type` (`urn:waybill:problem:<code>`), and the document lists each route's.
+ */
+export const PROBLEMS = {
+  invalid_request: { status: 400, title: 'Invalid request' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not found' },
+  gone: { status: 410, title: 'Gone' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  too_many_requests: { status: 429, title: 'Too many requests' },
+  config_invalid: { status: 503, title: 'Service misconfigured' },
+  auth_unavailable: { status: 503, title: 'Authentication temporarily unavailable' },
+  upstream_error: { status: 502, title: 'The storage service failed' },
+  upload_mismatch: { status: 422, title: 'The upload is not what was signed' },
+  precondition_failed: { status: 412, title: 'Precondition failed' },
+  quota_exceeded: { status: 429, title: 'Quota exceeded' },
+  control_unavailable: { status: 503, title: 'The control plane is unavailable' },
+  conflict: { status: 409, title: 'Conflict with the current state' },
   /** Anything unexpected (src/app.ts onError): the answer names no cause; the log does. */
-  | 'internal'
+  internal: { status: 500, title: 'Internal server error' },
+} as const satisfies Record<string, { status: number; title: string }>
 
-export const STATUS: Record<ErrorCode, number> = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  gone: 410,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  too_many_requests: 429,
-  config_invalid: 503,
-  auth_unavailable: 503,
-  upstream_error: 502,
-  upload_mismatch: 422,
-  precondition_failed: 412,
-  quota_exceeded: 429,
-  control_unavailable: 503,
-  conflict: 409,
-  internal: 500,
-}
-
-export const TITLE: Record<ErrorCode, string> = {
-  invalid_request: 'Invalid request',
-  unauthorized: 'Unauthorized',
-  forbidden: 'Forbidden',
-  not_found: 'Not found',
-  gone: 'Gone',
-  method_not_allowed: 'Method not allowed',
-  payload_too_large: 'Payload too large',
-  unsupported_media_type: 'Unsupported media type',
-  too_many_requests: 'Too many requests',
-  config_invalid: 'Service misconfigured',
-  auth_unavailable: 'Authentication temporarily unavailable',
-  upstream_error: 'The storage service failed',
-  upload_mismatch: 'The upload is not what was signed',
-  precondition_failed: 'Precondition failed',
-  quota_exceeded: 'Quota exceeded',
-  control_unavailable: 'The control plane is unavailable',
-  conflict: 'Conflict with the current state',
-  internal: 'Internal server error',
-}
+export type ErrorCode = keyof typeof PROBLEMS
 
 /** One field-level problem: `path` is a JSON pointer-like dotted path such as `items.3.key`. */
 export interface FieldError {
@@ -87,8 +52,8 @@ export class WaybillError extends Error {
     super(detail)
     this.name = 'WaybillError'
     this.code = code
-    this.status = STATUS[code]
-    this.title = TITLE[code]
+    this.status = PROBLEMS[code].status
+    this.title = PROBLEMS[code].title
     this.errors = options.errors ?? []
     this.headers = options.headers ?? {}
   }

@@ -1,6 +1,6 @@
 // Runs in Node before the workerd test pool starts: builds (once) and starts versitygw with a fresh
-// data folder and freshly generated credentials, starts a webhook receiver with a fresh signing
-// secret, and hands the details to the pool and the tests.
+// data folder and freshly generated credentials, a CloudFront edge in front of its bucket, a
+// webhook receiver with a fresh signing secret, and hands the details to the pool and the tests.
 
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import type { TestProject } from 'vitest/node'
 import { startVersitygw } from '../scripts/versitygw.mjs'
+import { startCloudFrontEdge } from './helpers/cloudfront-edge.ts'
 import { startCryptoService } from './helpers/crypto-service.ts'
 import type { WebhookRecord } from './helpers/provided-context.ts'
 
@@ -37,12 +38,21 @@ export default async function setup(project: TestProject) {
   const cryptoService = await startCryptoService()
   project.provide('cryptoService', cryptoService.url)
 
+  const edge = await startCloudFrontEdge({
+    endpoint: s3.endpoint,
+    bucket: E2E_BUCKET,
+    accessKeyId,
+    secretAccessKey,
+  })
+  project.provide('cloudFrontEdge', edge.url)
+
   const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`
   const webhook = await startWebhookReceiver(webhookSecret)
   project.provide('webhook', { baseUrl: webhook.baseUrl, secret: webhookSecret })
 
   return async () => {
     await webhook.stop()
+    await edge.stop()
     await cryptoService.stop()
     await s3.stop()
     rmSync(dataDir, { recursive: true, force: true })

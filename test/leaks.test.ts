@@ -7,7 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { createApp } from '../src/app'
 import { CONTROL_MAX_AGE_MS, MAX_BODY_BYTES } from '../src/limits'
-import type { Env } from '../src/config/env'
+import type { Env } from '../src/env'
 import {
   AUDIENCE,
   FakeJwksServer,

@@ -4,9 +4,7 @@
 
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
-import { principalHash } from '../src/auth/links'
-import { subjectText } from '../src/config/grants'
-import { subjectsOf } from '../src/auth/policy'
+import { principalHash, subjectsOf, subjectText } from '../src/principal/subjects'
 import { bindingOfName, principalBinding, principalName, type Principal } from '../src/principal'
 import { PrincipalName } from '../src/schemas/fields'
 

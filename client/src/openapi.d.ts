@@ -1118,12 +1118,16 @@ export interface operations {
             resource: string
             /** Format: date-time */
             expiresAt: string
+            /**
+             * @description The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm).
+             * @example {
+             *       "CloudFront-Policy": "eyJTdGF0ZW1lbnQiOlt7…",
+             *       "CloudFront-Signature": "k3h0…",
+             *       "CloudFront-Key-Pair-Id": "K2JCJMDEHXQW5F"
+             *     }
+             */
             cookies: {
-              'CloudFront-Policy': string
-              'CloudFront-Signature': string
-              'CloudFront-Key-Pair-Id': string
-              /** @constant */
-              'CloudFront-Hash-Algorithm'?: 'SHA256'
+              [key: string]: string
             }
           }
         }
@@ -1746,7 +1750,6 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': ((unknown | (unknown | unknown | unknown)) &
-          unknown &
           (unknown | unknown | unknown) &
           (unknown | unknown)) &
           (
@@ -1781,8 +1784,6 @@ export interface operations {
                 checksumSha256?: string
                 /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
                 overwrite?: boolean
-                /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
-                ifNoneMatch?: true | '*'
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string
@@ -1808,13 +1809,11 @@ export interface operations {
                   checksumSha256?: string
                   /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
                   overwrite?: boolean
-                  /** @description Deprecated: refusing to overwrite is the default (see `overwrite`). */
-                  ifNoneMatch?: true | '*'
                   /** @description User metadata, sent as x-amz-meta-<name> headers. */
                   metadata?: {
                     [key: string]: string
                   }
-                } & ((unknown | unknown | unknown) & unknown))[]
+                } & (unknown | unknown | unknown))[]
                 /**
                  * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
                  * @example 900
@@ -1858,7 +1857,6 @@ export interface operations {
                  * @constant
                  */
                 overwrite?: true
-                ifNoneMatch?: unknown
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string
@@ -1891,12 +1889,11 @@ export interface operations {
                    * @constant
                    */
                   overwrite: true
-                  ifNoneMatch?: unknown
                   /** @description User metadata, sent as x-amz-meta-<name> headers. */
                   metadata?: {
                     [key: string]: string
                   }
-                } & ((unknown | unknown | unknown) & unknown))[]
+                } & (unknown | unknown | unknown))[]
                 /**
                  * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
                  * @example 900
@@ -1933,7 +1930,6 @@ export interface operations {
                 checksumSha256?: unknown
                 /** @description true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one. */
                 overwrite?: boolean
-                ifNoneMatch?: unknown
                 /** @description User metadata, sent as x-amz-meta-<name> headers. */
                 metadata?: {
                   [key: string]: string

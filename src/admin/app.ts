@@ -8,7 +8,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import * as v from 'valibot'
-import { adminAuthenticated } from '../auth/admin'
+import { adminAuthenticated } from '../middleware/admin-authenticated'
 import type { DataPlaneBridge } from '../bridge/types'
 import {
   countersCheck,
@@ -19,13 +19,14 @@ import {
   type Check,
 } from '../control/readiness'
 import { RemoteJwksCache, type Fetch } from '../auth/jwks'
-import { Answer, noStore } from '../http/answer'
-import { systemClock, type Clock } from '../http/clock'
+import { Answer } from '../http/answer'
+import { noStore } from '../middleware/no-store'
+import { systemClock, type Clock } from '../clock'
 import { asset, finish, methodNotAllowed } from '../http/common'
-import { requireAdminConfig } from '../http/config'
+import { requireAdminConfig } from '../middleware/require-config'
 import { publicProblems } from '../http/openapi'
-import { requestId, requestLog } from '../http/request-log'
-import type { AdminAppEnv } from '../http/types'
+import { requestId, requestLog } from '../middleware/request-log'
+import type { AdminAppEnv } from '../middleware/types'
 import { adminRoutes } from '../routes/admin'
 import { idempotency } from '../routes/admin/idempotency'
 

@@ -14,7 +14,7 @@ import {
   JWKS_TIMEOUT_MS,
 } from '../limits'
 import { WaybillError } from '../errors'
-import { readCapped } from '../http/body'
+import { readCapped } from '../http/read-capped'
 
 export type Fetch = (input: Request | string, init?: RequestInit) => Promise<Response>
 type KeyResolver = ReturnType<typeof createLocalJWKSet>

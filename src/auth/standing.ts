@@ -7,7 +7,7 @@
 // Two ways, one rule:
 // - Handles, receipts and cursors are bound to the caller that got them (their seal's binding)
 //   and come back with that caller's credentials: authentication is their standing check, on
-//   every use (src/auth/authenticate.ts refuses a revoked or expired key with a 401).
+//   every use (src/middleware/authenticate.ts refuses a revoked or expired key with a 401).
 // - A link (and any bearer artifact like it) comes back with no credentials: it names its issuer,
 //   and `issuerStands` judges that issuer when it is followed.
 //

@@ -3,7 +3,7 @@
 // grants.
 
 import { loadConfig, type Config, type Origin } from '../config'
-import type { Env } from '../config/env'
+import type { Env } from '../env'
 import { grantJson } from '../config/grants'
 import type { Deployment, OriginTraits } from './types'
 
@@ -12,8 +12,11 @@ function traitsOf(origin: Origin): OriginTraits {
     name: origin.name,
     type: origin.type,
     keys: origin.keys,
-    responseOverrides: origin.type === 'cloudfront' && origin.responseOverrides,
-    postPolicy: origin.type === 's3' && origin.postPolicy,
+    grantProblems: {
+      exact: origin.grantProblem?.({ wildcard: false }) ?? null,
+      wildcard: origin.grantProblem?.({ wildcard: true }) ?? null,
+    },
+    uploads: origin.uploads !== undefined,
   }
 }
 

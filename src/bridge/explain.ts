@@ -7,10 +7,10 @@
 // Each grant that reaches the caller on the origin is also judged alone, with the same code.
 
 import * as v from 'valibot'
-import { subjectMatches, subjectsOf } from '../auth/policy'
 import { accessPrincipal, jwtPrincipal } from '../auth/tokens'
 import type { Config, Grant } from '../config'
-import { grantJson, subjectText } from '../config/grants'
+import { grantJson } from '../config/grants'
+import { subjectMatches, subjectsOf, subjectText } from '../principal/subjects'
 import { fallenKey, type ControlPlane, type Defer } from '../control/plane'
 import { quotaFor } from '../control/quota'
 import { invalid, WaybillError } from '../errors'

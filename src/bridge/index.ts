@@ -5,7 +5,7 @@
 
 import { WorkerEntrypoint } from 'cloudflare:workers'
 import { loadConfig } from '../config'
-import type { Env } from '../config/env'
+import type { Env } from '../env'
 import { ControlPlane, type Defer } from '../control/plane'
 import { deploymentOfEnv } from './deployment'
 import { explain } from './explain'

@@ -4,17 +4,24 @@
 // be answered, it asks the Worker that holds them. Plain data only: it crosses an RPC boundary.
 
 import type { FieldError } from '../errors'
-import type { KeyPolicy } from '../config/types'
+import type { KeyPolicy } from '../schemas/config'
 
-/** What the admin plane must know of an origin to judge a grant or a quota on it. */
+/**
+ * What the admin plane must know of an origin to judge a grant or a quota on it: what its driver
+ * says, asked on the data plane (a driver's functions do not cross).
+ */
 export interface OriginTraits {
   readonly name: string
-  readonly type: 's3' | 'cloudfront'
+  /** The type it was configured with: for messages, never for deciding anything. */
+  readonly type: string
   readonly keys: KeyPolicy
-  /** CloudFront: the distribution forwards response-* query strings (false for S3). */
-  readonly responseOverrides: boolean
-  /** S3: the store accepts POST uploads (false for CloudFront). */
-  readonly postPolicy: boolean
+  /** What the origin's `grantProblem` says of an exact grant, and of a wildcard one. */
+  readonly grantProblems: {
+    readonly exact: FieldError | null
+    readonly wildcard: FieldError | null
+  }
+  /** Whether it takes uploads (and so can hold a quota). */
+  readonly uploads: boolean
 }
 
 /** The data plane's configuration as the admin plane needs it, or why it has none. */

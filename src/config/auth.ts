@@ -12,8 +12,8 @@
 import * as v from 'valibot'
 import { wholeNumber } from '../schemas/fields'
 import { pathTo, strict } from '../schemas/valibot'
-import type { Env } from './env'
-import { readSecret, webUrl } from './fields'
+import type { Env } from '../env'
+import { readSecret, webUrl } from '../schemas/config'
 import { DEFAULT_CLOCK_TOLERANCE_S } from '../limits'
 import type { JwtConfig } from './types'
 

@@ -4,7 +4,7 @@
 import * as v from 'valibot'
 import { wholeNumber } from '../schemas/fields'
 import { pathTo, strict } from '../schemas/valibot'
-import { webUrl } from './fields'
+import { webUrl } from '../schemas/config'
 import { DEFAULT_CORS_MAX_AGE_S } from '../limits'
 import type { CorsConfig } from './types'
 

@@ -10,24 +10,16 @@ import * as v from 'valibot'
 import { characters, ExpiresIn, KEY_ID_PATTERN, OriginName, wholeNumber } from '../schemas/fields'
 import { list, pathTo, strict } from '../schemas/valibot'
 import { MAX_BATCH_CEILING, MAX_EXPIRES_S, MAX_LINK_EXPIRES_S, MAX_UPLOAD_BYTES } from '../limits'
-import type { Action, Grant, GrantSubject, Origin } from './types'
+import type { Action, Grant, Origin } from './types'
+import { subjectOf, subjectText, type GrantSubject } from '../principal/subjects'
 import { grantTypePattern, MEDIA_FAMILIES, parseMediaType } from '../core/media-type'
 import type { FieldError } from '../errors'
 
 const ACTIONS = ['read', 'write', 'delete', 'list', 'debug'] as const satisfies readonly Action[]
-const SUBJECT_KINDS = ['apiKey', 'sub', 'role', 'email'] as const
 /** `{claim}` placeholders in a prefix. */
 export const PLACEHOLDER = /\{([A-Za-z0-9_:.-]{1,128})\}/g
 /** Placeholders an `uploadKey` fills per upload, not from the caller's claims. */
 const UPLOAD_PLACEHOLDERS: ReadonlySet<string> = new Set(['uuid', 'filename'])
-
-/** The subject `to` names, or undefined. */
-export function subjectOf(to: string): GrantSubject | undefined {
-  if (to === '*') return { kind: 'any' }
-  const [, prefix, value] = /^([A-Za-z]+):(.+)$/s.exec(to) ?? []
-  const kind = SUBJECT_KINDS.find((known) => known === prefix)
-  return kind === undefined || value === undefined ? undefined : { kind, value }
-}
 
 const subjectMessage =
   'must be "apiKey:<id>", "sub:<subject>", "role:<role>", "email:<address>" or "*"'
@@ -355,8 +347,7 @@ export function keyGrant(fields: v.InferOutput<typeof KeyGrant>, id: string): Gr
 }
 
 /** What `scopeProblem` reads of an origin: the data plane's origin, or what the admin plane knows. */
-type OriginTraits = Pick<Origin, 'name' | 'keys'> &
-  ({ type: 's3' } | { type: 'cloudfront'; responseOverrides: boolean })
+type OriginTraits = Pick<Origin, 'name' | 'keys' | 'grantProblem'>
 
 /**
  * Why `grant` would not hold on `origin`, or undefined: a prefix the origin's keys can escape,
@@ -366,12 +357,8 @@ type OriginTraits = Pick<Origin, 'name' | 'keys'> &
 export function scopeProblem(grant: GrantDefinition, origin: OriginTraits): FieldError | undefined {
   const policy = keyPolicyProblem(grant.prefix, origin)
   if (policy !== undefined) return { path: 'prefix', message: policy }
-  if (grant.wildcard && origin.type === 'cloudfront' && origin.responseOverrides) {
-    return {
-      path: 'wildcard',
-      message: `cannot be true on origin "${grant.origin}", which has responseOverrides: any holder of a wildcard URL or cookie could add response-* parameters (such as response-content-type=text/html) that its policy does not pin`,
-    }
-  }
+  const problem = origin.grantProblem?.(grant)
+  if (problem !== undefined) return problem
   const template = grant.uploadKey
   // Written with the same placeholders, it then falls under the prefix on whole segments.
   const prefix = grant.prefix
@@ -404,11 +391,6 @@ export function grantSchema(origins: ReadonlyMap<string, Origin> | undefined) {
 
 /** Grant, until WAYBILL_MAX_BATCH fills in a missing `maxBatch`. */
 export type GrantDefinition = Omit<Grant, 'maxBatch'> & { readonly maxBatch?: number | undefined }
-
-/** A subject as `to` writes it. */
-export function subjectText(subject: GrantSubject): string {
-  return subject.kind === 'any' ? '*' : `${subject.kind}:${subject.value}`
-}
 
 /**
  * A checked grant as canonical JSON: what the control plane stores and answers, with every

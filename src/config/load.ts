@@ -9,7 +9,7 @@ import { ExpiresIn, wholeNumber } from '../schemas/fields'
 import { fieldErrors, pathTo } from '../schemas/valibot'
 import { authSchema } from './auth'
 import { Cors } from './cors'
-import type { Env } from './env'
+import type { Env } from '../env'
 import { completeGrant, grantsSchema } from './grants'
 import { hashedKeys } from './hashed-keys'
 import { AuditDataset, AuditQueue, D1Binding, QuotasBinding } from './control'
@@ -23,7 +23,7 @@ import {
   MAX_RSA_SIGNATURES_CEILING,
 } from '../limits'
 import { notifySchema } from './notify'
-import { originsSchema } from './origins'
+import { originsSchema } from '../origins'
 import type { Config, ConfigResult, Origin } from './types'
 
 const cache = new WeakMap<object, ConfigResult>()
@@ -82,7 +82,8 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
         wholeNumber(1, MAX_RSA_SIGNATURES_CEILING),
       ),
       WAYBILL_TOKEN_SECRETS: json(TokenSecrets),
-      WAYBILL_LINK_SECRETS: json(TokenSecrets),
+      // Its former name is read no more: set, it is an error saying so (CHANGELOG.md).
+      WAYBILL_LINK_SECRETS: v.optional(v.unknown()),
       WAYBILL_LINK_REVOCATIONS: json(LinkRevocations),
       WAYBILL_REQUEST_LOG: v.optional(
         v.picklist(['all', 'errors'], 'must be "all" (the default) or "errors"'),
@@ -103,17 +104,19 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       })
       return NEVER
     }),
-    // One list of token secrets, under its name or its former one.
+    // The token secrets: required, under their one name.
     v.rawTransform(({ dataset: { value: vars }, addIssue, NEVER }) => {
-      const both = vars.WAYBILL_TOKEN_SECRETS.length > 0 && vars.WAYBILL_LINK_SECRETS.length > 0
-      if (
-        both ||
-        (vars.WAYBILL_TOKEN_SECRETS.length === 0 && vars.WAYBILL_LINK_SECRETS.length === 0)
-      ) {
+      if (vars.WAYBILL_LINK_SECRETS !== undefined) {
         addIssue({
-          message: both
-            ? 'is set, and so is WAYBILL_LINK_SECRETS, its former name: keep one'
-            : 'is required: a JSON array of { "id", "secret" } (32 characters or more) that seals links, upload handles, receipts and listing cursors',
+          message: 'is read no more: name it WAYBILL_TOKEN_SECRETS (CHANGELOG.md)',
+          path: pathTo(env, 'WAYBILL_LINK_SECRETS'),
+        })
+        return NEVER
+      }
+      if (vars.WAYBILL_TOKEN_SECRETS.length === 0) {
+        addIssue({
+          message:
+            'is required: a JSON array of { "id", "secret" } (32 characters or more) that seals links, upload handles, receipts and listing cursors',
           path: pathTo(env, 'WAYBILL_TOKEN_SECRETS'),
         })
         return NEVER
@@ -132,10 +135,7 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       defaultExpiresIn: vars.WAYBILL_DEFAULT_EXPIRES_S,
       maxRsaSignatures: vars.WAYBILL_MAX_RSA_SIGNATURES,
       requestLog: vars.WAYBILL_REQUEST_LOG,
-      tokenSecrets:
-        vars.WAYBILL_TOKEN_SECRETS.length > 0
-          ? vars.WAYBILL_TOKEN_SECRETS
-          : vars.WAYBILL_LINK_SECRETS,
+      tokenSecrets: vars.WAYBILL_TOKEN_SECRETS,
       linkRevocations: vars.WAYBILL_LINK_REVOCATIONS,
       control:
         vars.WAYBILL_DB === undefined

@@ -14,7 +14,7 @@ import { HmacSha256 } from '../core/sigv4/sha256'
 import { MIN_WEBHOOK_SECRET_BYTES } from '../limits'
 import type { FieldError } from '../errors'
 import { fieldErrors, isRecord, typeName } from '../schemas/valibot'
-import type { Env } from './env'
+import type { Env } from '../env'
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]'])
 // Padded standard base64 only, as the Standard Webhooks libraries' decoders (@stablelib/base64) take it.

@@ -7,7 +7,6 @@
 // the old ones until what they sealed has expired (a link: up to its maxLinkExpiresIn; an upload
 // handle: until the upload is finished; a receipt: an hour past its URL); removing one cuts off
 // everything it sealed. Never derived from S3 credentials, so rotating those breaks nothing.
-// WAYBILL_LINK_SECRETS, its former name (links were its only use), is read when it is absent.
 
 import * as v from 'valibot'
 import type { TokenSecret } from '../core/token'

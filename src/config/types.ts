@@ -1,71 +1,12 @@
 import type { JSONWebKeySet } from 'jose'
 import type { TokenSecret } from '../core/token'
-import type { ParsedKey } from '../core/cloudfront/pem'
-import type { HashAlgorithm } from '../core/cloudfront/sign'
-import type { AddressingStyle, S3Endpoint } from '../core/s3/endpoint'
-import type { Credentials } from '../core/s3/presign'
 import type { FieldError } from '../errors'
+import type { Origin } from '../origins/types'
+import type { GrantSubject } from '../principal/subjects'
 import type { NotifyConfig } from './notify'
 
-/**
- * Which object keys an origin signs: `safe` refuses keys a client or CDN could normalize into
- * another key (`.`/`..` segments, `//`, backslashes, control characters); `any` signs every key
- * S3 accepts.
- */
-export type KeyPolicy = 'safe' | 'any'
-
-export interface S3Origin {
-  readonly name: string
-  readonly type: 's3'
-  readonly bucket: string
-  readonly region: string
-  readonly style: AddressingStyle
-  readonly endpoint: S3Endpoint
-  readonly credentials: Readonly<Credentials>
-  readonly keys: KeyPolicy
-  /** Seconds; 0 signs at the request time. See core/window.ts. */
-  readonly signingWindow: number
-  /** Whether the store accepts browser POST uploads (R2 does not). */
-  readonly postPolicy: boolean
-}
-
-export interface CloudFrontKeyConfig {
-  readonly keyPairId: string
-  /** The secret that held the PEM, for error messages. */
-  readonly secret: string
-  readonly parsed: ParsedKey
-}
-
-export interface CloudFrontCookieConfig {
-  readonly domain?: string | undefined
-  readonly path: string
-  readonly secure: boolean
-  readonly httpOnly: boolean
-  readonly sameSite: 'Strict' | 'Lax' | 'None'
-}
-
-export interface CloudFrontOrigin {
-  readonly name: string
-  readonly type: 'cloudfront'
-  /** Distribution URL ending in `/`, e.g. `https://d111111abcdef8.cloudfront.net/`. */
-  readonly baseUrl: string
-  readonly hash: HashAlgorithm
-  /** The first key signs; the others are listed (rotation) and imported too, so a bad one shows. */
-  readonly signingKeys: readonly CloudFrontKeyConfig[]
-  readonly cookie: CloudFrontCookieConfig
-  readonly keys: KeyPolicy
-  readonly signingWindow: number
-  /** An S3 origin whose bucket backs the distribution: `GET /v1/list` lists it. */
-  readonly listFrom?: string | undefined
-  /**
-   * The distribution forwards `response-*` query strings to its bucket, so URLs may carry
-   * download, inline and response overrides. A wildcard policy cannot pin them (its `*` matches
-   * any query string), so such an origin takes no wildcard grant.
-   */
-  readonly responseOverrides: boolean
-}
-
-export type Origin = S3Origin | CloudFrontOrigin
+export type { Origin } from '../origins/types'
+export type { GrantSubject } from '../principal/subjects'
 
 export interface ApiKey {
   readonly id: string
@@ -101,14 +42,6 @@ export interface AccessConfig {
 
 /** `debug`: may see the canonical request and string to sign behind URLs (never a key). */
 export type Action = 'read' | 'write' | 'delete' | 'list' | 'debug'
-
-/** Who a grant is for. `any` is every authenticated caller (use with a `{sub}` prefix). */
-export type GrantSubject =
-  | { readonly kind: 'apiKey'; readonly value: string }
-  | { readonly kind: 'sub'; readonly value: string }
-  | { readonly kind: 'role'; readonly value: string }
-  | { readonly kind: 'email'; readonly value: string }
-  | { readonly kind: 'any' }
 
 export interface Grant {
   readonly subject: GrantSubject

@@ -1,14 +1,11 @@
 // The audit trail: one structured event per signing request (a mint, a refusal) and per followed
 // link, sent to the configured sinks (an Analytics Engine dataset, a Queue) and counted into the
-// control plane's usage. Never a URL, a token, a key or a secret: who (principal, key id), where
+// control plane's usage (the middleware that gathers each request's facts is
+// src/middleware/audit.ts). Never a URL, a token, a key or a secret: who (principal, key id), where
 // (origin), what (action, outcome, count, bytes) and the request id. Sent after the answer, so
 // the signing path never waits on it.
 
-import { createMiddleware } from 'hono/factory'
 import type { AuditConfig, Config } from '../config'
-import type { Clock } from '../http/clock'
-import { deferOf } from '../http/defer'
-import type { AppEnv } from '../http/types'
 import { principalName } from '../principal'
 import type { ControlPlane, Defer } from './plane'
 
@@ -38,7 +35,7 @@ export interface AuditEvent {
 }
 
 /** What the request path knows once it has answered. */
-interface RequestFacts {
+export interface RequestFacts {
   readonly now: Date
   readonly requestId: string
   /** The path as requested, and the route's pattern (only the sinks need that one). */
@@ -124,7 +121,7 @@ export function auditEvent(facts: RequestFacts, outcome = outcomeOf(facts)): Aud
  * an Analytics Engine data point (written at once; the runtime sends it after the answer) and a
  * Queue message (after the answer). A sink's failure is logged, never the request's.
  */
-function recordAudit(
+export function recordAudit(
   config: Config,
   control: ControlPlane,
   facts: RequestFacts,
@@ -202,54 +199,4 @@ function sinkFailed(sink: string, error: unknown): void {
       error: error instanceof Error ? error.name : typeof error,
     }),
   )
-}
-
-/**
- * The audit trail's middleware: after each answer on the signing API (/v1/*) and each followed
- * link (/l/*), its event. Needs `requestLog()` before it (the route's log fields say what was
- * done).
- */
-export function audit(options: { control: ControlPlane; clock: Clock }) {
-  const { control, clock } = options
-  return createMiddleware<AppEnv>(async function audit(c, next) {
-    await next()
-    const path = c.req.path
-    if (!path.startsWith('/v1/') && !path.startsWith('/l/')) return
-    // Unset when the configuration is invalid: then nothing was signed, and there is no sink.
-    const config = c.get('config') as Config | undefined
-    if (config === undefined) return
-    const { audit: sinks } = config
-    if (sinks.dataset === undefined && sinks.queue === undefined && config.control === undefined) {
-      return
-    }
-    let now: Date
-    try {
-      now = clock()
-    } catch {
-      // A clock that fails has failed the request already (its 500 is logged): nothing to add.
-      return
-    }
-    const log = c.get('log')
-    recordAudit(
-      config,
-      control,
-      {
-        now,
-        requestId: c.get('requestId'),
-        path,
-        route: sinks.dataset === undefined && sinks.queue === undefined ? '' : c.req.routePath,
-        status: c.res.status,
-        // Either may be unset: a refusal before authentication, a request that is not a link.
-        principal: c.get('principal'),
-        linkIssuer: c.get('linkIssuer'),
-        origin: log.origin,
-        action: log.action,
-        items: log.items,
-        bytesReserved: log.bytesReserved,
-        bytesCompleted: log.bytesCompleted,
-        refusedKey: log.keyId,
-      },
-      deferOf(c),
-    )
-  })
 }

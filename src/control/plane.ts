@@ -17,11 +17,10 @@
 // from D1 (`configFor`), built once per caller and epoch.
 
 import * as v from 'valibot'
-import { principalHash } from '../auth/links'
 import type { Config, ControlConfig, Grant, Quota } from '../config'
-import { subjectsOf } from '../auth/policy'
+import { principalHash, subjectOf, subjectsOf, subjectText } from '../principal/subjects'
 import { keyStands, type KeyStanding } from '../auth/standing'
-import { completeGrant, grantSchema, subjectOf, subjectText } from '../config/grants'
+import { completeGrant, grantSchema } from '../config/grants'
 import { constantTimeEqual, hexEncode } from '../core/bytes'
 import { WaybillError } from '../errors'
 import {
@@ -41,7 +40,7 @@ import {
 } from '../limits'
 import { bindingOfName, principalName, type Principal } from '../principal'
 import { STORED_KEY } from '../schemas/fields'
-import { Lru } from './lru'
+import { BoundedCache } from '../core/cache'
 import { LATEST_MIGRATION, notMigrated } from './readiness'
 import {
   epochStatement,
@@ -119,21 +118,21 @@ class State {
   generation = 0
   refreshing = false
   /** Keys by their SHA-256 (see `digestKey`), the digest kept to tell them apart for sure. */
-  readonly keys = new Lru<number, { digest: Uint8Array; record: KeyRecord }>(
+  readonly keys = new BoundedCache<number, { digest: Uint8Array; record: KeyRecord }>(
     CONTROL_KEY_CACHE_ENTRIES,
   )
   /** Hashes no stored key has, kept apart so that a flood of them cannot evict the keys. */
-  readonly unknown = new Lru<number, Uint8Array>(CONTROL_KEY_CACHE_ENTRIES)
+  readonly unknown = new BoundedCache<number, Uint8Array>(CONTROL_KEY_CACHE_ENTRIES)
   /**
    * A caller's subjects → the config `authorize` gets: the env's grants plus theirs. API keys by
    * their id, token callers by their subjects.
    */
-  readonly keyRules = new Lru<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
-  readonly rules = new Lru<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
+  readonly keyRules = new BoundedCache<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
+  readonly rules = new BoundedCache<string, Config>(CONTROL_RULES_CACHE_ENTRIES)
   /** Link id → revoked by id. */
-  readonly links = new Lru<string, boolean>(CONTROL_LINK_CACHE_ENTRIES)
+  readonly links = new BoundedCache<string, boolean>(CONTROL_LINK_CACHE_ENTRIES)
   /** Stored keys by id, for the artifacts they issued (null: no such key). */
-  readonly issuers = new Lru<string, KeyStanding | null>(CONTROL_KEY_CACHE_ENTRIES)
+  readonly issuers = new BoundedCache<string, KeyStanding | null>(CONTROL_KEY_CACHE_ENTRIES)
   linkRules: readonly LinkRule[] | undefined
   /** Whether any link is revoked by its id (when false, no follow asks D1 about its own id). */
   anyLinkRevoked: boolean | undefined
@@ -147,7 +146,7 @@ class State {
   usageDay = -1
   /** When each key's last use was last queued, and the queue. */
   readonly lastUsed = new Map<string, number>()
-  readonly usedAt = new Lru<string, number>(CONTROL_KEY_CACHE_ENTRIES)
+  readonly usedAt = new BoundedCache<string, number>(CONTROL_KEY_CACHE_ENTRIES)
   flushedAt = -Infinity
   /**
    * Usage a failed write gave back, for the next one: by day, caller and origin

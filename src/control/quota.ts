@@ -2,7 +2,7 @@
 // time falls in. The counting is the Durable Object's (./quota-counter.ts); the Worker's calls to
 // it are src/services/quotas.ts.
 
-import { subjectMatches } from '../auth/policy'
+import { subjectMatches } from '../principal/subjects'
 import type { Quota } from '../config'
 import type { Principal } from '../principal'
 

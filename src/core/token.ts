@@ -4,10 +4,9 @@
 //   <secret id>.<base64url JSON payload>.<base64url tag>
 //
 // The tag is the first 16 bytes of HMAC-SHA256, under the secret the id names, over
-// `waybill-<purpose>-v1.<id>.<id>.<payload>`, then `\n<binding>` when the token is bound to
-// something it does not carry (a caller, a key, an origin). (The id is there twice because signed
-// links, the first tokens, were tagged so: links issued before keep working under the same secret.) A token made for one purpose, binding or secret never
-// opens as another. The first secret seals; every listed one opens, so secrets rotate by adding a
+// `waybill-<purpose>-v2.<id>.<payload>`, then `\n<binding>` when the token is bound to something it
+// does not carry (a caller, a key, an origin). A token made for one purpose, binding or secret
+// never opens as another. The first secret seals; every listed one opens, so secrets rotate by adding a
 // new first one. The HMAC is the SigV4 hasher's (./sigv4/sha256.ts), synchronous, with each
 // secret's pad blocks computed once per isolate. Decoding accepts one spelling only (./bytes.ts).
 //
@@ -40,7 +39,7 @@ function macOf(secret: TokenSecret): HmacSha256 {
 
 function tag(secret: TokenSecret, purpose: string, body: string, binding: string): Uint8Array {
   const mac = macOf(secret)
-  const message = `waybill-${purpose}-v1.${secret.id}.${body}${binding === '' ? '' : `\n${binding}`}`
+  const message = `waybill-${purpose}-v2.${body}${binding === '' ? '' : `\n${binding}`}`
   return mac.signBytes(encoder.encode(message)).subarray(0, TAG_BYTES)
 }
 

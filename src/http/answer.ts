@@ -11,7 +11,7 @@
 // A POST answer (`/v1/sign`, uploads, links, cookies) is never reused by a browser or a shared
 // cache, so it carries neither a lifetime nor an ETag.
 
-import type { Context, MiddlewareHandler, TypedResponse } from 'hono'
+import type { Context, TypedResponse } from 'hono'
 import { accepts } from 'hono/accepts'
 import type { JSONParsed } from 'hono/utils/types'
 import type * as v from 'valibot'
@@ -121,14 +121,6 @@ export class Answer<TSchema extends v.GenericSchema, TStatus extends 200 | 201 =
     const answer = c.body(text, this.status, { ...headers, 'content-type': 'application/json' })
     // Hono types a body it did not serialize as text; this one is the JSON of the schema's type.
     return answer as unknown as JsonAnswer<v.InferInput<TSchema>, TStatus>
-  }
-}
-
-/** The default of the response policy: `no-store` on every answer that set no cache rule. */
-export function noStore(): MiddlewareHandler {
-  return async function noStore(c, next) {
-    await next()
-    if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store')
   }
 }
 

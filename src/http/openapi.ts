@@ -4,7 +4,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { resolver, type DescribeRouteOptions } from 'hono-openapi'
 import * as v from 'valibot'
-import { STATUS, TITLE, type ErrorCode } from '../errors'
+import { PROBLEMS, type ErrorCode } from '../errors'
 import { problemType } from './problem'
 
 /**
@@ -57,6 +57,13 @@ const AUTHENTICATED: readonly ErrorCode[] = [
   'control_unavailable',
 ]
 
+/** What a route that reads a JSON body may answer for the body alone. */
+export const BAD_BODY = [
+  'invalid_request',
+  'payload_too_large',
+  'unsupported_media_type',
+] as const satisfies readonly ErrorCode[]
+
 /** Responses for each problem an authenticated route may answer, by status. */
 export function problems(...codes: ErrorCode[]) {
   return publicProblems(...codes, ...AUTHENTICATED)
@@ -66,13 +73,13 @@ export function problems(...codes: ErrorCode[]) {
 export function publicProblems(...codes: ErrorCode[]) {
   const byStatus = new Map<string, ErrorCode[]>()
   for (const code of new Set<ErrorCode>([...codes, 'internal'])) {
-    const status = String(STATUS[code])
+    const status = String(PROBLEMS[code].status)
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   }
   const responses: Record<string, { description: string; content: object }> = {}
   for (const [status, shared] of byStatus) {
     responses[status] = {
-      description: shared.map((code) => TITLE[code]).join('; '),
+      description: shared.map((code) => PROBLEMS[code].title).join('; '),
       content: { 'application/problem+json': { schema: resolver(problemSchema(shared)) } },
     }
   }

@@ -2,7 +2,7 @@
 // https://www.rfc-editor.org/rfc/rfc9457
 
 import { MAX_REPORTED_ERRORS } from '../limits'
-import { TITLE, WaybillError, type FieldError } from '../errors'
+import { PROBLEMS, WaybillError, type FieldError } from '../errors'
 
 const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -38,7 +38,7 @@ export function problemResponse(error: WaybillError): Response {
 export function internalErrorResponse(): Response {
   const body: ProblemBody = {
     type: problemType('internal'),
-    title: TITLE.internal,
+    title: PROBLEMS.internal.title,
     status: 500,
     detail: 'An unexpected error occurred; it has been logged.',
   }

@@ -4,11 +4,11 @@ import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { setCookie } from 'hono/cookie'
 import { Answer } from '../http/answer'
-import { jsonBody } from '../http/body'
-import { problems, SECURITY } from '../http/openapi'
-import { logFields } from '../http/request-log'
-import type { AppEnv, RouteDeps } from '../http/types'
-import { validBody } from '../http/validate'
+import { jsonBody } from '../middleware/json-body'
+import { BAD_BODY, problems, SECURITY } from '../http/openapi'
+import { logFields } from '../middleware/request-log'
+import type { AppEnv, RouteDeps } from '../middleware/types'
+import { validBody } from '../middleware/validate'
 import { CookiesAnswer, CookiesBody } from '../schemas/cookies'
 import { signCookies } from '../services/cookies'
 
@@ -28,7 +28,7 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
       security: SECURITY,
       responses: {
         200: COOKIES.response,
-        ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
+        ...problems(...BAD_BODY, 'forbidden'),
       },
     }),
     authenticated,
@@ -38,8 +38,8 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
       const body = c.req.valid('json')
       logFields(c, { origin: body.origin, action: 'read', items: 1 })
       const signed = await signCookies(c.get('config'), c.get('principal'), body, clock())
-      const { cookie } = signed.origin
-      for (const [name, value] of Object.entries(signed.cookies)) {
+      const cookie = signed.settings
+      for (const [name, value] of Object.entries(signed.values)) {
         setCookie(c, name, value, {
           path: cookie.path,
           maxAge: signed.lifetime,
@@ -50,10 +50,10 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
         })
       }
       return COOKIES.json(c, {
-        origin: signed.origin.name,
+        origin: signed.origin,
         resource: signed.resource,
         expiresAt: signed.expiresAt.toISOString(),
-        cookies: signed.cookies,
+        cookies: signed.values,
       })
     },
   )

@@ -3,13 +3,13 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { Answer, found, privateUntil } from '../http/answer'
-import { deferOf } from '../http/defer'
-import { jsonBody } from '../http/body'
-import { requireConfig } from '../http/config'
-import { FOUND, problems, publicProblems, SECURITY } from '../http/openapi'
-import { logFields } from '../http/request-log'
-import type { AppEnv, RouteDeps } from '../http/types'
-import { validBody, validParams } from '../http/validate'
+import { deferOf } from '../middleware/defer'
+import { jsonBody } from '../middleware/json-body'
+import { requireConfig } from '../middleware/require-config'
+import { BAD_BODY, FOUND, problems, publicProblems, SECURITY } from '../http/openapi'
+import { logFields } from '../middleware/request-log'
+import type { AppEnv, RouteDeps } from '../middleware/types'
+import { validBody, validParams } from '../middleware/validate'
 import { LinkParams, LinksAnswer, LinksBody } from '../schemas/links'
 import { followLink, issueLinks } from '../services/links'
 
@@ -28,7 +28,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
       security: SECURITY,
       responses: {
         200: LINKS.response,
-        ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
+        ...problems(...BAD_BODY, 'forbidden'),
       },
     }),
     authenticated,

@@ -13,9 +13,9 @@ import {
   wantsNdjson,
 } from '../http/answer'
 import { problems, SECURITY } from '../http/openapi'
-import { logFields } from '../http/request-log'
-import type { AppEnv, RouteDeps } from '../http/types'
-import { validParams, validQuery } from '../http/validate'
+import { logFields } from '../middleware/request-log'
+import type { AppEnv, RouteDeps } from '../middleware/types'
+import { validParams, validQuery } from '../middleware/validate'
 import { ListAnswer, ListParams, ListQuery } from '../schemas/list'
 import { listPage } from '../services/list'
 

@@ -4,11 +4,11 @@ import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../limits'
 import { Answer, streamed, wantsNdjson } from '../http/answer'
-import { jsonBody } from '../http/body'
-import { problems, SECURITY } from '../http/openapi'
-import { logFields } from '../http/request-log'
-import type { AppEnv, RouteDeps } from '../http/types'
-import { validBody } from '../http/validate'
+import { jsonBody } from '../middleware/json-body'
+import { BAD_BODY, problems, SECURITY } from '../http/openapi'
+import { logFields } from '../middleware/request-log'
+import type { AppEnv, RouteDeps } from '../middleware/types'
+import { validBody } from '../middleware/validate'
 import { SignAnswer, SignBody } from '../schemas/sign'
 import { signBatch } from '../services/sign'
 
@@ -35,7 +35,7 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
       security: SECURITY,
       responses: {
         200: SIGNED.response,
-        ...problems('invalid_request', 'forbidden', 'payload_too_large', 'unsupported_media_type'),
+        ...problems(...BAD_BODY, 'forbidden'),
       },
     }),
     authenticated,

@@ -3,11 +3,11 @@
 import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { Answer } from '../http/answer'
-import { jsonBody } from '../http/body'
-import { problems, SECURITY } from '../http/openapi'
-import { logFields } from '../http/request-log'
-import type { AppEnv, RouteDeps } from '../http/types'
-import { validBody } from '../http/validate'
+import { jsonBody } from '../middleware/json-body'
+import { BAD_BODY, problems, SECURITY } from '../http/openapi'
+import { logFields } from '../middleware/request-log'
+import type { AppEnv, RouteDeps } from '../middleware/types'
+import { validBody } from '../middleware/validate'
 import {
   AbortBody,
   CheckAnswer,
@@ -55,7 +55,6 @@ function announce(c: Context<AppEnv>, upload: Omit<CompletedUpload, 'principal'>
   }
   context?.waitUntil(delivery)
 }
-const BAD_BODY = ['invalid_request', 'payload_too_large', 'unsupported_media_type'] as const
 
 /** Each operation's success answer: its schema, in the document and in the handler's type. */
 const UPLOAD = new Answer(UploadAnswer, 'A PUT URL, a POST policy, or a multipart upload')

@@ -36,10 +36,17 @@ export const CookiesAnswer = v.object({
   origin: v.string(),
   resource: v.pipe(v.string(), v.description('The policy’s resource: `<baseUrl><prefix>*`.')),
   expiresAt: v.pipe(v.string(), v.isoTimestamp()),
-  cookies: v.object({
-    'CloudFront-Policy': v.string(),
-    'CloudFront-Signature': v.string(),
-    'CloudFront-Key-Pair-Id': v.string(),
-    'CloudFront-Hash-Algorithm': v.optional(v.literal('SHA256')),
-  }),
+  cookies: v.pipe(
+    v.record(v.string(), v.string()),
+    v.description(
+      "The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm).",
+    ),
+    v.examples([
+      {
+        'CloudFront-Policy': 'eyJTdGF0ZW1lbnQiOlt7…',
+        'CloudFront-Signature': 'k3h0…',
+        'CloudFront-Key-Pair-Id': 'K2JCJMDEHXQW5F',
+      },
+    ]),
+  ),
 })

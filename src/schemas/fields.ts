@@ -196,7 +196,7 @@ const HeaderValue = v.pipe(
  */
 export const OverrideContentType = v.pipe(
   // The document's pattern is the passive types any grant allows: a grant's responseContentTypes
-  // may name others, which the authorization checks (src/auth/policy.ts).
+  // may name others, which the authorization checks (src/auth/policy/).
   mediaType('application/pdf', passiveTypePattern()),
   v.description(
     "Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly.",
@@ -228,6 +228,12 @@ export const VersionId = v.pipe(
     `must be a non-empty string of printable ASCII, at most ${MAX_VERSION_ID_CHARS} characters`,
   ),
 )
+
+/** The ways a browser uploads: one vocabulary for requests, receipts, events and origins. */
+export const UPLOAD_MODES = ['put', 'post', 'multipart'] as const
+export type UploadMode = (typeof UPLOAD_MODES)[number]
+/** The modes whose artifact the store may take more than once (a receipt's). */
+export const SINGLE_UPLOAD_MODES = ['put', 'post'] as const satisfies readonly UploadMode[]
 
 const METADATA_NAME = /^[a-z0-9][a-z0-9-]{0,127}$/
 const RESERVED_NAMES = ['__proto__', 'constructor', 'prototype']

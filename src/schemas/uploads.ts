@@ -16,6 +16,8 @@ import {
   ObjectKey,
   OriginName,
   PartNumber,
+  SINGLE_UPLOAD_MODES,
+  UPLOAD_MODES,
   UploadContentType,
   UploadId,
   UploadReceipt,
@@ -47,7 +49,6 @@ const Filename = v.pipe(
 const refused = (message: string) => v.optional(v.never(message))
 
 const POST_ONLY = 'is for mode "post" only; other modes need "key"'
-const PUT_ONLY = 'is for mode "put" only'
 const MULTIPART_ONLY = 'is for mode "multipart" only'
 const lengthDescription = `Bytes: signed as the exact length (PUT up to ${MAX_PUT_BYTES}), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size.`
 
@@ -83,12 +84,6 @@ const objectFields = {
       ),
     ),
   ),
-  ifNoneMatch: v.optional(
-    v.pipe(
-      v.union([v.literal(true), v.literal('*')], 'must be true (or "*"); it is the default'),
-      v.description('Deprecated: refusing to overwrite is the default (see `overwrite`).'),
-    ),
-  ),
   metadata: v.optional(Metadata),
 }
 /** What a PUT takes of an object's fields. */
@@ -114,7 +109,6 @@ const postOverwrite = v.pipe(
 const postFields = {
   ...objectFields,
   overwrite: v.optional(postOverwrite),
-  ifNoneMatch: refused(PUT_ONLY),
 }
 /** What a multipart upload takes: its total size is its plan. */
 const multipartFields = {
@@ -122,7 +116,6 @@ const multipartFields = {
   keyPrefix: refused(POST_ONLY),
   contentLength: v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(lengthDescription)),
   checksumSha256: refused('is for modes "put" and "post"; a multipart upload takes partChecksums'),
-  ifNoneMatch: refused(PUT_ONLY),
 }
 type ObjectField = keyof typeof objectFields
 const OBJECT_FIELDS = Object.keys(objectFields) as ObjectField[]
@@ -142,7 +135,6 @@ type UploadObject = {
   contentLength?: number | undefined
   checksumSha256?: string | undefined
   overwrite?: boolean | undefined
-  ifNoneMatch?: true | '*' | undefined
   metadata?: Readonly<Record<string, string>> | undefined
 }
 
@@ -157,9 +149,6 @@ const bothAbsentOrOne =
     object[a] === undefined || object[b] === undefined
 const namesItself = (object: { key?: unknown; keyPrefix?: unknown; filename?: unknown }) =>
   object.key !== undefined || object.keyPrefix !== undefined || object.filename !== undefined
-const OVERWRITE_CONTRADICTED = 'contradicts "overwrite": true'
-const overwriteAgrees = (object: { ifNoneMatch?: unknown; overwrite?: unknown }) =>
-  object.ifNoneMatch === undefined || object.overwrite !== true
 
 /** At most one of `key`, `keyPrefix` and `filename`, each pair's refusal filed at the second. */
 function namedOnce<T>(): v.GenericValidation<T>[] {
@@ -180,9 +169,6 @@ type NameField = 'key' | 'keyPrefix' | 'filename'
 const NAMED_ONCE = {
   oneOf: [{ required: ['key'] }, { required: ['keyPrefix'] }, { required: ['filename'] }],
 }
-const OVERWRITE_AGREES = {
-  not: { required: ['ifNoneMatch', 'overwrite'], properties: { overwrite: { const: true } } },
-}
 
 /** An entry of `items`, of any mode: its fields, then the rules across them. */
 function uploadItem(fields: v.GenericSchema<unknown, UploadObject>) {
@@ -191,11 +177,7 @@ function uploadItem(fields: v.GenericSchema<unknown, UploadObject>) {
     v.forward(v.partialCheck([['key'], ['keyPrefix'], ['filename']], namesItself, KEY_REQUIRED), [
       'key',
     ]),
-    v.forward(
-      v.partialCheck([['ifNoneMatch'], ['overwrite']], overwriteAgrees, OVERWRITE_CONTRADICTED),
-      ['ifNoneMatch'],
-    ),
-    v.metadata({ allOf: [NAMED_ONCE, OVERWRITE_AGREES] }),
+    v.metadata(NAMED_ONCE),
   )
 }
 
@@ -271,7 +253,9 @@ const multipartUpload = strictFields(
 const anyUpload = v.variant(
   'mode',
   [putUpload, postUpload, multipartUpload],
-  'must be "put", "post" or "multipart"',
+  `must be ${UPLOAD_MODES.slice(0, -1)
+    .map((mode) => `"${mode}"`)
+    .join(', ')} or "${UPLOAD_MODES.at(-1)}"`,
 )
 type UploadFields = v.InferOutput<typeof anyUpload>
 
@@ -312,10 +296,6 @@ function uploadRules(): v.GenericValidation<UploadFields>[] {
         KEY_REQUIRED,
       ),
       ['key'],
-    ),
-    v.forward(
-      v.partialCheck([['ifNoneMatch'], ['overwrite']], overwriteAgrees, OVERWRITE_CONTRADICTED),
-      ['ifNoneMatch'],
     ),
     v.forward(
       v.partialCheck(
@@ -389,7 +369,6 @@ export const UploadBody = v.pipe(
           { not: { required: ['items'] }, required: ['contentType'], ...NAMED_ONCE },
         ],
       },
-      OVERWRITE_AGREES,
       // A single POST form says overwrite (each of a batch's does, by its item's schema).
       {
         anyOf: [
@@ -602,7 +581,7 @@ export const CheckAnswer = v.object({
   ...StoredObject,
   lastModified: v.string(),
   checksumSha256: v.optional(v.string()),
-  mode: v.picklist(['put', 'post']),
+  mode: v.picklist(SINGLE_UPLOAD_MODES),
 })
 
 export const AbortBody = strict(uploadRef)

@@ -1,10 +1,10 @@
-// CloudFront signed cookies: a wildcard policy for everything under a prefix, as cookies.
+// Signed cookies: a wildcard policy for everything under a prefix, as cookies (CloudFront's).
 
 import type { Principal } from '../principal'
 import type { Config } from '../config'
 import type { CookiesBody } from '../schemas/cookies'
 import { permitFor } from './permits'
-import { cloudFrontCookies } from './signers'
+import { wildcardCookies } from './signers'
 
 /** Authorizes the pattern (a wildcard grant must contain it) and signs its cookies. */
 export async function signCookies(
@@ -21,9 +21,15 @@ export async function signCookies(
     itemPath: () => 'prefix',
     expiresIn: body.expiresIn,
     fits: (origin) =>
-      origin.type === 'cloudfront'
+      origin.wildcards !== undefined
         ? []
-        : [{ path: 'origin', message: 'signed cookies need a CloudFront origin' }],
+        : [
+            {
+              path: 'origin',
+              message: 'signed cookies need an origin with wildcard policies (CloudFront)',
+            },
+          ],
   })
-  return { ...(await cloudFrontCookies(permit, now)), lifetime: permit.expiresIn }
+  const signed = await wildcardCookies(permit, now)
+  return { ...signed, origin: permit.origin.name, lifetime: permit.expiresIn }
 }

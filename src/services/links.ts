@@ -1,7 +1,8 @@
 // Signed links: issue them for a caller's objects (POST /v1/links), and follow one (GET /l/{token})
 // to a freshly signed URL that lives only minutes.
 
-import { newLinkId, principalHash, signLink, verifyLink, type LinkPayload } from '../auth/links'
+import { newLinkId, signLink, verifyLink, type LinkPayload } from '../auth/links'
+import { principalHash } from '../principal/subjects'
 import { linkPermit } from '../auth/policy'
 import { issuerStands, type KeyStanding } from '../auth/standing'
 import { bindingOfName, principalBinding, type Principal } from '../principal'

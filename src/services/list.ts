@@ -3,19 +3,13 @@
 
 import * as v from 'valibot'
 import type { Principal } from '../principal'
-import type { Config, Origin, S3Origin } from '../config'
-import {
-  DEFAULT_LIST_LIMIT,
-  MAX_KEY_BYTES,
-  S3_CONCURRENCY,
-  S3_LIST_PAGE_MAX,
-  STREAM_CHUNK_ITEMS,
-} from '../limits'
+import type { Config } from '../config'
+import { DEFAULT_LIST_LIMIT, MAX_KEY_BYTES, S3_CONCURRENCY, STREAM_CHUNK_ITEMS } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
-import { openToken, sealToken } from '../core/token'
+import { sealed } from '../auth/sealed'
 import { WaybillError } from '../errors'
 import type { ListQuery } from '../schemas/list'
-import { listObjectsPage, type ListedObject } from '../store/client'
+import type { Listing as Pages, ListedObject } from '../origins/types'
 import { permitFor } from './permits'
 import { batchSigner } from './signers'
 
@@ -48,39 +42,33 @@ function compareKeys(a: string, b: string): number {
   return a.length - b.length
 }
 
-const CURSOR_PURPOSE = 'list-cursor'
-
-function encodeCursor(config: Config, binding: CursorBinding, cursor: Cursor): string {
-  return sealToken(config.tokenSecrets, CURSOR_PURPOSE, cursor, JSON.stringify(binding))
-}
-
-/** The cursor, when waybill sealed it for this very listing and every field is what it wrote. */
-function decodeCursor(config: Config, binding: CursorBinding, text: string): Cursor | undefined {
-  const prefixes = binding[1].length
-  const schema = v.object({
-    i: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(prefixes - 1)),
+/** A cursor: sealed for this very listing (its origin, prefixes and delimiter). */
+const cursors = sealed(
+  'list-cursor',
+  v.object({
+    i: v.pipe(v.number(), v.integer(), v.minValue(0)),
     // A key, or a common prefix followed by AFTER_ALL.
     a: v.pipe(
       v.string(),
       v.check((after) => isWellFormedKey(after) && utf8Length(after) <= MAX_KEY_BYTES + 4),
     ),
-  })
-  const opened = openToken(config.tokenSecrets, CURSOR_PURPOSE, text, JSON.stringify(binding))
-  if ('fault' in opened) return undefined
-  const parsed = v.safeParse(schema, opened.value)
-  return parsed.success ? parsed.output : undefined
+  }),
+  (binding: CursorBinding) => JSON.stringify(binding),
+)
+
+function encodeCursor(config: Config, binding: CursorBinding, cursor: Cursor): string {
+  return cursors.seal(config.tokenSecrets, cursor, binding)
 }
 
-/** The S3 origin a listing reads: the origin itself, or the bucket behind a CloudFront origin. */
-function bucketOf(config: Config, origin: Origin): S3Origin | undefined {
-  if (origin.type === 's3') return origin
-  const source = origin.listFrom === undefined ? undefined : config.origins.get(origin.listFrom)
-  return source?.type === 's3' ? source : undefined
+/** The cursor, when waybill sealed it for this very listing and every field is what it wrote. */
+function decodeCursor(config: Config, binding: CursorBinding, text: string): Cursor | undefined {
+  const opened = cursors.open(config.tokenSecrets, text, binding)
+  return 'value' in opened && opened.value.i < binding[1].length ? opened.value : undefined
 }
 
 /** Up to `budget` entries under `prefix`, in S3's order, following continuation tokens. */
 async function listPrefix(
-  bucket: S3Origin,
+  pages: Pages,
   prefix: string,
   delimiter: string | undefined,
   budget: number,
@@ -89,10 +77,10 @@ async function listPrefix(
   const entries: Entry[] = []
   let token: string | undefined
   for (;;) {
-    const page = await listObjectsPage(bucket, {
+    const page = await pages.page({
       prefix,
       delimiter,
-      maxKeys: Math.min(S3_LIST_PAGE_MAX, budget - entries.length),
+      maxKeys: Math.min(pages.pageMax, budget - entries.length),
       continuationToken: token,
       startAfter: token === undefined ? startAfter : undefined,
     })
@@ -148,11 +136,12 @@ export function listPermit(config: Config, principal: Principal, origin: string,
     })),
     limit: query.limit === undefined ? undefined : { n: query.limit, path: 'limit' },
     fits: (origin) =>
-      bucketOf(config, origin) === undefined
+      origin.listing === undefined
         ? [
             {
               path: 'origin',
-              message: 'is a CloudFront origin without "listFrom"; it cannot be listed',
+              message:
+                'cannot be listed: it names no bucket to list (a CloudFront origin needs "listFrom")',
             },
           ]
         : [],
@@ -173,7 +162,7 @@ export async function listPage(
   const { prefix: prefixes } = query
   const binding: CursorBinding = [origin, prefixes, query.delimiter ?? null]
   const permit = listPermit(config, principal, origin, query)
-  const bucket = bucketOf(config, permit.origin)!
+  const pages = permit.origin.listing!
   const limit = query.limit ?? Math.min(DEFAULT_LIST_LIMIT, permit.maxCount)
   const after = query.cursor === undefined ? undefined : decodeCursor(config, binding, query.cursor)
   if (query.cursor !== undefined && after === undefined) {
@@ -195,7 +184,7 @@ export async function listPage(
     while (next < prefixes.length && count < limit) {
       const i = next++
       const listed = await listPrefix(
-        bucket,
+        pages,
         prefixes[i]!,
         query.delimiter,
         limit - count,

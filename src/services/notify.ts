@@ -3,6 +3,7 @@
 // and/or sent to a Cloudflare Queue. Delivery runs after the answer (ExecutionContext.waitUntil):
 // it retries, then logs one line, and never throws, so the upload's own answer never depends on it.
 
+import type { UploadMode } from '../schemas/fields'
 import { principalName, type Principal } from '../principal'
 import { sha256AsciiHex } from '../core/sigv4/sha256'
 import type { NotifyConfig, UploadQueue, WebhookTarget } from '../config/notify'
@@ -12,9 +13,7 @@ import {
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_TIMEOUT_MS,
 } from '../limits'
-import { systemClock, type Clock } from '../http/clock'
-
-type UploadMode = 'put' | 'post' | 'multipart'
+import { systemClock, type Clock } from '../clock'
 
 /** What the upload completion code knows once it has checked an upload finished. */
 export interface CompletedUpload {

@@ -4,7 +4,7 @@
 import { MAX_FILENAME_BYTES } from '../limits'
 import { contentDisposition, lastSegment, type DispositionType } from '../core/disposition'
 import { sanitizeFilename } from '../core/filename'
-import type { PresignItem, ResponseOverrides } from '../core/s3/presign'
+import type { ObjectItem, ResponseOverrides } from '../origins/types'
 
 /** One object as a request names it: a key and what its answer should say. */
 export interface ObjectRequest {
@@ -29,7 +29,7 @@ export function objectItem({
   download,
   inline,
   contentType,
-}: ObjectRequest): PresignItem {
+}: ObjectRequest): ObjectItem {
   const [type, name]: [DispositionType, true | string] | [undefined, undefined] =
     download !== undefined
       ? ['attachment', download]

@@ -5,7 +5,7 @@ import type { Principal } from '../principal'
 import type { Config, Origin } from '../config'
 import { STREAM_CHUNK_ITEMS } from '../limits'
 import { commonKeyPrefix } from '../core/keys'
-import type { PresignItem } from '../core/s3/presign'
+import type { ObjectItem } from '../origins/types'
 import { WaybillError, type FieldError } from '../errors'
 import type { SignBody } from '../schemas/sign'
 import { objectItem } from './objects'
@@ -13,27 +13,31 @@ import { permitFor } from './permits'
 import { quotaFor } from '../control/quota'
 import { batchSigner, type BatchSigner } from './signers'
 
-/** What the request asks that the origin's type cannot do. */
-function originFits(origin: Origin, body: SignBody, items: readonly PresignItem[]): FieldError[] {
+/** What the request asks that the origin cannot serve. */
+function originFits(origin: Origin, body: SignBody, items: readonly ObjectItem[]): FieldError[] {
   const errors: FieldError[] = []
-  if (origin.type === 's3') {
-    if (body.policy !== undefined) {
-      errors.push({ path: 'policy', message: 'applies to CloudFront origins only' })
-    }
-    return errors
+  if (body.policy !== undefined && origin.wildcards === undefined) {
+    errors.push({
+      path: 'policy',
+      message: 'applies to origins with wildcard policies (CloudFront)',
+    })
   }
-  if (body.method !== 'GET' && body.method !== 'HEAD') {
-    errors.push({ path: 'method', message: 'must be GET or HEAD for a CloudFront origin' })
+  if (!origin.urls.methods.includes(body.method)) {
+    errors.push({
+      path: 'method',
+      message: `must be ${origin.urls.methods.join(', ')} for origin "${origin.name}"`,
+    })
   }
-  // Response overrides travel as query parameters to the bucket behind the distribution.
-  items.forEach((item, i) => {
-    if (item.versionId !== undefined) {
-      errors.push({
-        path: `items.${i}`,
-        message: 'versionId is not supported by CloudFront origins',
-      })
-    }
-  })
+  if (!origin.urls.versions) {
+    items.forEach((item, i) => {
+      if (item.versionId !== undefined) {
+        errors.push({
+          path: `items.${i}`,
+          message: `versionId is not supported by origin "${origin.name}"`,
+        })
+      }
+    })
+  }
   return errors
 }
 
@@ -62,7 +66,7 @@ export function signBatch(
   body: SignBody,
   now: Date,
 ): SignedBatch {
-  const items: readonly PresignItem[] =
+  const items: readonly ObjectItem[] =
     body.items?.map(objectItem) ?? (body.keys ?? []).map((key) => ({ key }))
   const field = body.keys !== undefined ? 'keys' : 'items'
   const itemPath = field === 'keys' ? (i: number) => `keys.${i}` : (i: number) => `items.${i}.key`
@@ -104,7 +108,7 @@ export function signBatch(
   }
   const signer = batchSigner(permit, { method: body.method, now })
   const expiresAt = signer.expiresAt.toISOString()
-  const line = (item: PresignItem, url: string) =>
+  const line = (item: ObjectItem, url: string) =>
     body.debug
       ? `{"key":${JSON.stringify(item.key)},"url":"${url}","debug":${JSON.stringify(signer.explain(item))}}`
       : `{"key":${JSON.stringify(item.key)},"url":"${url}"}`
@@ -130,8 +134,8 @@ export function signBatch(
  */
 function chunks(
   signer: BatchSigner,
-  items: readonly PresignItem[],
-  line: (item: PresignItem, url: string) => string,
+  items: readonly ObjectItem[],
+  line: (item: ObjectItem, url: string) => string,
   shape: { head: string; between: string; end: string; after?: string },
 ): () => Promise<string | undefined> {
   let next = 0

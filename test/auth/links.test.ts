@@ -2,7 +2,8 @@
 // that names who issued one.
 
 import { describe, expect, it } from 'vitest'
-import { principalHash, signLink, verifyLink, type LinkPayload } from '../../src/auth/links'
+import { signLink, verifyLink, type LinkPayload } from '../../src/auth/links'
+import { principalHash } from '../../src/principal/subjects'
 import { base64UrlEncode } from '../../src/core/bytes'
 import { sealToken } from '../../src/core/token'
 import { sha256 } from '../helpers/hex'

@@ -8,32 +8,29 @@
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  authorize,
-  isPermit,
-  isRefusal,
-  subjectMatches,
-  subjectsOf,
-  type Permit,
-  type Reach,
-} from '../../src/auth/policy'
+import { authorize, isPermit, isRefusal, type Permit, type Reach } from '../../src/auth/policy'
 import { batchSigner } from '../../src/services/signers'
 import type { Principal } from '../../src/principal'
-import type { Action, Config, Grant, GrantSubject, S3Origin } from '../../src/config'
+import { subjectMatches, subjectsOf } from '../../src/principal/subjects'
+import type { Action, Config, Grant, GrantSubject } from '../../src/config'
+import { s3 } from '../../src/origins/s3'
 import { fuzzParameters } from '../helpers/fuzz-arbitraries'
 
-const ORIGIN: S3Origin = Object.freeze({
-  name: 'o',
-  type: 's3',
-  bucket: 'b',
-  region: 'us-east-1',
-  style: 'path',
-  endpoint: { protocol: 'https:', host: 's3.example.com', basePath: '/b' },
-  credentials: { accessKeyId: 'AKID', secretAccessKey: 'not-a-secret' },
-  keys: 'safe',
-  signingWindow: 0,
-  postPolicy: true,
-})
+const ORIGIN = s3.create(
+  'o',
+  {
+    type: 's3',
+    bucket: 'b',
+    region: 'us-east-1',
+    style: 'path',
+    endpoint: { protocol: 'https:', host: 's3.example.com', basePath: '/b' },
+    credentials: { accessKeyId: 'AKID', secretAccessKey: 'not-a-secret' },
+    keys: 'safe',
+    signingWindow: 0,
+    postPolicy: true,
+  },
+  () => undefined,
+)
 
 const ALICE: Principal = { kind: 'api-key', id: 'alice', claims: {}, roles: new Set() }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { unsafeKeyReason } from '../../src/auth/key-safety'
-import { actionFor, prefixCovers, resolvePrefix, subjectMatches } from '../../src/auth/policy'
+import { actionFor, prefixCovers, resolvePrefix } from '../../src/auth/policy'
+import { subjectMatches } from '../../src/principal/subjects'
 import type { Principal } from '../../src/principal'
 
 describe('prefixCovers', () => {

@@ -166,7 +166,8 @@ export default async function setup(project: TestProject) {
         // The demo page's POST forms cannot refuse to replace an object.
         overwrite: true,
       },
-      { to: 'apiKey:demo', origin: 'nopost', actions: ['read', 'write'] },
+      // Overwrite: the client's POST forms (which need it) fall back to PUTs there.
+      { to: 'apiKey:demo', origin: 'nopost', actions: ['read', 'write'], overwrite: true },
       {
         to: 'apiKey:limited',
         origin: 'demo',

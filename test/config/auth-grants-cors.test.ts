@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 const HS_SECRET = 'a-shared-secret-that-is-long-enough-0123456789'

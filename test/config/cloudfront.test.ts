@@ -1,6 +1,8 @@
 import { describe, expect, inject, it } from 'vitest'
 import { parseConfig } from '../../src/config/load'
-import type { Env } from '../../src/config/env'
+import type { Config } from '../../src/config'
+import type { Env } from '../../src/env'
+import type { CloudFrontOrigin } from '../../src/origins/cloudfront'
 import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 
 const keys = inject('testKeys')
@@ -20,12 +22,18 @@ function env(origin: Record<string, unknown>, extra: Partial<Env> = {}): Env {
   }
 }
 
+/** The origin `cdn`, as the CloudFront driver made it (its settings on it). */
+function cloudFrontOf(config: Config): CloudFrontOrigin {
+  const origin = config.origins.get('cdn')
+  if (origin?.type !== 'cloudfront') throw new Error('not cloudfront')
+  return origin as CloudFrontOrigin
+}
+
 describe('CloudFront origins', () => {
   it('parses with defaults: SHA1, base URL ending in "/", secure cookies', () => {
     const result = parseConfig(env(cdn))
     if (!result.ok) throw new Error(JSON.stringify(result.errors))
-    const origin = result.config.origins.get('cdn')
-    if (origin?.type !== 'cloudfront') throw new Error('not cloudfront')
+    const origin = cloudFrontOf(result.config)
     expect(origin.baseUrl).toBe('https://d111111abcdef8.cloudfront.net/')
     expect(origin.hash).toBe('SHA1')
     expect(origin.signingKeys.map((k) => k.keyPairId)).toEqual(['K2JCJMDEHXQW5F'])
@@ -46,10 +54,8 @@ describe('CloudFront origins', () => {
       ),
     )
     if (!result.ok) throw new Error(JSON.stringify(result.errors))
-    const origin = result.config.origins.get('cdn')
-    expect(
-      origin?.type === 'cloudfront' && origin.signingKeys.map((k) => [k.keyPairId, k.parsed.kind]),
-    ).toEqual([
+    const origin = cloudFrontOf(result.config)
+    expect(origin.signingKeys.map((k) => [k.keyPairId, k.parsed.kind])).toEqual([
       ['K2JCJMDEHXQW5F', 'rsa'],
       ['KOLD0000001', 'ec'],
     ])
@@ -132,8 +138,7 @@ describe('CloudFront listFrom and signingWindow', () => {
       ...s3Secrets,
     })
     if (!result.ok) throw new Error(JSON.stringify(result.errors))
-    const origin = result.config.origins.get('cdn')
-    if (origin?.type !== 'cloudfront') throw new Error('not cloudfront')
+    const origin = cloudFrontOf(result.config)
     expect(origin.listFrom).toBe('bucket')
     expect(origin.signingWindow).toBe(600)
   })
@@ -144,8 +149,7 @@ describe('CloudFront listFrom and signingWindow', () => {
     const forwarding = env({ ...cdn, responseOverrides: true })
     const plain = parseConfig({ ...forwarding, WAYBILL_GRANTS: grants(false) })
     if (!plain.ok) throw new Error(JSON.stringify(plain.errors))
-    const origin = plain.config.origins.get('cdn')
-    expect(origin?.type === 'cloudfront' && origin.responseOverrides).toBe(true)
+    expect(cloudFrontOf(plain.config).responseOverrides).toBe(true)
     const refused = parseConfig({ ...forwarding, WAYBILL_GRANTS: grants(true) })
     expect(refused.ok).toBe(false)
     if (!refused.ok) {

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 
 /** `Env`'s named members, without its index signature (credentials' names are the origins'). */
 type Named<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] }

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { parseNotify, type NotifyConfig } from '../../src/config/notify'
 
 // Fresh for each run: 32 random bytes.

@@ -130,7 +130,7 @@ export function checkAnswer(answer: Answer, contract: Contract = DATA_PLANE): st
   const method = answer.method === 'HEAD' ? 'get' : answer.method.toLowerCase()
   const matched = templates.find(({ pattern }) => pattern.test(url.pathname))
   const operation = matched === undefined ? undefined : paths[matched.template]![method]
-  // A CORS preflight is the browser's protocol, answered before any operation (src/http/cors.ts).
+  // A CORS preflight is the browser's protocol, answered before any operation (src/middleware/cors.ts).
   if (answer.method === 'OPTIONS' && answer.status === 204) return []
   if (operation === undefined) {
     // Outside the document: an unknown path is the 404 problem, another method the 405 problem.

@@ -7,9 +7,9 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env as bindings } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
-import { Lru } from '../../src/control/lru'
+import { BoundedCache } from '../../src/core/cache'
 import { ControlPlane } from '../../src/control/plane'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import {
   CONTROL_MAX_AGE_MS,
   CONTROL_REFRESH_MS,
@@ -309,9 +309,9 @@ describe('stored grants are checked again against the origins of today', () => {
   })
 })
 
-describe('Lru', () => {
+describe('BoundedCache', () => {
   it('holds at most its capacity, forgetting the least recently used first', () => {
-    const lru = new Lru<string, number>(2)
+    const lru = new BoundedCache<string, number>(2)
     lru.set('a', 1)
     lru.set('b', 2)
     expect(lru.get('a')).toBe(1)

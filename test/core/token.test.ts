@@ -30,16 +30,14 @@ describe('sealToken', () => {
     const bare = sealToken(secrets, 'link', VALUE)
     const [id, body, tag] = bare.split('.') as [string, string, string]
     expect(id).toBe('k1')
-    // The message links were always tagged with: links issued before keep working.
-    expect(base64UrlDecode(tag)).toEqual(
-      await webCryptoTag(secret, `waybill-link-v1.k1.k1.${body}`),
-    )
+    // The purpose, the format's version, the secret's id once, the payload.
+    expect(base64UrlDecode(tag)).toEqual(await webCryptoTag(secret, `waybill-link-v2.k1.${body}`))
     const bound = sealToken(secrets, 'upload-receipt', VALUE, 'photos\napi-key:ünïcode')
     const [, boundBody, boundTag] = bound.split('.') as [string, string, string]
     expect(base64UrlDecode(boundTag)).toEqual(
       await webCryptoTag(
         secret,
-        `waybill-upload-receipt-v1.k1.k1.${boundBody}\nphotos\napi-key:ünïcode`,
+        `waybill-upload-receipt-v2.k1.${boundBody}\nphotos\napi-key:ünïcode`,
       ),
     )
     expect(openToken(secrets, 'link', bare)).toEqual({ value: VALUE })
@@ -103,7 +101,7 @@ describe('openToken', () => {
     expect(openToken(secrets, 'link', `${token}.x`)).toEqual({ fault: 'malformed' })
     for (const bytes of [new Uint8Array([0xff, 0xfe]), new TextEncoder().encode('{"o":')]) {
       const encoded = base64UrlEncode(bytes)
-      const mac = await webCryptoTag(secrets[0]!.secret, `waybill-link-v1.new.new.${encoded}`)
+      const mac = await webCryptoTag(secrets[0]!.secret, `waybill-link-v2.new.${encoded}`)
       expect(openToken(secrets, 'link', `new.${encoded}.${base64UrlEncode(mac)}`)).toEqual({
         fault: 'malformed',
       })

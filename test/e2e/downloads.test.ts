@@ -5,7 +5,7 @@
 
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { apiKeysBinding } from '../helpers/api-keys'
 import { e2eOrigin, objectUrl, store, workerEnv } from '../helpers/worker-env'
 

@@ -3,7 +3,7 @@
 
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { ndjsonLines } from '../helpers/requests'
 import { apiKeysBinding } from '../helpers/api-keys'
 import { e2eOrigin, objectUrl, store, workerEnv } from '../helpers/worker-env'

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import type { QuotaCounter } from '../../src/control/quota-counter'
 import { DEFAULT_EXPIRES_S, QUOTA_HOLD_MARGIN_S } from '../../src/limits'
 import { admin, fresh, send, withControl } from '../helpers/control-plane'

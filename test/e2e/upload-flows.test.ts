@@ -6,7 +6,7 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { form, postForm } from '../helpers/forms'
 import { sha256Base64, sha256Hex } from '../helpers/hex'
 import { postJson } from '../helpers/requests'
@@ -628,7 +628,7 @@ describe('notifications of checked uploads', () => {
         size: 4,
         contentType: 'text/plain',
         mode: 'put',
-        principal: 'api-key:up',
+        principal: 'apiKey:up',
       },
     })
     const record = (await deliveries()).find((delivery) => delivery.id === event.id)

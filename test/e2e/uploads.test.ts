@@ -3,7 +3,7 @@
 
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { form, postForm } from '../helpers/forms'
 import { sha256Base64, sha256Hex } from '../helpers/hex'
 import { postJson } from '../helpers/requests'

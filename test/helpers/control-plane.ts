@@ -11,7 +11,7 @@ import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
 import { bridgeOf } from '../../src/bridge'
 import type { AdminEnv } from '../../src/config/admin'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { apiKeysBinding } from './api-keys'
 
 /** An admin token for this run only. */

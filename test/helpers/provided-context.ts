@@ -50,6 +50,8 @@ declare module 'vitest' {
     s3: S3TestServer
     apiKey: TestApiKey
     cryptoService: string
+    /** A CloudFront edge in front of the e2e bucket (test/helpers/cloudfront-edge.ts). */
+    cloudFrontEdge: string
     testKeys: TestKeys
     webhook: WebhookReceiver
   }

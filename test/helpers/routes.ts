@@ -3,7 +3,7 @@
 import committedDocument from '../../docs/openapi.json'
 import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { apiKeysBinding } from './api-keys'
 import { TEST_TOKEN_SECRETS } from '../fixtures/token-secrets'
 

@@ -6,7 +6,7 @@
 
 import { inject } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { AUDIENCE, HS256_SECRET, ISSUER } from '../fixtures/auth'
 import { apiKeysBinding } from './api-keys'
 import { e2eOrigin, workerEnv } from './worker-env'

@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:workers'
 import { AwsClient } from 'aws4fetch'
 import { inject } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 
 const s3 = inject('s3')
 

@@ -17,7 +17,7 @@ import {
   MAX_OVERRIDE_CHARS,
   MAX_SIGNING_WINDOW_S,
 } from '../../src/limits'
-import { STATUS, type ErrorCode } from '../../src/errors'
+import { PROBLEMS, type ErrorCode } from '../../src/errors'
 
 interface Schema {
   enum?: unknown[]
@@ -132,7 +132,7 @@ describe('the OpenAPI documents together', () => {
           if (types === undefined) continue
           for (const type of types) {
             const code = String(type).replace('urn:waybill:problem:', '') as ErrorCode
-            expect(STATUS[code], `${method} ${path} ${status}: ${String(type)}`).toBe(
+            expect(PROBLEMS[code].status, `${method} ${path} ${status}: ${String(type)}`).toBe(
               Number(status),
             )
             named.add(code)
@@ -140,7 +140,7 @@ describe('the OpenAPI documents together', () => {
         }
       }
     }
-    expect([...named].sort()).toEqual(Object.keys(STATUS).sort())
+    expect([...named].sort()).toEqual(Object.keys(PROBLEMS).sort())
   })
 })
 

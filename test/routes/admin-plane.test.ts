@@ -4,7 +4,7 @@
 // the admin app beside the data app, each on a clock the test moves.
 
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { CONTROL_MAX_AGE_MS } from '../../src/limits'
 import {
   ADMIN_TOKEN,

@@ -4,7 +4,7 @@
 
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import {
   CONTROL_MAX_AGE_MS,
   DEFAULT_ROTATION_OVERLAP_S,

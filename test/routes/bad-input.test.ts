@@ -11,7 +11,7 @@ import adminWorker from '../../src/admin/index'
 import { createApp } from '../../src/app'
 import type { AdminEnv } from '../../src/config/admin'
 import { MAX_BODY_BYTES } from '../../src/limits'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import {
   ACCESS_AUD,
   ACCESS_CERTS,

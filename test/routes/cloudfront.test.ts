@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { nodeVerifies, policyOfUrl } from '../helpers/cloudfront'
 import { postJson } from '../helpers/requests'
 import {

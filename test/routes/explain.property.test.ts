@@ -6,7 +6,7 @@
 
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { HS256_SECRET, sign } from '../fixtures/auth'
 import { admin, appWithClock, fresh, send, withControl } from '../helpers/control-plane'
 import { FUZZ_TIMEOUT_MS, fuzzParameters } from '../helpers/fuzz-arbitraries'

@@ -4,7 +4,7 @@
 // same isolate); the admin app adds ids, how each grant reaches the caller, and the quota's use.
 
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { CONTROL_MAX_AGE_MS } from '../../src/limits'
 import { admin, appWithClock, fresh, send, withControl } from '../helpers/control-plane'
 import { HS256_SECRET } from '../fixtures/auth'

@@ -6,7 +6,7 @@
 
 import { env as bindings } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { IDEMPOTENCY_TTL_S } from '../../src/limits'
 import { admin, appWithClock, fresh, withControl } from '../helpers/control-plane'
 import { sha256Hex } from '../helpers/hex'

@@ -3,7 +3,7 @@
 
 import { describe, expect, inject, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { postJson } from '../helpers/requests'
 import { ALL_KEY, testEnv, type Problem } from '../helpers/routes'
 

@@ -134,13 +134,11 @@ describe('what the Worker gets', () => {
       WAYBILL_AUTH: '{"jwt":{"issuer":"my-app","audience":"waybill","hs256":true}}',
       WAYBILL_JWT_HS256_SECRET: 'c'.repeat(40),
       WAYBILL_GRANTS: '[{"to":"*","origin":"demo","prefix":"users/{sub}/","actions":["read"]}]',
-      WAYBILL_LINK_SECRETS: '[{"id":"mine","secret":"dddddddddddddddddddddddddddddddd"}]',
+      WAYBILL_TOKEN_SECRETS: '[{"id":"mine","secret":"dddddddddddddddddddddddddddddddd"}]',
     }
     const worker = vars(devVars)
     expect(worker.vars).toMatchObject(devVars)
     expect(worker.fromDevVars).toEqual(Object.keys(devVars))
-    // Secrets under the former name replace the run's, never sit beside them.
-    expect(worker.vars.WAYBILL_TOKEN_SECRETS).toBeUndefined()
   })
 
   it('adds the run’s admin token to the tokens of .dev.vars, unless it has its own', () => {

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { admin, appWithClock, send, withControl } from '../helpers/control-plane'
 import { form, postForm } from '../helpers/forms'
 import { objectUrl, store } from '../helpers/worker-env'

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createAdminApp } from '../../src/admin/app'
 import type { AdminEnv } from '../../src/config/admin'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { HS256_SECRET, sign } from '../fixtures/auth'
 import { objectUrl, store } from '../helpers/worker-env'
 import {

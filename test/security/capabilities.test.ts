@@ -5,7 +5,7 @@
 // to end, and failed on the code before its fix.
 
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { HS256_SECRET, sign } from '../fixtures/auth'
 import { form, postForm } from '../helpers/forms'
 import { sha256Hex } from '../helpers/hex'

@@ -3,7 +3,7 @@
 // permit took each limit from whichever covering grant allowed most.
 
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { call, MIB, problem, ROOT, securityEnv } from '../helpers/security-world'
 
 let env: Env

@@ -3,7 +3,7 @@
 // names are. Each test failed on 9207624.
 
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { objectUrl, store } from '../helpers/worker-env'
 import { call, ROOT, securityEnv } from '../helpers/security-world'
 

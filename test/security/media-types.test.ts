@@ -3,7 +3,7 @@
 // judged only the text before the first ";" against a denylist.
 
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { form, postForm } from '../helpers/forms'
 import { objectUrl, store } from '../helpers/worker-env'
 import { call, problem, ROOT, securityEnv } from '../helpers/security-world'

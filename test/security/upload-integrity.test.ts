@@ -5,7 +5,7 @@
 import { connect } from 'cloudflare:sockets'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
-import type { Env } from '../../src/config/env'
+import type { Env } from '../../src/env'
 import { sha256Base64 } from '../helpers/hex'
 import { objectUrl, store } from '../helpers/worker-env'
 import {

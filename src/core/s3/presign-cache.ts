@@ -8,6 +8,7 @@
 // Pure but for that memo (as the signing keys of ../sigv4/crypto.ts are kept): the same inputs give
 // the same presigner, whose URLs are byte-identical to a fresh one's (test/core/s3/presign-cache).
 
+import { BoundedCache } from '../cache'
 import { PRESIGNER_CACHE_ENTRIES } from '../limits'
 import {
   prepareS3Presign,
@@ -17,9 +18,8 @@ import {
 } from './presign'
 
 // Per credentials object (config makes one per isolate, frozen), so no secret is ever part of a
-// cache key and a new config never meets an old presigner. Map order is insertion order: the
-// first entry is the oldest.
-const presigners = new WeakMap<Readonly<Credentials>, Map<string, S3Presigner>>()
+// cache key and a new config never meets an old presigner.
+const presigners = new WeakMap<Readonly<Credentials>, BoundedCache<string, S3Presigner>>()
 
 /**
  * `prepareS3Presign(input)`, reused while the inputs are the same. Presigners that sign request
@@ -35,12 +35,13 @@ export function cachedS3Presign(input: PresignBatchInput): S3Presigner {
   const second = Math.floor(input.now.getTime() / 1000)
   const id = `${method} ${endpoint.protocol}//${endpoint.host}${endpoint.basePath} ${region} ${service} ${expiresIn} ${second}`
   let kept = presigners.get(credentials)
-  if (kept === undefined) presigners.set(credentials, (kept = new Map<string, S3Presigner>()))
+  if (kept === undefined) {
+    presigners.set(credentials, (kept = new BoundedCache(PRESIGNER_CACHE_ENTRIES)))
+  }
   const cached = kept.get(id)
   if (cached !== undefined) return cached
   // Built before it is kept: a refused input (a bad lifetime) throws and leaves nothing behind.
   const presigner = prepareS3Presign(input)
-  if (kept.size >= PRESIGNER_CACHE_ENTRIES) kept.delete(kept.keys().next().value!)
   kept.set(id, presigner)
   return presigner
 }

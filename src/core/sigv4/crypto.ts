@@ -4,6 +4,7 @@
 // derived key's precomputed HMAC states (./sha256.ts).
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html#derive-signing-key
 
+import { BoundedCache } from '../cache'
 import { SIGNING_KEY_CACHE_ENTRIES } from '../limits'
 import { HmacSha256 } from './sha256'
 
@@ -15,8 +16,7 @@ async function hmac(key: BufferSource, data: string): Promise<ArrayBuffer> {
   return crypto.subtle.sign('HMAC', imported, encoder.encode(data))
 }
 
-// Map keeps insertion order, so deleting the first entry evicts the oldest.
-const signingKeys = new Map<string, Promise<HmacSha256>>()
+const signingKeys = new BoundedCache<string, Promise<HmacSha256>>(SIGNING_KEY_CACHE_ENTRIES)
 
 /**
  * The SigV4 signing key for (secret, day, region, service), ready to sign, derived once and cached
@@ -40,10 +40,6 @@ export function signingKey(
   })()
   // A failed derivation must not poison the cache.
   derived.catch(() => signingKeys.delete(id))
-  if (signingKeys.size >= SIGNING_KEY_CACHE_ENTRIES) {
-    const oldest = signingKeys.keys().next().value
-    if (oldest !== undefined) signingKeys.delete(oldest)
-  }
   signingKeys.set(id, derived)
   return derived
 }

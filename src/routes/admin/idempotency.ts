@@ -13,9 +13,9 @@ import { createMiddleware } from 'hono/factory'
 import { claimIdempotency, keepIdempotent, releaseIdempotency } from '../../control/admin-store'
 import { base64UrlDecode, base64UrlEncode, hexEncode } from '../../core/bytes'
 import { conflict, invalid, WaybillError } from '../../errors'
-import { readCapped } from '../../http/body'
-import type { Clock } from '../../http/clock'
-import type { AdminAppEnv } from '../../http/types'
+import { readCapped } from '../../http/read-capped'
+import type { Clock } from '../../clock'
+import type { AdminAppEnv } from '../../middleware/types'
 import {
   IDEMPOTENCY_TTL_S,
   MAX_BODY_BYTES,

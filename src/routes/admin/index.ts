@@ -5,9 +5,9 @@
 
 import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
-import type { Clock } from '../../http/clock'
-import { deferOf } from '../../http/defer'
-import type { AdminAppEnv, AdminRouteDeps } from '../../http/types'
+import type { Clock } from '../../clock'
+import { deferOf } from '../../middleware/defer'
+import type { AdminAppEnv, AdminRouteDeps } from '../../middleware/types'
 import { sendAdminEvents } from '../../services/admin/audit'
 import { auditRoutes } from './audit'
 import { explainRoutes } from './explain'

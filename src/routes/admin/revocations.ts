@@ -4,10 +4,10 @@
 import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { Answer } from '../../http/answer'
-import { jsonBody } from '../../http/body'
+import { jsonBody } from '../../middleware/json-body'
 import { publicProblems } from '../../http/openapi'
-import type { AdminAppEnv, AdminRouteDeps } from '../../http/types'
-import { validBody, validParams, validQuery } from '../../http/validate'
+import type { AdminAppEnv, AdminRouteDeps } from '../../middleware/types'
+import { validBody, validParams, validQuery } from '../../middleware/validate'
 import {
   PageQuery,
   recordParams,

@@ -2,8 +2,8 @@
 // created record leads by, and the services' context for a request.
 
 import type { Context } from 'hono'
-import type { Clock } from '../../http/clock'
-import type { AdminAppEnv } from '../../http/types'
+import type { Clock } from '../../clock'
+import type { AdminAppEnv } from '../../middleware/types'
 import { auditor, deploymentOnce, type AdminContext } from '../../services/admin/shared'
 
 /** Who may call: an admin token, or a Cloudflare Access identity with the admin role. */

@@ -5,7 +5,7 @@
 // from its counter (an upload that would not fit is the 429 the request would get).
 
 import type { Verdict } from '../../bridge/types'
-import { subjectOf } from '../../config/grants'
+import { subjectOf } from '../../principal/subjects'
 import { selectGrantsOf } from '../../control/admin-store'
 import { unavailable } from '../../control/plane'
 import { WaybillError } from '../../errors'

@@ -2,8 +2,8 @@
 // key, a subject, a role or an email (or `*`). They add to the env's grants (src/control/plane.ts).
 // And the grants that reach a caller, wherever they come from: what `authorize` will weigh.
 
-import { subjectsOf } from '../../auth/policy'
-import { grantJson, subjectOf, subjectText, type GrantDefinition } from '../../config/grants'
+import { grantJson, type GrantDefinition } from '../../config/grants'
+import { subjectOf, subjectsOf, subjectText } from '../../principal/subjects'
 import {
   countGrants,
   insertGrant,

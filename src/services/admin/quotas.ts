@@ -4,7 +4,7 @@
 // what room is left, when the window resets. Changed in place: a quota's id names its counters, so
 // new limits apply to what they already counted.
 
-import { subjectOf, subjectText } from '../../config/grants'
+import { subjectOf, subjectText } from '../../principal/subjects'
 import {
   insertQuota,
   quotaExists,
@@ -93,18 +93,17 @@ async function withUse(ctx: AdminContext, row: QuotaRow, caller = callerOf(row))
 }
 
 /**
- * Sets a quota (its shape checked by the route) on an origin that can hold one: an S3 origin
- * (uploads), with the data plane's quota counters bound.
+ * Sets a quota (its shape checked by the route) on an origin that can hold one: one that takes
+ * uploads, with the data plane's quota counters bound.
  */
 export async function createQuota(ctx: AdminContext, body: QuotaBody) {
   const deployment = await ctx.deployment()
   const origin = originNamed(deployment, body.origin, 'origin')
-  const unfit =
-    origin.type !== 's3'
-      ? 'must be an S3 origin (uploads)'
-      : !deployment.quotaCounters
-        ? 'cannot hold a quota: the data plane has no quota counters bound (wrangler.jsonc "durable_objects": WAYBILL_QUOTAS)'
-        : undefined
+  const unfit = !origin.uploads
+    ? 'must be an origin that takes uploads'
+    : !deployment.quotaCounters
+      ? 'cannot hold a quota: the data plane has no quota counters bound (wrangler.jsonc "durable_objects": WAYBILL_QUOTAS)'
+      : undefined
   if (unfit !== undefined) {
     throw cannotHold(`Origin "${origin.name}" cannot hold a quota.`, [
       { path: 'origin', message: unfit },

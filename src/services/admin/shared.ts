@@ -195,7 +195,11 @@ export function cannotHold(detail: string, errors: readonly FieldError[]): Waybi
  */
 export function checkOnOrigin(deployment: Deployed, grant: GrantDefinition, at: string): void {
   const origin = originNamed(deployment, grant.origin, `${at}origin`)
-  const problem = scopeProblem(grant, origin)
+  const problem = scopeProblem(grant, {
+    ...origin,
+    grantProblem: ({ wildcard }) =>
+      origin.grantProblems[wildcard ? 'wildcard' : 'exact'] ?? undefined,
+  })
   if (problem !== undefined) {
     throw cannotHold(`This grant would not hold on origin "${origin.name}".`, [
       { path: `${at}${problem.path}`, message: problem.message },

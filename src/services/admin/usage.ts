@@ -2,7 +2,7 @@
 // that did the most; from the counters the audit trail keeps (src/control/plane.ts `record`,
 // written after the answers).
 
-import { principalHash } from '../../auth/links'
+import { principalHash } from '../../principal/subjects'
 import { bindingOfName } from '../../principal'
 import { selectTopUsage, selectUsage } from '../../control/admin-store'
 import type { UsageRow } from '../../control/store'

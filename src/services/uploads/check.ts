@@ -13,7 +13,7 @@ import { bareEtag } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
 import { WaybillError, type FieldError } from '../../errors'
 import { UPLOAD_TAG } from '../../schemas/fields'
-import { deleteObjectIfMatch, headObject, type ObjectHead } from '../../store/client'
+import type { ObjectHead } from '../../origins/types'
 import { originFor, permitFor } from '../permits'
 import { releaseUploads, settleUpload } from '../quotas'
 import { unsealReceipt, type UploadReceipt } from './sealed'
@@ -79,9 +79,10 @@ export async function checkUpload(
     new WaybillError('forbidden', 'This receipt was not issued to this caller.', {
       errors: [{ path: 'receipt', message: 'was not issued to this caller on this origin' }],
     })
-  if (origin.type !== 's3') throw notOurs()
-  const receipt = unsealReceipt(config, origin, principal, request.receipt)
-  if (receipt === undefined) throw notOurs()
+  const uploads = origin.uploads
+  const receipt =
+    uploads === undefined ? undefined : unsealReceipt(config, origin, principal, request.receipt)
+  if (uploads === undefined || receipt === undefined) throw notOurs()
   if (epochSeconds(now) > receipt.expiresAt) {
     throw new WaybillError(
       'gone',
@@ -123,7 +124,7 @@ export async function checkUpload(
       overwrite: receipt.overwrite ? { path: 'receipt' } : undefined,
     },
   })
-  const head = await headObject(origin, request.key, UPLOAD_TAG)
+  const head = await uploads.head(request.key, UPLOAD_TAG)
   if (head === undefined) {
     throw new WaybillError('not_found', 'Nothing has been uploaded at this key yet.', {
       errors: [{ path: 'key', message: 'has no object' }],
@@ -143,7 +144,7 @@ export async function checkUpload(
     let deleted = false
     if (deletesMismatched(config, principal, origin, request.key)) {
       try {
-        await deleteObjectIfMatch(origin, request.key, head.etag)
+        await uploads.deleteIfMatch(request.key, head.etag)
         deleted = true
       } catch (error) {
         // Replaced since it was checked: not the object checked, so not deleted.

@@ -16,18 +16,17 @@ import { choosePartSize, partCountOf } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
 import { conflict, invalid, WaybillError, type FieldError } from '../../errors'
 import type { UploadItem, UploadRequest } from '../../schemas/uploads'
-import { createMultipartUpload } from '../../store/client'
 import { originFor, permitFor } from '../permits'
 import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
 import { releaseUploads, reserveUploads, type Reservation } from '../quotas'
 import { UPLOAD_TAG } from '../../schemas/fields'
 import { newUploadTag, sealHandle, sealReceipt } from './sealed'
 
-/** What a CloudFront origin cannot serve at all (a 403, as an origin without a grant). */
+/** What an origin without uploads cannot serve at all (a 403, as an origin without a grant). */
 function uploadFits(origin: Origin) {
-  return origin.type === 's3'
+  return origin.uploads !== undefined
     ? []
-    : [{ path: 'origin', message: 'uploads need an S3 origin, not a CloudFront one' }]
+    : [{ path: 'origin', message: `origin "${origin.name}" takes no uploads` }]
 }
 
 /**
@@ -35,19 +34,18 @@ function uploadFits(origin: Origin) {
  * "put" when it names `mode`), once a grant is known.
  */
 function uploadSettings(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
-  if (origin.type !== 's3') return []
-  if (mode === 'post' && !origin.postPolicy) {
+  const modes = origin.uploads?.modes ?? []
+  if (!modes.includes(mode)) {
     return [
       {
         path: 'mode',
-        message:
-          'this origin\'s store does not accept POST uploads (postPolicy: false); use "put" or "multipart"',
+        message: `this origin's store does not accept "${mode}" uploads; use ${modes.map((m) => `"${m}"`).join(' or ')}`,
       },
     ]
   }
   if (item.keyIsPrefix && origin.keys === 'safe') {
-    // S3 can only say starts-with: a form could send "<prefix>../x", which some stores store as
-    // "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
+    // A store can only say starts-with: a form could send "<prefix>../x", which some stores store
+    // as "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
     return [
       {
         path: `${at}keyPrefix`,
@@ -200,7 +198,7 @@ function chosenKey(
   uuid: string,
 ): string {
   const origin = originFor(config, principal, originName, 'write')
-  // A CloudFront origin takes no uploads at all, whatever the name: the permit's own 403.
+  // An origin without uploads takes none, whatever the name: the permit's own 403.
   const unfit = uploadFits(origin)
   if (unfit.length > 0) {
     throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
@@ -231,19 +229,12 @@ interface Authorized {
   readonly quota: Reservation | undefined
 }
 
-/** The permit's origin: uploads go to S3 origins only (`uploadFits` lets no other through). */
-function s3OriginOf(permit: Permit) {
-  const { origin } = permit
-  if (origin.type !== 's3') throw new Error('uploadFits lets S3 origins only through')
-  return origin
-}
-
 /** The caller's metadata and the upload's tag, which its artifact signs (see ./sealed.ts). */
 const tagged = (item: UploadItem, tag: string) => ({ ...item.metadata, [UPLOAD_TAG]: tag })
 
 /** One PUT URL or POST policy, with the receipt its completion check takes. */
 async function issueOne({ config, permit, principal, request, item, now, quota }: Authorized) {
-  const origin = s3OriginOf(permit)
+  const { origin } = permit
   const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
   const tag = newUploadTag()
   const metadata = tagged(item, tag)
@@ -301,7 +292,8 @@ async function startMultipart({
   now,
   quota,
 }: Authorized) {
-  const origin = s3OriginOf(permit)
+  const { origin } = permit
+  const uploads = origin.uploads!
   // The schema requires it for multipart.
   const contentLength = item.contentLength ?? 0
   const partSize = choosePartSize(contentLength, request.partSize)
@@ -323,10 +315,10 @@ async function startMultipart({
     ])
   }
   const tag = newUploadTag()
-  const uploadId = await createMultipartUpload(origin, item.key, {
+  const uploadId = await uploads.createMultipart(item.key, {
     contentType: item.contentType,
     metadata: tagged(item, tag),
-    checksumSha256: checksums !== undefined,
+    checksums: checksums !== undefined,
   })
   // With checksums, the parts whose SHA-256 is known; without, the first of the plan.
   const first = Array.from(

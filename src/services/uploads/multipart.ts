@@ -2,18 +2,11 @@
 // the store holds (to resume), complete (once every part is checked), abort.
 
 import type { Principal } from '../../principal'
-import type { Config, S3Origin } from '../../config'
+import type { Config } from '../../config'
 import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag, multipartEtag, partCountOf, partSizeOf } from '../../core/s3/parts'
 import { conflict, WaybillError, type FieldError } from '../../errors'
-import {
-  abortMultipartUpload,
-  completeMultipartUpload,
-  headObject,
-  listParts,
-  type CompletedPart,
-  type UploadedPart,
-} from '../../store/client'
+import type { CompletedPart, UploadedPart, Uploads } from '../../origins/types'
 import { originFor, permitFor } from '../permits'
 import { releaseUploads, settleUpload } from '../quotas'
 import { partUploadUrls } from '../signers'
@@ -38,15 +31,18 @@ function authorizeFollowUp(
   principal: Principal,
   ref: UploadRef,
   expiresIn?: number,
-): { permit: Permit; handle: UploadHandle; origin: S3Origin } {
+): { permit: Permit; handle: UploadHandle; uploads: Uploads } {
   const origin = originFor(config, principal, ref.origin, 'write')
   const notOurs = () =>
     new WaybillError('forbidden', 'This upload was not started by this caller for this key.', {
       errors: [{ path: 'uploadId', message: 'was not issued to this caller for this key' }],
     })
-  if (origin.type !== 's3') throw notOurs()
-  const handle = unsealHandle(config, origin, principal, ref.key, ref.uploadId)
-  if (handle === undefined) throw notOurs()
+  const uploads = origin.uploads
+  const handle =
+    uploads === undefined
+      ? undefined
+      : unsealHandle(config, origin, principal, ref.key, ref.uploadId)
+  if (uploads === undefined || handle === undefined) throw notOurs()
   const permit = permitFor(config, principal, {
     kind: 'upload',
     origin: ref.origin,
@@ -59,7 +55,7 @@ function authorizeFollowUp(
       overwrite: handle.overwrite ? { path: 'uploadId' } : undefined,
     },
   })
-  return { permit, handle, origin }
+  return { permit, handle, uploads }
 }
 
 /** More part URLs for an upload in progress, sized from its handle (and signing each checksum). */
@@ -115,8 +111,8 @@ export async function moreParts(
 
 /** The parts an upload in progress holds, and its plan: what a client resuming it needs. */
 export async function uploadedParts(config: Config, principal: Principal, request: UploadRef) {
-  const { handle, origin } = authorizeFollowUp(config, principal, request)
-  const parts = await listParts(origin, request.key, handle.uploadId)
+  const { handle, uploads } = authorizeFollowUp(config, principal, request)
+  const parts = await uploads.listParts(request.key, handle.uploadId)
   return {
     key: request.key,
     contentLength: handle.contentLength,
@@ -250,10 +246,10 @@ export async function completeUpload(
   request: UploadRef & { parts?: CompletedPart[] | undefined },
   now: Date,
 ): Promise<{ object: CompletedObject; storeUploadId: string }> {
-  const { handle, origin } = authorizeFollowUp(config, principal, request)
+  const { handle, uploads } = authorizeFollowUp(config, principal, request)
   const named = request.parts && inPartOrder(request.parts)
   const object = (etag: string) => ({
-    origin: origin.name,
+    origin: request.origin,
     key: request.key,
     size: handle.contentLength,
     contentType: handle.contentType,
@@ -261,17 +257,17 @@ export async function completeUpload(
   })
   let listed: UploadedPart[]
   try {
-    listed = await listParts(origin, request.key, handle.uploadId)
+    listed = await uploads.listParts(request.key, handle.uploadId)
   } catch (error) {
     if (!(error instanceof WaybillError) || error.code !== 'not_found') throw error
-    const again = await completedBefore(origin, request.key, named, handle)
+    const again = await completedBefore(uploads, request.key, named, handle)
     if (again === undefined) throw error
     return { object: object(again), storeUploadId: handle.uploadId }
   }
   const uploaded = new Map(listed.map((part) => [part.partNumber, part]))
   const parts = checkParts(uploaded, handle, named ?? planParts(uploaded, handle))
-  const { etag } = await completeMultipartUpload(origin, request.key, handle.uploadId, parts, {
-    ifNoneMatch: !handle.overwrite,
+  const { etag } = await uploads.complete(request.key, handle.uploadId, parts, {
+    overwrite: handle.overwrite,
   })
   await settleUpload(config, principal, handle.quota, handle.contentLength, now)
   return { object: object(etag), storeUploadId: handle.uploadId }
@@ -283,7 +279,7 @@ export async function completeUpload(
  * their ETags and, with checksums, nothing else).
  */
 async function completedBefore(
-  origin: S3Origin,
+  uploads: Uploads,
   key: string,
   parts: readonly Named[] | undefined,
   handle: UploadHandle,
@@ -291,7 +287,7 @@ async function completedBefore(
   if (parts === undefined) return undefined
   const expected = await multipartEtag(parts.map(({ part }) => part.etag))
   if (expected === undefined) return undefined
-  const head = await headObject(origin, key, UPLOAD_TAG)
+  const head = await uploads.head(key, UPLOAD_TAG)
   if (head === undefined) return undefined
   const checksum = head.checksumSha256
   const same =
@@ -308,11 +304,12 @@ function ownHandle(
   config: Config,
   principal: Principal,
   ref: UploadRef,
-): { handle: UploadHandle; origin: S3Origin } | undefined {
+): { handle: UploadHandle; uploads: Uploads } | undefined {
   const origin = config.origins.get(ref.origin)
-  if (origin?.type !== 's3') return undefined
+  const uploads = origin?.uploads
+  if (origin === undefined || uploads === undefined) return undefined
   const handle = unsealHandle(config, origin, principal, ref.key, ref.uploadId)
-  return handle === undefined ? undefined : { handle, origin }
+  return handle === undefined ? undefined : { handle, uploads }
 }
 
 /**
@@ -326,9 +323,9 @@ export async function abortUpload(
   request: UploadRef,
   now: Date,
 ) {
-  const { handle, origin } =
+  const { handle, uploads } =
     ownHandle(config, principal, request) ?? authorizeFollowUp(config, principal, request)
-  await abortMultipartUpload(origin, request.key, handle.uploadId)
+  await uploads.abort(request.key, handle.uploadId)
   // Its parts are gone: its room comes back.
   await releaseUploads(config, principal, handle.quota && [handle.quota], now)
 }

@@ -11,10 +11,10 @@
 
 import * as v from 'valibot'
 import { principalBinding, type Principal } from '../../principal'
-import type { Config, S3Origin } from '../../config'
+import type { Config, Origin } from '../../config'
 import { base64UrlEncode } from '../../core/bytes'
-import { openToken, sealToken } from '../../core/token'
-import { UPLOAD_TAG_CHARS } from '../../schemas/fields'
+import { sealed } from '../../auth/sealed'
+import { SINGLE_UPLOAD_MODES, UPLOAD_TAG_CHARS } from '../../schemas/fields'
 
 const HANDLE_PURPOSE = 'multipart-upload'
 const RECEIPT_PURPOSE = 'upload-receipt'
@@ -54,7 +54,7 @@ export type UploadHandle = v.InferOutput<typeof Handle>
 const Receipt = v.object({
   key: v.string(),
   keyIsPrefix: v.boolean(),
-  mode: v.picklist(['put', 'post']),
+  mode: v.picklist(SINGLE_UPLOAD_MODES),
   contentType: v.string(),
   exact: v.optional(Count),
   atMost: v.optional(Count),
@@ -68,66 +68,56 @@ export type UploadReceipt = v.InferOutput<typeof Receipt>
 
 // A handle is bound to the origin, the caller and the key: another caller's handle, or this
 // caller's for another key or origin, does not open. A receipt names its key itself.
-const handleBinding = (origin: S3Origin, principal: Principal, key: string) =>
-  `${origin.name}\n${principalBinding(principal)}\n${key}`
-const receiptBinding = (origin: S3Origin, principal: Principal) =>
-  `${origin.name}\n${principalBinding(principal)}`
-
-/** What `schema` makes of a token sealed for `purpose` and `binding`; undefined for anything else. */
-function opened<const TSchema extends v.GenericSchema>(
-  config: Config,
-  purpose: string,
-  token: string,
-  binding: string,
-  schema: TSchema,
-): v.InferOutput<TSchema> | undefined {
-  const result = openToken(config.tokenSecrets, purpose, token, binding)
-  if ('fault' in result) return undefined
-  const parsed = v.safeParse(schema, result.value)
-  return parsed.success ? parsed.output : undefined
-}
+const handles = sealed(
+  HANDLE_PURPOSE,
+  Handle,
+  (origin: Origin, principal: Principal, key: string) =>
+    `${origin.name}\n${principalBinding(principal)}\n${key}`,
+)
+const receipts = sealed(
+  RECEIPT_PURPOSE,
+  Receipt,
+  (origin: Origin, principal: Principal) => `${origin.name}\n${principalBinding(principal)}`,
+)
 
 export function sealHandle(
   config: Config,
-  origin: S3Origin,
+  origin: Origin,
   principal: Principal,
   key: string,
   handle: UploadHandle,
 ): string {
-  return sealToken(
-    config.tokenSecrets,
-    HANDLE_PURPOSE,
-    handle,
-    handleBinding(origin, principal, key),
-  )
+  return handles.seal(config.tokenSecrets, handle, origin, principal, key)
 }
 
 /** The handle waybill sealed for this origin, caller and key, or undefined. */
 export function unsealHandle(
   config: Config,
-  origin: S3Origin,
+  origin: Origin,
   principal: Principal,
   key: string,
   token: string,
 ): UploadHandle | undefined {
-  return opened(config, HANDLE_PURPOSE, token, handleBinding(origin, principal, key), Handle)
+  const opened = handles.open(config.tokenSecrets, token, origin, principal, key)
+  return 'value' in opened ? opened.value : undefined
 }
 
 export function sealReceipt(
   config: Config,
-  origin: S3Origin,
+  origin: Origin,
   principal: Principal,
   receipt: UploadReceipt,
 ): string {
-  return sealToken(config.tokenSecrets, RECEIPT_PURPOSE, receipt, receiptBinding(origin, principal))
+  return receipts.seal(config.tokenSecrets, receipt, origin, principal)
 }
 
 /** The receipt waybill sealed for this origin and caller, or undefined. */
 export function unsealReceipt(
   config: Config,
-  origin: S3Origin,
+  origin: Origin,
   principal: Principal,
   token: string,
 ): UploadReceipt | undefined {
-  return opened(config, RECEIPT_PURPOSE, token, receiptBinding(origin, principal), Receipt)
+  const opened = receipts.open(config.tokenSecrets, token, origin, principal)
+  return 'value' in opened ? opened.value : undefined
 }

@@ -103,7 +103,7 @@ const basePathChar = fc.oneof(
   },
 )
 
-/** A distribution's base URL, normalized as src/config/cloudfront.ts does (origin, path, '/'). */
+/** A distribution's base URL, normalized as src/origins/cloudfront/settings.ts does (origin, path, '/'). */
 const baseUrl = fc
   .record({
     protocol: fc.constantFrom('https:', 'http:'),

@@ -177,7 +177,7 @@ const REGIONS = [
   'us-east-005',
 ]
 
-// S3's general purpose bucket rules as src/config/origins.ts enforces them: 3-63 characters of a-z,
+// S3's general purpose bucket rules as src/origins/s3/settings.ts enforces them: 3-63 characters of a-z,
 // 0-9, '.' and '-', a letter or digit at both ends, no '..', not an IPv4 address.
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/
 const validBucket = (name: string) =>
