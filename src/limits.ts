@@ -202,3 +202,7 @@ export const MAX_IDEMPOTENCY_KEY_CHARS = 255
 export const IDEMPOTENCY_CLEANUP_BATCH = 100
 /** GET /admin/v1/usage/top: the most callers one answer ranks. */
 export const MAX_USAGE_TOP = 100
+/** POST /admin/v1/import: the most records of each kind one document may hold. */
+export const MAX_IMPORT_RECORDS = 5_000
+/** POST /admin/v1/import: a document of that many records, with room. */
+export const MAX_IMPORT_BODY_BYTES = 8 * 1024 * 1024

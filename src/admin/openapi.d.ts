@@ -368,6 +368,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/admin/v1/export': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The control plane's configuration as one document: keys, grants, quotas, revocations
+     * @description Keys' metadata (never a key; their secrets' SHA-256 only with `secrets=include`, which a restore needs), grants as WAYBILL_GRANTS holds them, quotas and revocations, each as this API shows it. What POST /admin/v1/import takes. Not usage, nor the audit trail, nor WAYBILL_API_KEYS and WAYBILL_GRANTS (the env's own).
+     */
+    get: operations['adminExport']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/admin/v1/import': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Add what a configuration document holds and the control plane does not
+     * @description A document of GET /admin/v1/export (with `secrets=include`: a key needs its secrets' SHA-256), at most 5000 records of each kind. Each record is checked as its create is (a grant or a quota against the origins the data plane has now) and added with its id in one transaction; one whose id the control plane holds (a quota, also one whose subject and origin have one) is left as it is and counted as skipped. A key id WAYBILL_API_KEYS holds is a 409. Audited as one `import` event. Takes an `Idempotency-Key`.
+     */
+    post: operations['adminImport']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -5167,6 +5207,586 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Conflict with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:conflict'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Payload too large */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:payload_too_large'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unsupported media type */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unsupported_media_type'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  adminExport: {
+    parameters: {
+      query?: {
+        /** @description `include` adds each key secret's SHA-256 (what a restore needs for the keys to work); `omit` (the default) leaves them out. Never the keys themselves: those are stored nowhere. */
+        secrets?: 'omit' | 'include'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The configuration */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @constant */
+            version: 1
+            exportedAt: string
+            keys: {
+              id: string
+              label: string | null
+              createdAt: string
+              expiresAt: string | null
+              revokedAt: string | null
+              lastUsedAt?: string | null
+              secrets: {
+                prefix: string
+                createdAt: string
+                expiresAt: string | null
+                /** @description Only with `?secrets=include`. */
+                sha256?: string
+              }[]
+            }[]
+            grants: {
+              id: string
+              createdAt: string
+              /** @description The grant as stored: canonical, with its defaults filled in. */
+              grant: {
+                [key: string]: unknown
+              }
+            }[]
+            quotas: {
+              id: string
+              to: string
+              origin: string
+              maxObjects: number | null
+              maxBytes: number | null
+              windowS: number
+              createdAt: string
+            }[]
+            revocations: {
+              id: string
+              /** @enum {string} */
+              kind: 'key' | 'link' | 'links'
+              createdAt: string
+              key?: string
+              link?: string
+              issuedBefore?: string
+              origin?: string
+              principal?: string
+            }[]
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; Authentication temporarily unavailable; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type:
+              | 'urn:waybill:problem:config_invalid'
+              | 'urn:waybill:problem:auth_unavailable'
+              | 'urn:waybill:problem:control_unavailable'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  adminImport: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description A key of your own for this request (a UUID will do), 16 to 255 visible ASCII characters: a retry with the same key and request gets the first answer again (`Idempotent-Replayed: true`), for 24 hours; the same key with another request is a 409. */
+        'Idempotency-Key'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description The version of the document (GET /admin/v1/export makes version 1).
+           * @constant
+           */
+          version: 1
+          exportedAt?: string
+          /** @default [] */
+          keys?: {
+            /**
+             * @description A key id: the caller `apiKey:<id>`, in grants, quotas, logs and usage alike.
+             * @example web
+             */
+            id: string
+            label: string | null
+            /** Format: date-time */
+            createdAt: string
+            expiresAt: string | null
+            revokedAt: string | null
+            lastUsedAt?: string | null
+            secrets: {
+              prefix: string
+              /** Format: date-time */
+              createdAt: string
+              expiresAt: string | null
+              /** @description Required: a key without its secrets could not authenticate (export with `?secrets=include`). */
+              sha256: string
+            }[]
+          }[]
+          /** @default [] */
+          grants?: {
+            id: string
+            /** Format: date-time */
+            createdAt: string
+            grant: {
+              to: string
+              /**
+               * @description An origin configured in WAYBILL_ORIGINS.
+               * @example photos
+               */
+              origin: string
+              /** @default  */
+              prefix?: string
+              actions: ('read' | 'write' | 'delete' | 'list' | 'debug')[]
+              /**
+               * @description Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.
+               * @default 604800
+               * @example 900
+               */
+              maxExpiresIn?: number
+              maxLinkExpiresIn?: number
+              maxBatch?: number
+              contentTypes?: string[]
+              maxContentLength?: number
+              responseContentTypes?: string[]
+              /** @default false */
+              wildcard?: boolean
+              /** @description The key an upload by file name gets: {uuid} and {filename} (last segment only), and claims as in the prefix; under the prefix. */
+              uploadKey?: string
+              /** @default false */
+              deleteMismatched?: boolean
+              /** @default false */
+              overwrite?: boolean
+            } & (unknown & unknown & unknown & unknown & unknown)
+          }[]
+          /** @default [] */
+          quotas?: {
+            id: string
+            /** Format: date-time */
+            createdAt: string
+            to: string
+            /**
+             * @description An origin configured in WAYBILL_ORIGINS.
+             * @example photos
+             */
+            origin: string
+            maxObjects: number | null
+            maxBytes: number | null
+            windowS: number
+          }[]
+          /** @default [] */
+          revocations?: (
+            | {
+                id: string
+                /** Format: date-time */
+                createdAt: string
+                /** @constant */
+                kind: 'key'
+                /**
+                 * @description The API key: it stops working everywhere.
+                 * @example web
+                 */
+                key: string
+              }
+            | {
+                id: string
+                /** Format: date-time */
+                createdAt: string
+                /** @constant */
+                kind: 'link'
+                /** @description One link, by the id POST /v1/links answered with it. */
+                link: string
+              }
+            | {
+                id: string
+                /** Format: date-time */
+                createdAt: string
+                /** @constant */
+                kind: 'links'
+                /**
+                 * Format: date-time
+                 * @description Links issued before this time…
+                 */
+                issuedBefore: string
+                /**
+                 * @description …on this origin…
+                 * @example photos
+                 */
+                origin?: string
+                /**
+                 * @description …by this caller.
+                 * @example apiKey:web
+                 */
+                principal?: string
+              }
+          )[]
+        }
+      }
+    }
+    responses: {
+      /** @description What was added, and what was left as it was */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @description Records added. */
+            added: {
+              keys: number
+              grants: number
+              quotas: number
+              revocations: number
+            }
+            /** @description Records left as they were: their id is held already (or, for a quota, its subject and origin have one). */
+            skipped: {
+              keys: number
+              grants: number
+              quotas: number
+              revocations: number
+            }
+          }
+        }
+      }
+      /** @description Invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:invalid_request'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:unauthorized'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:forbidden'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:not_found'
             /** @example Invalid request */
             title: string
             /** @example 400 */

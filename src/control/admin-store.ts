@@ -521,6 +521,144 @@ export async function selectTopUsage(
   return results
 }
 
+// ---- the configuration as one document ---------------------------------------------------------
+
+/**
+ * Every key (its secrets' SHA-256 too when `withHashes`: `[prefix, created_at, expires_at,
+ * sha256]`), grant, quota and revocation, by id, read in one transaction.
+ */
+export async function selectConfiguration(db: D1Database, withHashes: boolean) {
+  const secret = withHashes
+    ? 'prefix, created_at, expires_at, sha256'
+    : 'prefix, created_at, expires_at'
+  const [keys, grants, quotas, revocations] = await db.batch([
+    db.prepare(
+      `SELECT k.id, k.label, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, (SELECT json_group_array(json_array(${secret})) FROM (SELECT * FROM api_key_secrets WHERE key_id = k.id ORDER BY created_at)) AS secrets FROM api_keys k ORDER BY k.id`,
+    ),
+    db.prepare('SELECT * FROM grants ORDER BY id'),
+    db.prepare('SELECT * FROM quotas ORDER BY id'),
+    db.prepare('SELECT * FROM revocations ORDER BY id'),
+  ])
+  return {
+    keys: keys!.results as KeyRow[],
+    grants: grants!.results as GrantRow[],
+    quotas: quotas!.results as QuotaRow[],
+    revocations: revocations!.results as RevocationRow[],
+  }
+}
+
+/** The ids of `ids` that name a stored key. */
+export async function storedKeyIds(db: D1Database, ids: readonly string[]): Promise<Set<string>> {
+  const { results } = await db
+    .prepare('SELECT id FROM api_keys WHERE id IN (SELECT value FROM json_each(?1))')
+    .bind(JSON.stringify(ids))
+    .all<{ id: string }>()
+  return new Set(results.map((row) => row.id))
+}
+
+/** What an import writes: rows as stored, each key with its secrets. */
+export interface ImportedRecords {
+  keys: readonly {
+    row: Omit<KeyRow, 'secrets' | 'last_used_at'>
+    secrets: readonly {
+      sha256: string
+      prefix: string
+      created_at: number
+      expires_at: number | null
+    }[]
+  }[]
+  grants: readonly GrantRow[]
+  quotas: readonly QuotaRow[]
+  revocations: readonly RevocationRow[]
+}
+
+/**
+ * Adds each record whose id is not held (a quota, neither its id nor its subject and origin), in
+ * one transaction with its audit record; a record held already is left as it is. Answers how many
+ * of each were added.
+ */
+export async function importRecords(
+  db: D1Database,
+  records: ImportedRecords,
+  nowMs: number,
+  audit: AuditEntry,
+) {
+  const groups = {
+    keys: records.keys.map(({ row }) =>
+      db
+        .prepare(
+          'INSERT OR IGNORE INTO api_keys (id, label, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5)',
+        )
+        .bind(row.id, row.label, row.created_at, row.expires_at, row.revoked_at),
+    ),
+    secrets: records.keys.flatMap(({ row, secrets }) =>
+      secrets.map((secret) =>
+        db
+          .prepare(
+            'INSERT OR IGNORE INTO api_key_secrets (sha256, key_id, prefix, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)',
+          )
+          .bind(secret.sha256, row.id, secret.prefix, secret.created_at, secret.expires_at),
+      ),
+    ),
+    grants: records.grants.map((grant) =>
+      db
+        .prepare(
+          'INSERT OR IGNORE INTO grants (id, subject, body, created_at) VALUES (?1, ?2, ?3, ?4)',
+        )
+        .bind(grant.id, grant.subject, grant.body, grant.created_at),
+    ),
+    quotas: records.quotas.map((quota) =>
+      db
+        .prepare(
+          'INSERT OR IGNORE INTO quotas (id, subject, origin, max_objects, max_bytes, window_s, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)',
+        )
+        .bind(
+          quota.id,
+          quota.subject,
+          quota.origin,
+          quota.max_objects,
+          quota.max_bytes,
+          quota.window_s,
+          quota.created_at,
+        ),
+    ),
+    revocations: records.revocations.map((revocation) =>
+      db
+        .prepare(`INSERT OR IGNORE ${INSERT_REVOCATION_SQL.slice('INSERT '.length)}`)
+        .bind(
+          revocation.id,
+          revocation.kind,
+          revocation.key_id,
+          revocation.link_id,
+          revocation.issued_before,
+          revocation.origin,
+          revocation.principal,
+          revocation.created_at,
+        ),
+    ),
+  }
+  const { results } = await write(
+    db,
+    nowMs,
+    Object.values(groups).flat(),
+    auditStatement(db, audit, nowMs),
+  )
+  let at = 0
+  const added = (statements: readonly D1PreparedStatement[]) => {
+    const changed = results.slice(at, at + statements.length)
+    at += statements.length
+    return changed.reduce((n, result) => n + result.meta.changes, 0)
+  }
+  const keys = added(groups.keys)
+  added(groups.secrets)
+  return {
+    keys,
+    grants: added(groups.grants),
+    quotas: added(groups.quotas),
+    revocations: added(groups.revocations),
+  }
+}
+
 // ---- the audit trail ----------------------------------------------------------------------------
 
 export interface AuditRow {

@@ -12,9 +12,10 @@ import {
   MAX_UPLOAD_BYTES,
   MAX_USAGE_DAYS,
   MAX_USAGE_TOP,
+  MAX_IMPORT_RECORDS,
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
-import { KeyGrant, StoredSubject } from '../config/grants'
+import { KeyGrant, StoredGrant as GrantBody, StoredSubject } from '../config/grants'
 import { AUDIT_ACTIONS } from '../control/admin-store'
 import {
   characters,
@@ -275,12 +276,14 @@ export const GrantAnswer = GrantRecord
 export const GrantListAnswer = v.object({ grants: v.array(GrantRecord), cursor: Next })
 
 /** An id the admin API made: `g_…` for a grant, `q_…` a quota, `r_…` a revocation. */
-export function recordParams(prefix: 'g' | 'q' | 'r') {
+function RecordId(prefix: 'g' | 'q' | 'r') {
   const message = `must be an id such as "${prefix}_0mkz3c9a1b2c3d4e5f6g"`
-  return strict(
-    { id: v.pipe(v.string(message), v.regex(new RegExp(`^${prefix}_[0-9a-z]{8,40}$`), message)) },
-    { noun: 'parameter' },
-  )
+  return v.pipe(v.string(message), v.regex(new RegExp(`^${prefix}_[0-9a-z]{8,40}$`), message))
+}
+
+/** A record's id as a path parameter. */
+export function recordParams(prefix: 'g' | 'q' | 'r') {
+  return strict({ id: RecordId(prefix) }, { noun: 'parameter' })
 }
 
 // ---- revocations ------------------------------------------------------------------------------
@@ -772,5 +775,160 @@ export const ExplainAnswer = v.object({
       }),
     ),
     v.description("The quota that counts the caller's uploads on the origin, if one does."),
+  ),
+})
+
+// ---- export and import --------------------------------------------------------------------------
+
+/** The version of the configuration document: what an import of another would refuse. */
+const CONFIG_VERSION = 1
+
+const sha256Message = 'must be a SHA-256 in hex (64 characters 0-9, a-f)'
+const Sha256 = v.pipe(v.string(sha256Message), v.regex(/^[0-9a-f]{64}$/, sha256Message))
+
+export const ExportQuery = strict(
+  {
+    secrets: v.optional(
+      v.pipe(
+        v.picklist(['omit', 'include'], 'must be "omit" or "include"'),
+        v.description(
+          "`include` adds each key secret's SHA-256 (what a restore needs for the keys to work); `omit` (the default) leaves them out. Never the keys themselves: those are stored nowhere.",
+        ),
+      ),
+      'omit',
+    ),
+  },
+  { noun: 'parameter' },
+)
+export type ExportQuery = v.InferOutput<typeof ExportQuery>
+
+const ExportedSecret = v.object({
+  ...KeyView.entries.secrets.pipe[0].item.entries,
+  sha256: v.optional(v.pipe(v.string(), v.description('Only with `?secrets=include`.'))),
+})
+
+/** The control plane's configuration, as GET /admin/v1/export answers it and import takes it. */
+export const ConfigDocument = v.object({
+  version: v.literal(CONFIG_VERSION),
+  exportedAt: v.string(),
+  keys: v.array(
+    v.object({
+      ...KeyView.entries,
+      lastUsedAt: v.optional(NullableTime),
+      secrets: v.array(ExportedSecret),
+    }),
+  ),
+  grants: v.array(GrantRecord),
+  quotas: v.array(QuotaRecord),
+  revocations: v.array(RevocationRecord),
+})
+
+const records = <TItem extends v.GenericSchema>(item: TItem, what: string) =>
+  v.optional(
+    v.pipe(
+      list(item),
+      v.maxLength(MAX_IMPORT_RECORDS, `must hold at most ${MAX_IMPORT_RECORDS} ${what}`),
+    ),
+    [],
+  )
+
+// A revocation as exported: each kind's fields, with its id and when it was made.
+const [revokedKey, revokedLink, revokedLinks] = revocationKinds.options
+const recorded = { id: RecordId('r'), createdAt: Time }
+const importedRevocation = v.variant(
+  'kind',
+  [
+    strictFields({ ...recorded, ...revokedKey.entries }),
+    strictFields({ ...recorded, ...revokedLink.entries }),
+    strictFields({ ...recorded, ...revokedLinks.entries }),
+  ],
+  'must be "key", "link" or "links"',
+)
+
+/** An import: a configuration document (ConfigDocument), each record checked as its create is. */
+export const ImportBody = strict({
+  version: v.pipe(
+    v.literal(CONFIG_VERSION, `must be ${CONFIG_VERSION}: a document of GET /admin/v1/export`),
+    v.description('The version of the document (GET /admin/v1/export makes version 1).'),
+  ),
+  exportedAt: v.optional(v.string()),
+  keys: records(
+    strict({
+      id: KeyId,
+      label: v.nullable(KeyLabel),
+      createdAt: Time,
+      expiresAt: v.nullable(Time),
+      revokedAt: v.nullable(Time),
+      lastUsedAt: v.optional(v.nullable(Time)),
+      secrets: v.pipe(
+        list(
+          strict({
+            prefix: characters(1, 40, 'must be the first characters of the key, as exported'),
+            createdAt: Time,
+            expiresAt: v.nullable(Time),
+            sha256: v.pipe(
+              Sha256,
+              v.description(
+                'Required: a key without its secrets could not authenticate (export with `?secrets=include`).',
+              ),
+            ),
+          }),
+        ),
+        v.minLength(1, 'must hold the key\'s secrets (export with "?secrets=include")'),
+        v.maxLength(2, 'must hold at most 2 secrets (two while a rotation overlaps)'),
+      ),
+    }),
+    'keys',
+  ),
+  grants: records(strict({ id: RecordId('g'), createdAt: Time, grant: GrantBody }), 'grants'),
+  quotas: records(
+    v.pipe(
+      strict({
+        id: RecordId('q'),
+        createdAt: Time,
+        to: v.pipe(characters(1, 300, subjectMessage), StoredSubject),
+        origin: OriginName,
+        maxObjects: v.nullable(wholeNumber(1, 1_000_000_000)),
+        maxBytes: v.nullable(wholeNumber(1, MAX_UPLOAD_BYTES * 1000)),
+        windowS: wholeNumber(MIN_QUOTA_WINDOW_S, MAX_QUOTA_WINDOW_S),
+      }),
+      v.forward(
+        v.partialCheck(
+          [['maxObjects'], ['maxBytes']],
+          (quota) => quota.maxObjects !== null || quota.maxBytes !== null,
+          'must not be null when "maxBytes" is',
+        ),
+        ['maxObjects'],
+      ),
+    ),
+    'quotas',
+  ),
+  revocations: records(
+    v.pipe(
+      v.custom<v.InferInput<typeof importedRevocation>>(
+        isRecord,
+        (issue) => `must be a JSON object, not ${typeName(issue.input)}`,
+      ),
+      importedRevocation,
+    ),
+    'revocations',
+  ),
+})
+export type ImportBody = v.InferOutput<typeof ImportBody>
+
+const Counts = v.object({
+  keys: v.number(),
+  grants: v.number(),
+  quotas: v.number(),
+  revocations: v.number(),
+})
+
+export const ImportAnswer = v.object({
+  added: v.pipe(Counts, v.description('Records added.')),
+  skipped: v.pipe(
+    Counts,
+    v.description(
+      'Records left as they were: their id is held already (or, for a quota, its subject and origin have one).',
+    ),
   ),
 })

@@ -14,6 +14,7 @@ import {
   MAX_KEY_BYTES,
   MAX_SIGN_JSON_VALUES,
   MAX_REPORTED_ERRORS,
+  MAX_IMPORT_BODY_BYTES,
   MAX_SMALL_BODY_BYTES,
   MAX_TOKEN_BYTES,
 } from '../../src/limits'
@@ -2018,6 +2019,87 @@ const ADMIN_AUDIT_ROWS: BadInputCase[] = [
   ),
 ]
 
+const importRow = (name: string, body: unknown, errorPath: string, status = 400) =>
+  adminRow('POST', '/admin/v1/import', name, body, status, errorPath)
+const SECRET = { prefix: 'wb_abcd', createdAt: '2026-11-23T00:00:00Z', expiresAt: null }
+const IMPORTED_KEY = {
+  id: 'imported',
+  label: null,
+  createdAt: '2026-11-23T00:00:00Z',
+  expiresAt: null,
+  revokedAt: null,
+  secrets: [{ ...SECRET, sha256: 'a'.repeat(64) }],
+}
+
+const ADMIN_CONFIG_ROWS: BadInputCase[] = [
+  ...getRoute('/admin/v1/export', ADMIN),
+  adminRow('GET', '/admin/v1/export?secrets=all', 'secrets=all', undefined, 400, 'secrets'),
+  adminRow('GET', '/admin/v1/export?colour=blue', 'colour=blue', undefined, 400, 'colour'),
+  ...jsonPostRoute(
+    '/admin/v1/import',
+    { version: 1 },
+    MAX_IMPORT_BODY_BYTES,
+    ['GET', 'PUT', 'DELETE', 'PATCH'],
+    ADMIN,
+  ),
+  importRow('no version', {}, 'version'),
+  importRow('another version', { version: 2 }, 'version'),
+  importRow('keys that are not a list', { version: 1, keys: {} }, 'keys'),
+  importRow(
+    'a key without its secrets',
+    { version: 1, keys: [{ ...IMPORTED_KEY, secrets: [SECRET] }] },
+    'keys.0.secrets.0.sha256',
+  ),
+  importRow(
+    'a secret whose hash is not hex',
+    { version: 1, keys: [{ ...IMPORTED_KEY, secrets: [{ ...SECRET, sha256: 'z'.repeat(64) }] }] },
+    'keys.0.secrets.0.sha256',
+  ),
+  importRow(
+    'a grant with an unknown action',
+    {
+      version: 1,
+      grants: [
+        {
+          id: 'g_0000000000000000000',
+          createdAt: '2026-11-23T00:00:00Z',
+          grant: { to: 'apiKey:web', origin: 'photos', actions: ['fly'] },
+        },
+      ],
+    },
+    'grants.0.grant.actions.0',
+  ),
+  importRow(
+    'a quota with no limit',
+    {
+      version: 1,
+      quotas: [
+        {
+          id: 'q_0000000000000000000',
+          createdAt: '2026-11-23T00:00:00Z',
+          to: 'apiKey:web',
+          origin: 'photos',
+          maxObjects: null,
+          maxBytes: null,
+          windowS: 3600,
+        },
+      ],
+    },
+    'quotas.0.maxObjects',
+  ),
+  importRow(
+    'a revocation of another kind',
+    {
+      version: 1,
+      revocations: [
+        { id: 'r_0000000000000000000', createdAt: '2026-11-23T00:00:00Z', kind: 'all' },
+      ],
+    },
+    'revocations.0.kind',
+  ),
+  importRow('an unknown field', { version: 1, colour: 'blue' }, 'colour'),
+]
+
 /** Every row of the matrix. */
 export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...SIGN_ROWS,
@@ -2035,4 +2117,5 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...ADMIN_USAGE_ROWS,
   ...ADMIN_AUDIT_ROWS,
   ...ADMIN_EXPLAIN_ROWS,
+  ...ADMIN_CONFIG_ROWS,
 ]

@@ -1065,6 +1065,20 @@ const ADMIN_ROUTES = {
       adminCall(h, 'GET', `/admin/v1/usage/top${p === undefined ? '' : `?by=${enc(p)}`}`),
     fields: { by: { status: 400, path: 'by' } },
   },
+  export: {
+    route: 'GET /admin/v1/export',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/export${p === undefined ? '' : `?secrets=${enc(p)}`}`),
+    fields: { secrets: { status: 400, path: 'secrets' } },
+  },
+  // An empty document adds nothing; any other version is refused.
+  import: {
+    route: 'POST /admin/v1/import',
+    ok: 200,
+    send: (h, p) => adminCall(h, 'POST', '/admin/v1/import', { version: p ?? 1 }),
+    fields: { version: { status: 400, path: 'version' } },
+  },
   // Whose usage is a caller's name, taken as it is: a filter that finds nothing.
   usage: {
     route: 'GET /admin/v1/usage',

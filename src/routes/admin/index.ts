@@ -10,6 +10,7 @@ import { deferOf } from '../../middleware/defer'
 import type { AdminAppEnv, AdminRouteDeps } from '../../middleware/types'
 import { sendAdminEvents } from '../../services/admin/audit'
 import { auditRoutes } from './audit'
+import { configRoutes } from './config'
 import { explainRoutes } from './explain'
 import { grantRoutes } from './grants'
 import { keyRoutes } from './keys'
@@ -45,4 +46,5 @@ export function adminRoutes(deps: AdminRouteDeps) {
     .route('/usage', usageRoutes(deps))
     .route('/audit', auditRoutes(deps))
     .route('/explain', explainRoutes(deps))
+    .route('/', configRoutes(deps))
 }

@@ -27,7 +27,7 @@ import {
   type PageQuery,
 } from './shared'
 
-const view = (row: GrantRow) => ({
+export const grantView = (row: GrantRow) => ({
   id: row.id,
   createdAt: iso(row.created_at),
   grant: JSON.parse(row.body) as Record<string, unknown>,
@@ -97,7 +97,7 @@ export async function listGrants(
   const { rows, cursor } = await pageOf(query, (after, limit) =>
     selectGrants(ctx.db, query.to ?? null, after, limit),
   )
-  return { grants: rows.map(view), cursor }
+  return { grants: rows.map(grantView), cursor }
 }
 
 /** Removes a stored grant: it allows nothing more within the control plane's bound. */
@@ -108,7 +108,7 @@ export function removeGrant(ctx: AdminContext, id: string) {
     id,
     async () => {
       const row = await selectGrant(ctx.db, id)
-      return row === null ? null : view(row)
+      return row === null ? null : grantView(row)
     },
     (grant) => {
       const to = String(grant.grant.to)
@@ -157,6 +157,6 @@ export async function effectiveGrants(ctx: AdminContext, query: CallerQuery) {
         via: via(String(grant.to)),
         grant,
       })),
-    ...rows.map((row) => ({ source: 'stored' as const, via: via(row.subject), ...view(row) })),
+    ...rows.map((row) => ({ source: 'stored' as const, via: via(row.subject), ...grantView(row) })),
   ]
 }

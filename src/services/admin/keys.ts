@@ -44,7 +44,7 @@ function newSecret(prefix: string) {
   }
 }
 
-function keyView(row: KeyRow) {
+export function keyView(row: KeyRow) {
   const secrets = JSON.parse(row.secrets) as [string, number, number | null][]
   return {
     id: row.id,

@@ -29,10 +29,11 @@ import {
   removeRecord,
   stored,
   type AdminContext,
+  type Deployed,
   type PageQuery,
 } from './shared'
 
-function view(row: QuotaRow) {
+export function quotaView(row: QuotaRow) {
   return {
     id: row.id,
     to: row.subject,
@@ -87,8 +88,24 @@ export async function useOf(
 /** A quota with what its one caller (or `caller`) has used, when there is one to read. */
 async function withUse(ctx: AdminContext, row: QuotaRow, caller = callerOf(row)) {
   return {
-    ...view(row),
+    ...quotaView(row),
     use: caller === undefined ? null : ((await useOf(ctx, row, caller)) ?? null),
+  }
+}
+
+/**
+ * Throws unless origin `name` can hold a quota: one that takes uploads, with the data plane's
+ * quota counters bound. Problems are named at `path`.
+ */
+export function checkQuotaOrigin(deployment: Deployed, name: string, path: string): void {
+  const origin = originNamed(deployment, name, path)
+  const unfit = !origin.uploads
+    ? 'must be an origin that takes uploads'
+    : !deployment.quotaCounters
+      ? 'cannot hold a quota: the data plane has no quota counters bound (wrangler.jsonc "durable_objects": WAYBILL_QUOTAS)'
+      : undefined
+  if (unfit !== undefined) {
+    throw cannotHold(`Origin "${origin.name}" cannot hold a quota.`, [{ path, message: unfit }])
   }
 }
 
@@ -97,18 +114,7 @@ async function withUse(ctx: AdminContext, row: QuotaRow, caller = callerOf(row))
  * uploads, with the data plane's quota counters bound.
  */
 export async function createQuota(ctx: AdminContext, body: QuotaBody) {
-  const deployment = await ctx.deployment()
-  const origin = originNamed(deployment, body.origin, 'origin')
-  const unfit = !origin.uploads
-    ? 'must be an origin that takes uploads'
-    : !deployment.quotaCounters
-      ? 'cannot hold a quota: the data plane has no quota counters bound (wrangler.jsonc "durable_objects": WAYBILL_QUOTAS)'
-      : undefined
-  if (unfit !== undefined) {
-    throw cannotHold(`Origin "${origin.name}" cannot hold a quota.`, [
-      { path: 'origin', message: unfit },
-    ])
-  }
+  checkQuotaOrigin(await ctx.deployment(), body.origin, 'origin')
   const to = subjectText(body.to)
   const exists = { path: 'to', message: 'already has a quota on this origin: change it instead' }
   if (await stored(() => quotaExists(ctx.db, to, body.origin))) throw conflict([exists])
@@ -120,7 +126,7 @@ export async function createQuota(ctx: AdminContext, body: QuotaBody) {
     max_bytes: body.maxBytes ?? null,
     window_s: body.windowS,
   }
-  const made = view({ ...row, created_at: ctx.now.getTime() })
+  const made = quotaView({ ...row, created_at: ctx.now.getTime() })
   await stored(
     () =>
       insertQuota(
@@ -184,8 +190,8 @@ export async function patchQuota(ctx: AdminContext, id: string, body: QuotaUpdat
         target: id,
         keyId: callerOf(row)?.slice(7) ?? null,
         principal: row.subject,
-        before: view(row),
-        after: view(changed),
+        before: quotaView(row),
+        after: quotaView(changed),
       }),
     ),
   )
@@ -200,7 +206,7 @@ export function removeQuota(ctx: AdminContext, id: string) {
     id,
     async () => {
       const row = await selectQuota(ctx.db, id)
-      return row === null ? null : view(row)
+      return row === null ? null : quotaView(row)
     },
     (quota) => ({
       keyId: quota.to.startsWith('apiKey:') ? quota.to.slice(7) : null,

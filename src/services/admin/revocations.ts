@@ -24,7 +24,7 @@ import {
   type PageQuery,
 } from './shared'
 
-function view(row: RevocationRow) {
+export function revocationView(row: RevocationRow) {
   return {
     id: row.id,
     kind: row.kind,
@@ -69,7 +69,7 @@ export async function createRevocation(ctx: AdminContext, body: RevocationBody) 
     origin: body.kind === 'links' ? (body.origin ?? null) : null,
     principal: body.kind === 'links' ? (body.principal ?? null) : null,
   }
-  const made = view({ ...row, created_at: now.getTime() })
+  const made = revocationView({ ...row, created_at: now.getTime() })
   const { since } = await stored(() =>
     insertRevocation(
       db,
@@ -95,7 +95,7 @@ export async function listRevocations(ctx: AdminContext, query: PageQuery) {
   const page = await pageOf(query, (after, limit) =>
     selectPage(ctx.db, 'revocations', after, limit),
   )
-  return { revocations: page.rows.map(view), cursor: page.cursor }
+  return { revocations: page.rows.map(revocationView), cursor: page.cursor }
 }
 
 /**
@@ -109,7 +109,7 @@ export function removeRevocation(ctx: AdminContext, id: string) {
     id,
     async () => {
       const row = await selectRevocation(ctx.db, id)
-      return row === null ? null : view(row)
+      return row === null ? null : revocationView(row)
     },
     (revocation) => ({
       keyId: revocation.key ?? null,
