@@ -1,11 +1,11 @@
 import { createMiddleware } from 'hono/factory'
 import { loadConfig } from '../config'
-import { loadAdminConfig } from '../config/admin'
 import { prepareOrigins } from '../origins'
 import { WaybillError, type FieldError } from '../errors'
-import type { AdminAppEnv, AppEnv } from './types'
+import type { AppEnv } from './types'
 
-function configInvalid(errors: readonly FieldError[]): WaybillError {
+/** The 503 of a configuration with `errors`, each named at its variable. */
+export function configInvalid(errors: readonly FieldError[]): WaybillError {
   const count = `${errors.length} problem${errors.length === 1 ? '' : 's'}`
   return new WaybillError(
     'config_invalid',
@@ -25,16 +25,6 @@ export function requireConfig() {
     if (!result.ok) throw configInvalid(result.errors)
     const keyErrors = await prepareOrigins(result.config.origins)
     if (keyErrors.length > 0) throw configInvalid(keyErrors)
-    c.set('config', result.config)
-    await next()
-  })
-}
-
-/** The admin Worker's `requireConfig`: its own configuration (src/config/admin.ts), once per isolate. */
-export function requireAdminConfig() {
-  return createMiddleware<AdminAppEnv>(async function requireAdminConfig(c, next) {
-    const result = loadAdminConfig(c.env ?? {})
-    if (!result.ok) throw configInvalid(result.errors)
     c.set('config', result.config)
     await next()
   })
