@@ -130,6 +130,27 @@ export async function buildClientBundle() {
 }
 
 /**
+ * Bundles the admin UI (src/admin/ui/main.ts) into public-admin/admin.js: one minified ES module
+ * with a source map, loaded by public-admin/index.html (no inline script: its policy allows none).
+ */
+export async function buildAdminUi() {
+  const target = join(ROOT, PLANES.admin.dir, 'admin.js')
+  await build({
+    entryPoints: [join(ROOT, 'src', 'admin', 'ui', 'main.ts')],
+    outfile: target,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+  return target
+}
+
+/**
  * Every generated asset: each plane's API document and reference page and Scalar's bundle, the
  * client's bundle for the demo page, and the admin UI's.
  */
@@ -139,7 +160,8 @@ export async function buildVendorAssets() {
   const adminApi = await writeApiAssets(PLANES.admin)
   copyDocsAssets(PLANES.admin)
   const client = await buildClientBundle()
-  return { api, adminApi, docs, client }
+  const adminUi = await buildAdminUi()
+  return { api, adminApi, docs, client, adminUi }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
