@@ -37,6 +37,8 @@ const CASES = [
   ['cf-waybill-ecdsa', 2000, 7],
   ['cf-waybill-wildcard', 10_000, 9],
   ['waybill-hashing-only', 10_000, 9],
+  // An R2 origin's own URLs (served through the binding), against S3's at the same N.
+  ['r2-waybill', 10_000, 9],
   ['media-type-canonical', 10_000, 9],
 ]
 
@@ -57,10 +59,15 @@ const APP_CASES = [
   ['app-sign-10k', 3, 9, 1],
   // The same body's validation alone (SignBody on the parsed body), three per timed call.
   ['validate-sign-10k', 3, 9, 1],
+  // Downloading a 1 KiB object from R2 through the app's own signed URL, and through the bare
+  // binding: what serving through waybill adds.
+  ['app-r2-get', 2_000, 9],
+  ['r2-bare-get', 2_000, 9],
 ]
-// Before and after compare every request; a baseline must have signed links and the control
-// plane (e8fbc01 or later).
-const APP_COMPARED = APP_CASES
+const R2_CASES = new Set(['app-r2-get', 'r2-bare-get'])
+// Before and after compare every request a baseline has: signed links and the control plane
+// (e8fbc01 or later); R2 origins came later.
+const APP_COMPARED = APP_CASES.filter(([name]) => !R2_CASES.has(name))
 
 /** The cases compared with a baseline: waybill's own signing, one URL to a large batch. */
 const COMPARED = [
@@ -200,6 +207,8 @@ const APP_LABELS = {
   'app-redirect-d1': '…the same by a key in D1, its grant in D1 (warm caches)',
   'app-link': '`GET /l/{token}` (a signed link)',
   'app-link-d1': '…a link a key in D1 issued (its key judged, warm caches)',
+  'app-r2-get': '`GET /o/media/…` (an R2 origin: a 1 KiB object through its signed URL)',
+  'r2-bare-get': '…the same object through the bare R2 binding (no waybill)',
   'app-upload': '`POST /v1/uploads`, one PUT (API key)',
   'app-check': '`POST /v1/uploads/complete` (a stand-in store answers HeadObject)',
   'app-sign-10k': '`POST /v1/sign`, 10,000 keys (API key)',
@@ -239,7 +248,9 @@ async function main() {
   // Node has no D1: the control plane's cases are workerd's only.
   const node = await measure(
     (options) => startNodeBench(ROOT, options),
-    APP_CASES.filter(([name]) => name !== 'app-redirect-d1' && name !== 'app-link-d1'),
+    APP_CASES.filter(
+      ([name]) => name !== 'app-redirect-d1' && name !== 'app-link-d1' && !R2_CASES.has(name),
+    ),
   )
   const size = bundleSize()
   const [cold] = await coldStarts([size])
@@ -264,6 +275,7 @@ async function main() {
     `- The control plane from warm caches: a redirect by a key made through the admin API, its grant in D1, ${fmt(get(workerd.app.rows, 'app-redirect-d1'))} µs, **${signed(get(workerd.app.rows, 'app-redirect-d1') - get(workerd.app.rows, 'app-redirect'))} µs** against the env's key and grant (target ≤ +1; \`npm run bench:control\` measures it with 100,000 keys, and a cold miss).`,
     `- A whole \`POST /v1/sign\` of 10,000 keys inside the app: **${fmt(get(workerd.app.rows, 'app-sign-10k') / 10_000)} µs/key** (goal ≤ 2.0), of which validating the body ${fmt(get(workerd.app.rows, 'validate-sign-10k') / 10_000)} µs/key.`,
     `- A media type parsed into its canonical form: ${fmt(w('media-type-canonical'))} µs per type (a response override or an upload's type, per item).`,
+    `- R2 through the binding: minting waybill's own URLs ${fmt(w('r2-waybill'))} µs/URL at N = 10,000, against ${fmt(w('waybill'))} for S3's (target ≤ S3's); serving a 1 KiB object through a signed URL ${fmt(get(workerd.app.rows, 'app-r2-get'))} µs against the bare binding's get ${fmt(get(workerd.app.rows, 'r2-bare-get'))} µs: **${signed(get(workerd.app.rows, 'app-r2-get') - get(workerd.app.rows, 'r2-bare-get'))} µs** per download (target ≤ +10).`,
     `- aws4fetch ${fmt(w('aws4fetch'))} µs: waybill is **${(w('aws4fetch') / w('waybill')).toFixed(1)}×** faster (target ≥ 18×).`,
     `- @aws-sdk/s3-request-presigner getSignedUrl ${fmt(w('sdk-getSignedUrl'))} µs: **${(w('sdk-getSignedUrl') / w('waybill')).toFixed(0)}×** (target ≥ 90×).`,
     `- Web Crypto floor (one digest + one HMAC per URL) ${fmt(w('webcrypto-floor'))} µs.`,

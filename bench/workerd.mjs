@@ -130,7 +130,7 @@ export async function startBenchWorker(root = ROOT, { app = false, persist, bind
           // The AWS SDK's CloudFront signer and aws-cloudfront-sign need node:crypto.
           compatibilityFlags: ['nodejs_compat'],
           bindings: { ...keys.env, ...bindings },
-          ...(app ? { d1Databases: { WAYBILL_DB: 'waybill-bench' } } : {}),
+          ...(app ? { d1Databases: { WAYBILL_DB: 'waybill-bench' }, r2Buckets: ['BENCH_R2'] } : {}),
         },
       ],
     }),

@@ -315,6 +315,9 @@ function markUploaded(key) {
 function start() {
   showKeyState(readLocation())
   $('origin-name').textContent = origin
+  for (const link of $('origins').querySelectorAll('a[data-origin]')) {
+    if (link.dataset.origin === origin) link.setAttribute('aria-current', 'page')
+  }
   $('auto-limit').textContent = formatBytes(AUTO_MULTIPART_BYTES)
 
   $('key-form').addEventListener('submit', (event) => {

@@ -20,11 +20,23 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const CLIENT = join(ROOT, 'client')
 const DIST = join(CLIENT, 'dist')
 
+const KIB = 1024
+
 /**
  * Most gzipped bytes (level 9, minified, bundled alone with its peers external) per entry of the
- * package's exports; an entry without one is reported only.
+ * package's exports. Each entry is measured with what it takes from the others (React's hooks
+ * with the upload store), as an app that loads only it would pay.
  */
-export const CLIENT_GZIP_BUDGET_BYTES = Object.freeze({ '.': 8 * 1024, './react': 2 * 1024 })
+export const CLIENT_GZIP_BUDGET_BYTES = Object.freeze({
+  '.': 8 * KIB,
+  './store': 2 * KIB,
+  // The hooks' 2 KiB and 2 KiB for UploadButton and UploadDropzone; the upload store the hooks
+  // hold (waybill-client/store's code) is counted here too.
+  './react': 2 * KIB + 2 * KIB,
+  './uppy': 5 * KIB,
+  './stream': 1.5 * KIB,
+  './redirect': 1 * KIB,
+})
 
 /** `./x.ts` → `./x.js`; a relative specifier without an extension is an error. */
 function jsSpecifier(specifier, file) {

@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs, parseEnv } from 'node:util'
 import { crc32, deflateSync } from 'node:zlib'
 import { AwsClient } from 'aws4fetch'
+import { DEMO_R2_ORIGIN, seedR2 } from './demo-r2.mjs'
 import { applyBucketCors } from './bucket-cors.mjs'
 import { startVersitygw, freePort } from './versitygw.mjs'
 import { spawnWranglerDev } from './wrangler-dev.mjs'
@@ -425,14 +426,9 @@ export function demoImages() {
   }
 }
 
-async function seed(endpoint) {
-  const client = new AwsClient({
-    accessKeyId: DEMO_ACCESS_KEY_ID,
-    secretAccessKey: DEMO_SECRET_ACCESS_KEY,
-    service: 's3',
-    region: 'us-east-1',
-  })
-  const objects = {
+/** Every demo object, texts and images: `{ key: { body, contentType } }`. */
+function demoObjects() {
+  return {
     ...Object.fromEntries(
       Object.entries(DEMO_OBJECTS).map(([key, body]) => [
         key,
@@ -441,7 +437,16 @@ async function seed(endpoint) {
     ),
     ...demoImages(),
   }
-  for (const [key, { body, contentType }] of Object.entries(objects)) {
+}
+
+async function seed(endpoint) {
+  const client = new AwsClient({
+    accessKeyId: DEMO_ACCESS_KEY_ID,
+    secretAccessKey: DEMO_SECRET_ACCESS_KEY,
+    service: 's3',
+    region: 'us-east-1',
+  })
+  for (const [key, { body, contentType }] of Object.entries(demoObjects())) {
     const path = key.split('/').map(encodeURIComponent).join('/')
     const response = await client.fetch(`${endpoint}/${BUCKET}/${path}`, {
       method: 'PUT',
@@ -491,6 +496,7 @@ function summary({
   seeded,
   adminToken,
   allowedOrigins,
+  r2,
 }) {
   const key = seeded.key ?? '<your API key>'
   const admin = worker.admin ? adminToken : '<your admin token>'
@@ -507,6 +513,7 @@ function summary({
     ],
     ['admin UI', `${adminBase}/ (paste the admin token below)`],
     ['bucket CORS', allowedOrigins.join(', ')],
+    [`origin "${DEMO_R2_ORIGIN}"`, `local R2 (Miniflare) through the binding DEMO_R2 (${r2})`],
     [
       'WAYBILL_CORS',
       worker.corsOrigins === '*'
@@ -551,6 +558,7 @@ waybill is running (stop with Ctrl-C):
 
 Open the demo page (gallery and uploads; the key stays in the link's fragment, never sent):
   ${base}/#key=${key}
+  ${base}/?origin=${DEMO_R2_ORIGIN}#key=${key}  (the R2 origin, served by the Worker itself)
 
 ${lines.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}
 ${worker.warnings.map((warning) => `  note: ${warning}\n`).join('')}
@@ -718,6 +726,16 @@ async function main() {
   } else if (worker.apiKey) {
     worker.warnings.push(`the API key "${API_KEY_ID}" could not be made: ${seeded.reason}`)
   }
+  // The R2 origin's local bucket is kept with the rest of the state; a fresh one is seeded.
+  const r2 =
+    seeded.key === undefined
+      ? 'not seeded (no API key "demo")'
+      : kept === undefined
+        ? await seedR2(base, seeded.key, demoObjects()).then(
+            () => 'fresh demo data',
+            (error) => `not seeded: ${error.message}`,
+          )
+        : 'data kept'
   if (json) {
     console.log(
       JSON.stringify({
@@ -751,6 +769,7 @@ async function main() {
       seeded,
       adminToken,
       allowedOrigins,
+      r2,
     }),
   )
 }

@@ -19,6 +19,7 @@ import { cookieRoutes } from './routes/cookies'
 import { followRoutes, linkRoutes } from './routes/links'
 import { listRoutes } from './routes/list'
 import { redirectRoutes } from './routes/redirect'
+import { servedRoutes } from './routes/served'
 import { signRoutes } from './routes/sign'
 import { uploadRoutes } from './routes/uploads'
 
@@ -152,6 +153,7 @@ export function createApp(options: AppOptions = {}) {
   app.use('/v1/*', requireConfig())
   app.route('/v1', api(deps))
   app.route('/l', followRoutes(deps))
+  app.route('/o', servedRoutes(deps))
 
   finish(app)
   return app

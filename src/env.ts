@@ -45,6 +45,13 @@ export interface Env {
   WAYBILL_DB?: unknown
   /** Optional Durable Object namespace binding (class QuotaCounter): upload quota counters. */
   WAYBILL_QUOTAS?: unknown
+  /**
+   * Optional Durable Object namespace binding (class UploadParts): the parts of R2 origins'
+   * multipart uploads. An R2 origin names another with its `parts`.
+   */
+  WAYBILL_UPLOAD_PARTS?: unknown
+  /** Optional Durable Object namespace binding (class LinkUses): the uses of links with maxUses. */
+  WAYBILL_LINK_USES?: unknown
   /** Optional Analytics Engine dataset binding: audit events. */
   WAYBILL_AUDIT?: unknown
   /** Optional Queue producer binding: audit events. */

@@ -28,6 +28,8 @@ export const JSON_VALUES_PER_ITEM = 12
 export const MAX_SIGN_JSON_VALUES = 2 * MAX_BATCH_CEILING
 /** Field errors collected per request: checking stops there, so a hostile body costs O(cap). */
 export const MAX_REPORTED_ERRORS = 100
+/** Keys a refusal's one sentence names (each field error names its own). */
+export const MAX_NAMED_KEYS = 3
 
 /** Items signed per step when streaming NDJSON: large enough to amortize, small enough to flush often. */
 export const STREAM_CHUNK_ITEMS = 500
@@ -43,6 +45,17 @@ export const CACHE_MARGIN_S = 60
 export const MAX_LINK_EXPIRES_S = 366 * 86_400
 export const LINK_URL_EXPIRES_S = 300
 export const DEFAULT_LINK_EXPIRES_S = 86_400
+/**
+ * Most uses a counted link (`maxUses`) may allow: a ceiling, so that a typo cannot ask for
+ * millions. Each counted visit is a call to the link's one Durable Object; a link meant for more
+ * visitors than this is an uncounted one.
+ */
+export const MAX_LINK_USES = 10_000
+/**
+ * How long past its link's end a link's use counter keeps its count before its alarm deletes it:
+ * the counter measures the link's life by its own clock, which may differ from the Worker's.
+ */
+export const LINK_USES_KEPT_S = 300
 /** The shortest secret WAYBILL_TOKEN_SECRETS takes. */
 export const MIN_TOKEN_SECRET_CHARS = 32
 
@@ -82,6 +95,8 @@ export const S3_RETRIES = 2
 export const S3_CONCURRENCY = 6
 /** ListObjectsV2 and ListParts return at most this many entries per page. */
 export const S3_LIST_PAGE_MAX = 1000
+/** R2's binding lists at most this many entries per call. */
+export const R2_LIST_PAGE_MAX = 1000
 /** Entries one `GET /v1/list` may return, across pages and prefixes. */
 export const MAX_LIST_LIMIT = 10_000
 export const DEFAULT_LIST_LIMIT = 1000
@@ -92,6 +107,16 @@ export const MAX_PUT_BYTES = 5 * 1024 ** 3
 export const MAX_UPLOAD_BYTES = 5 * 1024 ** 4
 export const MAX_PART_SIZE_BYTES = 5 * 1024 ** 3
 export const MAX_METADATA_BYTES = 2048
+/**
+ * R2 origins, whose uploads go through the Worker: the most one request body may carry by default
+ * (the Workers Free and Pro plans' request limit, 100 MB) and at most (Enterprise's, 500 MB).
+ */
+export const DEFAULT_WORKER_BODY_BYTES = 100_000_000
+export const MAX_WORKER_BODY_BYTES = 500_000_000
+/** A browser form's fields, before its file: what the Worker reads of them at most. */
+export const MAX_FORM_HEAD_BYTES = 64 * 1024
+/** The longest an R2 origin may keep an object in the edge cache (its `edgeCacheTtl`). */
+export const MAX_EDGE_CACHE_TTL_S = 7 * 86_400
 /**
  * How long a PUT or POST upload's receipt can be checked after its URL or policy expires: an
  * upload that started in time may take that long to finish (a 5 GiB PUT at 12 Mbit/s).

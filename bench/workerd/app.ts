@@ -194,8 +194,64 @@ function fakeStore(tag: string | undefined): void {
 type Case = [
   next: () => Request,
   expected: number,
-  how?: { read?: boolean; control?: boolean; admin?: boolean },
+  how?: { read?: boolean; control?: boolean; r2?: boolean; admin?: boolean },
 ]
+
+// The R2 delivery cases: a 1 KiB object in a local bucket (binding BENCH_R2), read through the
+// app with a signed URL of its own (`app-r2-get`: verify, the issuer's standing, the binding's
+// get, the answer's headers) and through the bare binding (`r2-bare-get`): the difference is
+// what serving through waybill adds to each download.
+const R2_KEY = 'gallery/2026/img-000123.jpg'
+const R2_OBJECT = new Uint8Array(1024).fill(42)
+let r2Env: Promise<Record<string, unknown>> | undefined
+let r2Url: Promise<string> | undefined
+
+/** The app's config with an R2 origin `media` on BENCH_R2, which the API key may read. */
+async function makeR2Env(bindings: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const base = await (env ??= makeEnv())
+  await (bindings.BENCH_R2 as R2Bucket).put(R2_KEY, R2_OBJECT, {
+    httpMetadata: { contentType: 'image/jpeg' },
+  })
+  return {
+    ...base,
+    BENCH_R2: bindings.BENCH_R2,
+    WAYBILL_ORIGINS: JSON.stringify({
+      ...(JSON.parse(base.WAYBILL_ORIGINS as string) as object),
+      media: { type: 'r2', binding: 'BENCH_R2' },
+    }),
+    WAYBILL_GRANTS: JSON.stringify([
+      ...(JSON.parse(base.WAYBILL_GRANTS as string) as object[]),
+      { to: 'apiKey:bench', origin: 'media', prefix: 'gallery/', actions: ['read'] },
+    ]),
+  }
+}
+
+async function signR2Url(bindings: Record<string, unknown>, ctx: ExecutionContext) {
+  const response = await app.fetch(
+    new Request(`${BASE}/v1/sign`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ origin: 'media', keys: [R2_KEY] }),
+    }),
+    await (r2Env ??= makeR2Env(bindings)),
+    ctx,
+  )
+  if (response.status !== 200) throw new Error(`POST /v1/sign (r2): ${response.status}`)
+  return (await response.json<{ urls: { url: string }[] }>()).urls[0]!.url
+}
+
+/** Cases that are not the app's requests: the bare binding's read, for the R2 baseline. */
+const BARE: Record<string, (bindings: Record<string, unknown>) => Promise<Response>> = {
+  async 'r2-bare-get'(bindings) {
+    await (r2Env ??= makeR2Env(bindings))
+    const object = await (bindings.BENCH_R2 as R2Bucket).get(R2_KEY)
+    if (object === null) throw new Error('r2-bare-get: no object')
+    const headers = new Headers()
+    object.writeHttpMetadata(headers)
+    headers.set('etag', object.httpEtag)
+    return new Response(object.body, { headers })
+  },
+}
 
 /** A `POST /v1/sign` body of 10,000 keys, built once. */
 const SIGN_BODY = JSON.stringify({
@@ -296,6 +352,10 @@ const CASES: Record<
       { control: true },
     ]
   },
+  async 'app-r2-get'(ctx, bindings) {
+    const url = await (r2Url ??= signR2Url(bindings, ctx))
+    return [() => new Request(url), 200, { read: true, r2: true }]
+  },
   /** An admin write: a key with one grant (three rows and the epoch, one transaction). */
   'admin-create-key'() {
     let i = 0
@@ -333,17 +393,22 @@ export default {
       }
       return Response.json({ n: calls })
     }
+    const bare = BARE[name]
+    if (bare !== undefined) {
+      for (let i = 0; i < calls; i++) await (await bare(bindings)).arrayBuffer()
+      return Response.json({ n: calls })
+    }
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
-    const [next, expected, { read = false, control = false, admin = false } = {}] = await make(
-      ctx,
-      bindings,
-    )
+    const [next, expected, { read = false, control = false, r2 = false, admin = false } = {}] =
+      await make(ctx, bindings)
     const appEnv = admin
       ? await (adminEnv ??= makeAdminEnv(bindings))
-      : control
-        ? await (controlEnv ??= makeControlEnv(bindings))
-        : await (env ??= makeEnv())
+      : r2
+        ? await (r2Env ??= makeR2Env(bindings))
+        : control
+          ? await (controlEnv ??= makeControlEnv(bindings))
+          : await (env ??= makeEnv())
     const worker = admin ? adminApp : app
     // Bodies are left unread, as the runtime would stream them, unless the case reads them; every
     // status is checked.

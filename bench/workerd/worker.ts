@@ -21,6 +21,7 @@ import {
   type CloudFrontKey,
 } from '../../src/core/cloudfront/sign'
 import { canonicalMediaType } from '../../src/core/media-type'
+import { prepareOwnSigner } from '../../src/core/own/url'
 import { resolveS3Endpoint } from '../../src/core/s3/endpoint'
 import { prepareS3Presign } from '../../src/core/s3/presign'
 import { cachedS3Presign } from '../../src/core/s3/presign-cache'
@@ -50,6 +51,7 @@ const CF_BASE = 'https://d111111abcdef8.cloudfront.net/'
 const CF_EXPIRES = 1_900_000_000
 const KEY_PAIR_ID = 'KBENCH000001'
 const encoder = new TextEncoder()
+const OWN_SECRETS = [{ id: 'b1', secret: 'bench-own-url-secret-not-a-secret' }]
 
 const MEDIA_TYPES = [
   'image/png',
@@ -208,6 +210,17 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
         }),
       ),
     )
+  },
+  // An R2 origin's URLs through the binding: waybill's own (src/core/own/url.ts), one batch.
+  'r2-waybill'(n) {
+    return prepareOwnSigner({
+      secrets: OWN_SECRETS,
+      base: 'https://files.example.com',
+      origin: 'media',
+      method: 'GET',
+      expires: Math.floor(NOW.getTime() / 1000) + EXPIRES_S,
+      issuer: 'bench',
+    }).signAll(keys(n).map((key) => ({ key })))
   },
   // Not a signer: only the hashing part of waybill's per-URL work (assemble a canonical request in
   // the hash buffer, SHA-256 it, HMAC the digest), for the breakdown of where a URL's time goes.

@@ -83,12 +83,13 @@ export interface WaybillClient extends UploadCalls {
   listPages(origin: string, options?: ListOptions): AsyncGenerator<ListPage, void, undefined>
   /**
    * `POST /v1/links`: signed links anyone holding them may follow until they expire (each visit
-   * redirects to a freshly signed URL).
+   * redirects to a freshly signed URL), or `maxUses` times (1: a one-time link).
    *
    * @example
    * const { links } = await client.links({
    *   origin: 'photos', expiresIn: 7 * 86400, items: [{ key: 'reports/2026.pdf', download: true }],
    * })
+   * const once = await client.links({ origin: 'photos', keys: ['invoice.pdf'], maxUses: 1 })
    */
   links(request: LinksRequest, options?: CallOptions): Promise<LinksAnswer>
   /**

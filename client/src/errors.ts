@@ -7,7 +7,8 @@ export type { ProblemCode }
  * timeout, or CORS rules that do not allow the page), `cors_refused` (waybill answers, but its
  * CORS rules do not allow this page: not retried), `store_error` (the bucket refused a transfer),
  * `http_error` (an answer that is not a problem waybill describes), `bad_answer` (an answer the
- * client cannot use), `invalid_argument` (the call itself is wrong).
+ * client cannot use), `invalid_argument` (the call itself is wrong), `refused` (the caller's
+ * upload rules refuse the file: nothing was sent).
  */
 export type ClientErrorCode =
   | 'network_error'
@@ -16,6 +17,7 @@ export type ClientErrorCode =
   | 'http_error'
   | 'bad_answer'
   | 'invalid_argument'
+  | 'refused'
 
 export type ErrorCode = ProblemCode | ClientErrorCode
 
@@ -87,6 +89,10 @@ export class WaybillError extends Error {
       : this.status === 429 || this.status >= 500
   }
 }
+
+/** An error when it is a WaybillError (a cancel's abort reason is not), for a task's status. */
+export const waybillError = (error: unknown) =>
+  (error as Error | undefined)?.name === 'WaybillError' ? (error as WaybillError) : undefined
 
 // The code is waybill's own (a waybill newer than this client may name one it does not list).
 const isProblemCode = (value: string): value is ProblemCode => /^[a-z_]+$/.test(value)

@@ -30,6 +30,8 @@ export type {
   SignPartsRequest,
   SignRequest,
   UploadGrant,
+  UploadRule,
+  UploadRulesAnswer,
 } from './types.ts'
 export type { UploadState, UploadStatus, UploadTask } from './task.ts'
 export type { UploadBatch, UploadEntry, UploadManyOptions } from './upload.ts'

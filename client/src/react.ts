@@ -1,24 +1,42 @@
-// waybill-client/react: React hooks over a client's upload tasks and signed listings. They only
-// call the client's methods (no code of the core is bundled twice), and keep React's state in
-// step with what the tasks report.
+// waybill-client/react: React hooks over a client's uploads and signed listings, and two
+// unstyled, accessible components. They only call the client's methods and waybill-client/store
+// (no code of the core is bundled twice): `useUploads` holds an upload store, as any framework
+// can (useSyncExternalStore).
 
-import { useCallback, useEffect, useRef, useState } from 'react'
+import {
+  createElement as h,
+  Fragment,
+  useCallback,
+  useEffect,
+  useId,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react'
 import type { ListOptions, WaybillClient } from './client.ts'
-import type { WaybillError } from './errors.ts'
-import type { UploadState, UploadStatus, UploadTask } from './task.ts'
+import { waybillError, type WaybillError } from './errors.ts'
+import {
+  createUploadStore,
+  progressOf,
+  uploadRules,
+  type Progress,
+  type RuleTarget,
+  type UploadRules,
+  type UploadSnapshot,
+  type UploadStoreOptions,
+} from './store.ts'
+import type { UploadState, UploadTask } from './task.ts'
 import type { ListedObject, ListPage } from './types.ts'
-import type { UploadOptions, UploadProgress, UploadResult } from './upload-common.ts'
-import type { UploadManyOptions } from './upload.ts'
-
-/** A task's error when it is a WaybillError (a cancel's abort reason is not). */
-const waybillError = (error: unknown) =>
-  (error as Error | undefined)?.name === 'WaybillError' ? (error as WaybillError) : undefined
+import type { UploadOptions, UploadResult } from './upload-common.ts'
 
 /** What `useUpload` answers: the upload's state, and what can be done to it (stable functions). */
 export interface UploadHandle {
   /** `idle` until `start()`; then the task's state. */
   state: UploadState | 'idle'
-  progress: UploadProgress | undefined
+  progress: Progress | undefined
   /** The stored object, once `done`. */
   result: UploadResult | undefined
   /** Why it failed, as waybill (or the client) explained it. */
@@ -38,13 +56,17 @@ export interface UploadHandle {
  * @example
  * const upload = useUpload(waybill, { origin: 'photos' })
  * <input type="file" onChange={(e) => upload.start(e.target.files![0]!).catch(() => {})} />
- * <progress value={upload.progress?.loaded} max={upload.progress?.total} />
+ * <progress value={upload.progress?.percentage} max={100} />
  * {upload.state === 'uploading' && <button onClick={upload.pause}>Pause</button>}
  * {upload.error && <p role="alert">{upload.error.message}</p>}
  */
 export function useUpload(client: WaybillClient, options: UploadOptions): UploadHandle {
   const [task, setTask] = useState<UploadTask>()
-  const status = useStatus(task)
+  const status = useSyncExternalStore(
+    useCallback((changed: () => void) => task?.subscribe(changed) ?? (() => {}), [task]),
+    () => task?.status,
+    () => task?.status,
+  )
   const latest = useRef(options)
   latest.current = options
   const start = useCallback(
@@ -57,7 +79,7 @@ export function useUpload(client: WaybillClient, options: UploadOptions): Upload
   )
   return {
     state: status?.state ?? 'idle',
-    progress: status?.progress,
+    progress: status && progressOf(status),
     result: status?.result,
     error: waybillError(status?.error),
     start,
@@ -67,35 +89,16 @@ export function useUpload(client: WaybillClient, options: UploadOptions): Upload
   }
 }
 
-/** A task's status, kept in React's state while the component shows it. */
-function useStatus(task: UploadTask | undefined): UploadStatus | undefined {
-  const [status, setStatus] = useState(task?.status)
-  useEffect(() => {
-    setStatus(task?.status)
-    return task?.subscribe(setStatus)
-  }, [task])
-  return status
-}
-
-/** One file of `useUploads`' queue. */
-export interface QueuedUpload {
-  /** Stable, for React's `key`. */
-  id: number
-  file: Blob
-  /** The file's name, when it has one. */
-  name: string | undefined
-  state: UploadState
-  progress: UploadProgress
-  result: UploadResult | undefined
-  error: WaybillError | undefined
-  task: UploadTask
+/** Options of `useUploads` (and the components): the store's, and a callback per batch. */
+export interface UploadQueueOptions extends UploadStoreOptions {
+  /** Each file's outcome, in order, once the files added together have all settled. */
+  onComplete?: ((outcomes: PromiseSettledResult<UploadResult>[]) => void) | undefined
 }
 
 /** What `useUploads` answers: the queue, and the props that add files to it. */
-export interface UploadQueue {
-  items: readonly QueuedUpload[]
-  /** Uploads these files, each on its own (a refusal of one does not stop the others). */
-  add: (files: Iterable<Blob> | ArrayLike<Blob>) => void
+export interface UploadQueue extends UploadSnapshot {
+  /** Uploads these files, each on its own; resolves to each one's outcome once all have settled. */
+  add: (files: Iterable<File> | ArrayLike<File>) => Promise<PromiseSettledResult<UploadResult>[]>
   /** Forgets the files that are done, failed or cancelled. */
   clear: () => void
   /** True while files are dragged over the drop zone. */
@@ -106,10 +109,11 @@ export interface UploadQueue {
     onDragLeave: () => void
     onDrop: (event: DragLike) => void
   }
-  /** Spread on a file input: `<input {...queue.inputProps} />`. */
+  /** Spread on a file input: `<input {...queue.inputProps} />` (with the rules' `accept`). */
   inputProps: {
     type: 'file'
     multiple: true
+    accept: string | undefined
     onChange: (event: { target: { files: FileList | null; value: string } }) => void
   }
 }
@@ -122,58 +126,34 @@ export interface DragLike {
 
 /**
  * A queue of uploads, each with its own progress, state, pause, resume and cancel; files come from
- * `add()`, a drop zone or a file input. Up to `concurrency` (4) upload at once.
+ * `add()` (which resolves to their outcomes), a drop zone or a file input. Up to `concurrency` (4)
+ * upload at once. With `rules` (see `useUploadRules`), a file they refuse fails at once and
+ * nothing is sent for it.
  *
  * @example
- * const queue = useUploads(waybill, { origin: 'photos' })
+ * const queue = useUploads(waybill, { origin: 'photos', keyOf: (file) => `uploads/${file.name}` })
  * <div {...queue.dropProps} className={queue.dragging ? 'over' : ''}>Drop files here</div>
  * <input {...queue.inputProps} />
+ * {queue.isUploading && <p>Uploading…</p>}
  * {queue.items.map((item) => (
- *   <li key={item.id}>{item.name} {item.state} <progress value={item.progress.loaded} max={item.progress.total} /></li>
+ *   <li key={item.id}>{item.name} {item.state} <progress value={item.progress.percentage} max={100} /></li>
  * ))}
  */
-export function useUploads(
-  client: WaybillClient,
-  options: UploadManyOptions & {
-    /** The key for a file; without it, the grant's `uploadKey` names it after the file's name. */
-    keyOf?: ((file: Blob) => string) | undefined
-  },
-): UploadQueue {
-  const [items, setItems] = useState<readonly QueuedUpload[]>([])
+export function useUploads(client: WaybillClient, options: UploadQueueOptions): UploadQueue {
+  const { onComplete, ...storeOptions } = options
+  const store = useMemo(() => createUploadStore(client, storeOptions), [client])
+  store.setOptions(storeOptions)
+  const latest = useRef(onComplete)
+  latest.current = onComplete
+  const snapshot = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot)
   const [dragging, setDragging] = useState(false)
-  const latest = useRef(options)
-  latest.current = options
-  const next = useRef(0)
-
   const add = useCallback(
-    (files: Iterable<Blob> | ArrayLike<Blob>) => {
-      const list = Array.from(files)
-      if (list.length === 0) return
-      const { keyOf, ...rest } = latest.current
-      const { tasks } = client.startUploads(
-        list.map((file) => ({ file, key: keyOf?.(file) })),
-        { ...rest, continueOnError: true },
-      )
-      const added = tasks.map((task, i): QueuedUpload => {
-        const id = next.current++
-        const item = (status: UploadStatus): QueuedUpload => ({
-          id,
-          file: list[i]!,
-          name: (list[i] as Partial<File>).name,
-          state: status.state,
-          progress: status.progress,
-          result: status.result,
-          error: waybillError(status.error),
-          task,
-        })
-        task.subscribe((status) =>
-          setItems((all) => all.map((one) => (one.id === id ? item(status) : one))),
-        )
-        return item(task.status)
-      })
-      setItems((all) => [...all, ...added])
+    (files: Iterable<File> | ArrayLike<File>) => {
+      const done = store.add(files)
+      void done.then((outcomes) => latest.current?.(outcomes))
+      return done
     },
-    [client],
+    [store],
   )
   const drop = (event: DragLike, over: boolean) => {
     event.preventDefault()
@@ -181,10 +161,9 @@ export function useUploads(
     return event.dataTransfer
   }
   return {
-    items,
+    ...snapshot,
     add,
-    clear: () =>
-      setItems((all) => all.filter((item) => /^(queued|uploading|paused)$/.test(item.state))),
+    clear: store.clear,
     dragging,
     dropProps: {
       onDragOver: (event) => {
@@ -192,18 +171,168 @@ export function useUploads(
         if (transfer) transfer.dropEffect = 'copy'
       },
       onDragLeave: () => setDragging(false),
-      onDrop: (event) => add(drop(event, false)?.files ?? []),
+      onDrop: (event) => void add(drop(event, false)?.files ?? []),
     },
     inputProps: {
       type: 'file',
       multiple: true,
+      accept: options.rules?.accept || undefined,
       onChange: ({ target }) => {
-        add(target.files ?? [])
+        void add(target.files ?? [])
         // The same files may be chosen again.
         target.value = ''
       },
     },
   }
+}
+
+/** What `useUploadRules` answers: the caller's rules, once fetched. */
+export interface UploadRulesHandle {
+  /** Undefined until they arrive; give them to `useUploads` (`rules`) to check files first. */
+  rules: UploadRules | undefined
+  /** For `<input accept>`: the types the rules name (`''`: any); undefined until they arrive. */
+  accept: string | undefined
+  /** Why waybill would refuse `file`, or undefined (also until the rules arrive). Sends nothing. */
+  check: (file: Blob, target?: RuleTarget) => WaybillError | undefined
+  /** Why they could not be fetched. */
+  error: WaybillError | undefined
+}
+
+/**
+ * `GET /v1/uploads/rules`, for a page to know what may be uploaded before a file is picked: an
+ * `accept` for its file input, and a check that refuses a file before any request.
+ *
+ * @example
+ * const { rules, accept } = useUploadRules(waybill, 'photos')
+ * const queue = useUploads(waybill, { origin: 'photos', rules })
+ * <input {...queue.inputProps} /> // accept={accept}; a refused file fails at once, sending nothing
+ */
+export function useUploadRules(client: WaybillClient, origin: string): UploadRulesHandle {
+  const [answer, setAnswer] = useState<{ rules?: UploadRules; error?: WaybillError }>({})
+  useEffect(() => {
+    const run = new AbortController()
+    uploadRules(client, origin, { signal: run.signal }).then(
+      (rules) => setAnswer({ rules }),
+      (error: unknown) => run.signal.aborted || setAnswer({ error: waybillError(error) }),
+    )
+    return () => run.abort()
+  }, [client, origin])
+  const { rules } = answer
+  return {
+    rules,
+    accept: rules?.accept,
+    check: (file, target) => rules?.check(file, target),
+    error: answer.error,
+  }
+}
+
+/** Props of `UploadButton` and `UploadDropzone`: `useUploads`' options, and the client. */
+export interface UploadComponentProps extends UploadQueueOptions {
+  client: WaybillClient
+  /** The control's label. */
+  children?: ReactNode
+  className?: string | undefined
+}
+
+/** What a component's live region says: the share sent, then how it ended (each refusal). */
+function statusOf({ items, isUploading }: UploadQueue): string {
+  if (isUploading) {
+    let loaded = 0
+    let total = 0
+    for (const { progress } of items) {
+      loaded += progress.loaded
+      total += progress.total
+    }
+    // In steps of ten: a screen reader reads each change.
+    return `Uploading ${items.length} files: ${total ? Math.floor((loaded * 10) / total) * 10 : 0}%`
+  }
+  const failed = items.filter((item) => item.error)
+  return items.length === 0
+    ? ''
+    : [
+        `${items.filter((item) => item.state === 'done').length} of ${items.length} uploaded`,
+        ...failed.map((item) => `${item.name}: ${item.error!.message}`),
+      ].join('. ')
+}
+
+/** A component's parts: its queue (a new pick forgets the last one's), picker and live region. */
+function useUploadControl({ client, children, className, ...options }: UploadComponentProps) {
+  const queue = useUploads(client, options)
+  const input = useRef<HTMLInputElement>(null)
+  const status = useId()
+  const pick = () => {
+    queue.clear()
+    input.current?.click()
+  }
+  return {
+    queue,
+    pick,
+    control: { className, 'aria-describedby': status, onClick: pick },
+    label: children,
+    parts: [
+      h('input', { ...queue.inputProps, key: 'i', ref: input, hidden: true, tabIndex: -1 }),
+      h('span', { key: 's', id: status, role: 'status', 'aria-live': 'polite' }, statusOf(queue)),
+    ],
+  }
+}
+
+/**
+ * A button that picks files and uploads them, unstyled: a native `<button>` (keyboard as any
+ * button), and a live region (`role="status"`) that tells the progress and then each outcome.
+ *
+ * @example
+ * const { rules } = useUploadRules(waybill, 'photos')
+ * <UploadButton client={waybill} origin="photos" rules={rules} onComplete={(outcomes) => refresh()}>
+ *   Upload photos
+ * </UploadButton>
+ */
+export function UploadButton(props: UploadComponentProps) {
+  const { control, label, parts } = useUploadControl(props)
+  return h(
+    Fragment,
+    null,
+    h('button', { ...control, type: 'button' }, label ?? 'Upload files'),
+    ...parts,
+  )
+}
+
+/**
+ * A drop zone that uploads the files dropped on it, or picked (click, Enter or Space: it is a
+ * focusable `role="button"`), unstyled: `data-dragging` is set while files are over it, and a
+ * live region (`role="status"`) tells the progress and then each outcome.
+ *
+ * @example
+ * <UploadDropzone client={waybill} origin="photos" keyOf={(file) => `inbox/${file.name}`}>
+ *   Drop files here, or press to choose
+ * </UploadDropzone>
+ */
+export function UploadDropzone(props: UploadComponentProps) {
+  const { queue, pick, control, label, parts } = useUploadControl(props)
+  return h(
+    Fragment,
+    null,
+    h(
+      'div',
+      {
+        ...control,
+        ...queue.dropProps,
+        role: 'button',
+        tabIndex: 0,
+        'data-dragging': queue.dragging || undefined,
+        onDrop: (event: DragLike) => {
+          queue.clear()
+          queue.dropProps.onDrop(event)
+        },
+        onKeyDown: (event: KeyboardEvent) => {
+          if (event.key !== 'Enter' && event.key !== ' ') return
+          event.preventDefault()
+          pick()
+        },
+      },
+      label ?? 'Drop files here, or choose them',
+    ),
+    ...parts,
+  )
 }
 
 /** What `useSignedList` answers: the objects of the pages loaded so far, with fresh URLs. */

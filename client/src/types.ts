@@ -13,13 +13,19 @@ type JsonAnswer<K extends keyof operations> = operations[K] extends {
 }
   ? A
   : never
-type SignBody = JsonBody<'signUrls'>
-/** `POST /v1/sign`: `keys`, or `items` with per-object options. */
-export type SignRequest = Omit<SignBody, 'keys' | 'items'> &
-  (
-    | { keys: NonNullable<SignBody['keys']>; items?: never }
-    | { items: NonNullable<SignBody['items']>; keys?: never }
-  )
+/**
+ * A body that names objects by `keys`, or by `items` with options of their own: either one, per
+ * variant of the body (a method's items take that method's options only).
+ */
+type KeysOrItems<B> = B extends { keys?: unknown; items?: unknown }
+  ? Omit<B, 'keys' | 'items'> &
+      (
+        | { keys: NonNullable<B['keys']>; items?: never }
+        | { items: NonNullable<B['items']>; keys?: never }
+      )
+  : never
+/** `POST /v1/sign`: `keys`, or `items` with per-object options (`download`, `inline`, `response` for GET and HEAD). */
+export type SignRequest = KeysOrItems<JsonBody<'signUrls'>>
 export type SignAnswer = JsonAnswer<'signUrls'>
 /** One line of a streamed `POST /v1/sign`. */
 export type SignedUrl = SignAnswer['urls'][number]
@@ -27,13 +33,8 @@ export type SignedUrl = SignAnswer['urls'][number]
 export type ListPage = JsonAnswer<'listObjects'>
 export type ListedObject = ListPage['items'][number]
 
-type LinksBody = JsonBody<'createLinks'>
 /** `POST /v1/links`: `keys`, or `items` with `download`, `inline` and `contentType`. */
-export type LinksRequest = Omit<LinksBody, 'keys' | 'items'> &
-  (
-    | { keys: NonNullable<LinksBody['keys']>; items?: never }
-    | { items: NonNullable<LinksBody['items']>; keys?: never }
-  )
+export type LinksRequest = KeysOrItems<JsonBody<'createLinks'>>
 export type LinksAnswer = JsonAnswer<'createLinks'>
 
 export type CreateUploadRequest = JsonBody<'createUpload'>
@@ -53,3 +54,8 @@ export type CompleteMultipartAnswer = JsonAnswer<'completeUpload'>
 export type AbortMultipartRequest = JsonBody<'abortUpload'>
 export type CheckUploadRequest = JsonBody<'checkUpload'>
 export type CheckUploadAnswer = JsonAnswer<'checkUpload'>
+
+/** `GET /v1/uploads/rules`: the caller's upload rules on an origin. */
+export type UploadRulesAnswer = JsonAnswer<'getUploadRules'>
+/** What one write grant lets the caller upload (see docs/openapi.json for each field). */
+export type UploadRule = UploadRulesAnswer['rules'][number]

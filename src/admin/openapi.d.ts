@@ -992,7 +992,7 @@ export interface operations {
           expiresAt?: string
           /** @description Grants for this key, each as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema. */
           grants?: ({
-            to?: unknown
+            to?: never
             /**
              * @description An origin configured in WAYBILL_ORIGINS.
              * @example photos

@@ -1,6 +1,7 @@
 // Signed links: a sealed token (../core/token.ts, purpose `link`) carrying origin, key, expiry,
-// options, who issued it and when. Following a link needs no storage and no caller: the token is
-// the authority, granted when the link was issued (src/services/links.ts), as long as its issuer
+// options, who issued it and when, and how many uses it allows. Following a link needs no caller,
+// and no storage but a counted link's counter (src/control/link-uses.ts): the token is the
+// authority, granted when the link was issued (src/services/links.ts), as long as its issuer
 // stands (./standing.ts). The API key that issued it travels concealed under the token's secret:
 // a link shows neither who made it nor which key.
 
@@ -8,7 +9,7 @@ import * as v from 'valibot'
 import type { Config } from '../config'
 import { base64UrlEncode } from '../core/bytes'
 import { conceal, reveal, type TokenFault } from '../core/token'
-import { sealed } from './sealed'
+import { sealed } from '../schemas/sealed'
 
 const PURPOSE = 'link'
 
@@ -34,6 +35,8 @@ const Payload = v.object({
   d: v.optional(v.picklist(['attachment', 'inline'])),
   n: v.optional(v.string()),
   t: v.optional(v.string()),
+  /** The uses it allows (`maxUses`), counted under its id (`j`); any number when absent. */
+  u: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 })
 export type LinkPayload = v.InferOutput<typeof Payload>
 

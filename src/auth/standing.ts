@@ -27,21 +27,48 @@ export function keyStands(key: KeyStanding, nowMs: number): boolean {
 }
 
 /** Who issued a bearer artifact: an API key by its id, or a token's caller (no key to check). */
-export type Issuer = { readonly kind: 'api-key'; readonly id: string } | { readonly kind: 'token' }
+type Issuer = { readonly kind: 'api-key'; readonly id: string } | { readonly kind: 'token' }
 
 /** Why an issuer no longer stands: its key was revoked, is past its expiry, or is gone. */
-export type Fallen = 'revoked' | 'expired' | 'unknown'
+type Fallen = 'revoked' | 'expired' | 'unknown'
+
+/** How a refusal says why: "The API key that issued this link <it>." */
+const FALLEN: Readonly<Record<Fallen, string>> = {
+  revoked: 'was revoked',
+  expired: 'has expired',
+  unknown: 'is no longer configured',
+}
+
+/**
+ * Why the issuer of an artifact no longer stands at `now`, in words, or undefined while it does:
+ * an API key by its id, a token's caller by null.
+ */
+export async function issuerFallen(
+  config: Pick<Config, 'apiKeys'>,
+  issuer: string | null,
+  now: Date,
+  storedKey: ((id: string) => Promise<KeyStanding | undefined>) | undefined,
+): Promise<string | undefined> {
+  const judged = issuerStands(
+    config,
+    issuer === null ? { kind: 'token' } : { kind: 'api-key', id: issuer },
+    now.getTime(),
+    storedKey,
+  )
+  const fallen = judged === undefined ? undefined : await judged
+  return fallen === undefined ? undefined : FALLEN[fallen]
+}
 
 /**
  * Whether `issuer` may still have what it issued act, at `nowMs`: undefined when it stands, else
- * why not (a promise of that when a stored key must be looked up). An API key of WAYBILL_API_KEYS stands while it is configured; a stored one while it
- * is neither revoked nor expired. A token's caller stands: its token expires on its own, and its
+ * why not (a promise of that when a stored key must be looked up). An API key of WAYBILL_API_KEYS
+ * stands while it is configured; a stored one while it is neither revoked nor expired. A token's caller stands: its token expires on its own, and its
  * links are revoked by time and principal (src/control/plane.ts, WAYBILL_LINK_REVOCATIONS).
  *
  * @example
  * const fallen = await issuerStands(config, { kind: 'api-key', id: 'web' }, now, lookup)
  */
-export function issuerStands(
+function issuerStands(
   config: Pick<Config, 'apiKeys'>,
   issuer: Issuer,
   nowMs: number,

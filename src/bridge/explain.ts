@@ -24,6 +24,10 @@ import { signBatch } from '../services/sign'
 import { authorizeUploads } from '../services/uploads/issue'
 import type { Explained, ExplainInput, Verdict } from './types'
 
+// Where the Worker's own URLs would start (an R2 origin's /o/): nothing is signed here, so no
+// answer carries one, and the verdict never depends on it.
+const EXPLAIN_BASE = 'https://waybill.invalid'
+
 /** The request `input` asks about, as a caller would send it (and as its schema reads it). */
 function requestOf(input: ExplainInput) {
   const { action, origin, key } = input
@@ -75,7 +79,7 @@ function judge(config: Config, principal: Principal, input: ExplainInput, now: D
     } else if (input.action === 'list') {
       listPermit(config, principal, input.origin, parsed(ListQuery, { prefix: input.key }))
     } else {
-      signBatch(config, principal, parsed(SignBody, body), now)
+      signBatch(config, principal, parsed(SignBody, body), now, EXPLAIN_BASE)
     }
     return { allowed: true, status: 200 }
   } catch (error) {

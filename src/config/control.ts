@@ -3,13 +3,15 @@
 //   WAYBILL_DB (a D1 binding): API keys (hashes only), grants, revocations, quota settings and
 //     usage, changed at run time through the admin API. Without it, the env's JSON is all there is.
 //   WAYBILL_QUOTAS (a Durable Object namespace binding, class QuotaCounter): quota counters.
+//   WAYBILL_LINK_USES (a Durable Object namespace binding, class LinkUses): the use counters of
+//     links with `maxUses`. Needs no D1: a link carries its limit, and its counter is all it needs.
 //   The admin Worker's own (./admin.ts): WAYBILL_ADMIN_TOKENS and WAYBILL_DATA_PLANE.
 //   WAYBILL_AUDIT (an Analytics Engine dataset binding) and WAYBILL_AUDIT_QUEUE (a Queue producer
 //     binding): where audit events go, either or both.
 
 import * as v from 'valibot'
 import { isRecord, typeName } from '../schemas/valibot'
-import type { AuditConfig, ControlConfig } from './types'
+import type { AuditConfig, Config, ControlConfig } from './types'
 
 /** An optional binding that must have the functions `methods`; absent and blank are undefined. */
 function binding<T>(methods: readonly string[], what: string, declare: string) {
@@ -39,6 +41,12 @@ export const QuotasBinding = binding<NonNullable<ControlConfig['quotaCounters']>
   ['idFromName', 'get'],
   'a Durable Object namespace binding of class QuotaCounter',
   '"durable_objects": { "bindings": [{ "name": "WAYBILL_QUOTAS", "class_name": "QuotaCounter" }] }',
+)
+
+export const LinkUsesBinding = binding<NonNullable<Config['linkUses']>>(
+  ['idFromName', 'get'],
+  'a Durable Object namespace binding of class LinkUses',
+  '"durable_objects": { "bindings": [{ "name": "WAYBILL_LINK_USES", "class_name": "LinkUses" }] }',
 )
 
 export const AuditDataset = binding<NonNullable<AuditConfig['dataset']>>(

@@ -8,11 +8,11 @@ import type { FieldError } from '../errors'
 import { ExpiresIn, wholeNumber } from '../schemas/fields'
 import { fieldErrors, pathTo } from '../schemas/valibot'
 import { authSchema } from './auth'
-import { Cors } from './cors'
+import { Cors } from '../schemas/cors'
 import type { Env } from '../env'
 import { completeGrant, grantsSchema } from './grants'
 import { hashedKeys } from './hashed-keys'
-import { AuditDataset, AuditQueue, D1Binding, QuotasBinding } from './control'
+import { AuditDataset, AuditQueue, D1Binding, LinkUsesBinding, QuotasBinding } from './control'
 import { LinkRevocations } from './links'
 import { TokenSecrets } from './tokens'
 import {
@@ -91,6 +91,7 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       ),
       WAYBILL_DB: D1Binding,
       WAYBILL_QUOTAS: QuotasBinding,
+      WAYBILL_LINK_USES: LinkUsesBinding,
       WAYBILL_AUDIT: AuditDataset,
       WAYBILL_AUDIT_QUEUE: AuditQueue,
     }),
@@ -137,6 +138,7 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       requestLog: vars.WAYBILL_REQUEST_LOG,
       tokenSecrets: vars.WAYBILL_TOKEN_SECRETS,
       linkRevocations: vars.WAYBILL_LINK_REVOCATIONS,
+      linkUses: vars.WAYBILL_LINK_USES,
       control:
         vars.WAYBILL_DB === undefined
           ? undefined

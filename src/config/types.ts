@@ -4,6 +4,7 @@ import type { FieldError } from '../errors'
 import type { Origin } from '../origins/types'
 import type { GrantSubject } from '../principal/subjects'
 import type { NotifyConfig } from './notify'
+import type { CorsConfig } from '../schemas/cors'
 
 export type { Origin } from '../origins/types'
 export type { GrantSubject } from '../principal/subjects'
@@ -111,12 +112,6 @@ export interface AuditConfig {
   readonly queue?: Pick<Queue, 'send'> | undefined
 }
 
-export interface CorsConfig {
-  readonly origins: '*' | ReadonlySet<string>
-  readonly credentials: boolean
-  readonly maxAgeS: number
-}
-
 export interface Config {
   readonly origins: ReadonlyMap<string, Origin>
   /** Upload notifications: a signed webhook and/or a Queue; neither set, none sent. */
@@ -135,6 +130,12 @@ export interface Config {
   /** What seals tokens (links, upload handles and receipts, cursors): the first seals, all open. */
   readonly tokenSecrets: readonly TokenSecret[]
   readonly linkRevocations: readonly LinkRevocation[]
+  /**
+   * The use counters of links with `maxUses`, one per link; without them no such link can be
+   * issued, or followed. Untyped here, as `ControlConfig.quotaCounters` is: src/services/links.ts
+   * gives the namespace its class (src/control/link-uses.ts) where it makes a stub.
+   */
+  readonly linkUses?: DurableObjectNamespace | undefined
   /** The control plane (D1, Durable Objects), when bound. */
   readonly control?: ControlConfig | undefined
   /** Audit event sinks. */

@@ -32,6 +32,9 @@ export interface AuditEvent {
   readonly count: number
   /** Upload bytes signed (declared) or checked complete. */
   readonly bytes: number
+  /** A followed link with `maxUses`: the uses it allows, and those left after this one. */
+  readonly maxUses?: number | undefined
+  readonly usesLeft?: number | undefined
 }
 
 /** What the request path knows once it has answered. */
@@ -47,6 +50,8 @@ export interface RequestFacts {
   readonly linkIssuer?: string | undefined
   /** A stored API key refused (revoked, expired, its secret retired): its id. */
   readonly refusedKey?: string | undefined
+  /** A followed link's uses, when it counts them: how many it allows, how many are left. */
+  readonly linkUses?: { readonly max: number; readonly left: number } | undefined
   readonly origin?: string | undefined
   readonly action?: string | undefined
   /**
@@ -113,6 +118,9 @@ export function auditEvent(facts: RequestFacts, outcome = outcomeOf(facts)): Aud
     origin: facts.origin,
     count: minted || outcome === 'followed' ? (facts.items ?? 1) : 0,
     bytes: outcome === 'minted' ? (facts.bytesReserved ?? 0) + (facts.bytesCompleted ?? 0) : 0,
+    ...(facts.linkUses === undefined
+      ? {}
+      : { maxUses: facts.linkUses.max, usesLeft: facts.linkUses.left }),
   })
 }
 
@@ -174,7 +182,8 @@ function sendToSinks(audit: AuditConfig, event: AuditEvent, defer: Defer): void 
           event.route,
           event.requestId,
         ],
-        doubles: [event.count, event.bytes, event.status],
+        // 0 for maxUses: not a counted link's follow (a counted link allows 1 or more).
+        doubles: [event.count, event.bytes, event.status, event.maxUses ?? 0, event.usesLeft ?? 0],
       })
     } catch (error) {
       sinkFailed('analytics-engine', error)

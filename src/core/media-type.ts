@@ -161,6 +161,23 @@ export function isPassive(essence: string): boolean {
 }
 
 /**
+ * Every type a grant's pattern admits: the type itself, or a family's passive types. What
+ * `patternAdmits` says yes to, listed (for a caller to know before it picks a file).
+ *
+ * @example
+ * typesAdmittedBy('text/*') // ['text/csv', 'text/markdown', 'text/plain', …]
+ * typesAdmittedBy('image/svg+xml') // ['image/svg+xml']
+ */
+export function typesAdmittedBy(pattern: string): readonly string[] {
+  if (!pattern.endsWith('/*')) return [pattern]
+  const family = pattern.slice(0, -2)
+  const subtypes: readonly string[] = Object.hasOwn(PASSIVE_TYPES, family)
+    ? PASSIVE_TYPES[family as keyof typeof PASSIVE_TYPES]
+    : []
+  return subtypes.map((subtype) => `${family}/${subtype}`)
+}
+
+/**
  * True when a grant's pattern (`image/png` exactly, or a family `image/*`) admits `essence`: an
  * exact pattern admits that type, a family only the passive types of that family.
  *

@@ -47,6 +47,7 @@ export function audit(options: { control: ControlPlane; clock: Clock }) {
         // Either may be unset: a refusal before authentication, a request that is not a link.
         principal: c.get('principal'),
         linkIssuer: c.get('linkIssuer'),
+        linkUses: c.get('linkUses'),
         origin: log.origin,
         action: log.action,
         items: log.items,

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from 'hono'
 import { cors as honoCors } from 'hono/cors'
 import { createMiddleware } from 'hono/factory'
-import { loadConfig, type CorsConfig } from '../config'
+import { loadConfig } from '../config'
+import type { CorsConfig } from '../schemas/cors'
 import type { AppEnv } from './types'
 
 const EXPOSED = ['waybill-expires-at', 'waybill-request-id', 'retry-after']
@@ -29,6 +30,8 @@ function handlerFor(config: CorsConfig): MiddlewareHandler {
 // Access cookie, and an app's origin, even one trusted with the callers' API, must never read its
 // answers. Its paths get none here either, should a route ever be added under them by mistake.
 const ADMIN_PATHS = '/admin/'
+// The objects an origin serves itself answer with that origin's own CORS setting (its driver's).
+const SERVED_PATHS = '/o/'
 
 /**
  * CORS for the API itself, from WAYBILL_CORS, never under /admin/. Off when unset (no CORS
@@ -37,7 +40,7 @@ const ADMIN_PATHS = '/admin/'
 export function cors() {
   return createMiddleware<AppEnv>(async function cors(c, next) {
     // The path the router matches (decoded), so no spelling of an admin path gets past this.
-    if (c.req.path.startsWith(ADMIN_PATHS)) return next()
+    if (c.req.path.startsWith(ADMIN_PATHS) || c.req.path.startsWith(SERVED_PATHS)) return next()
     const result = loadConfig(c.env ?? {})
     const config = result.ok ? result.config.cors : undefined
     if (config === undefined) return next()

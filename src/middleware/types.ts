@@ -7,6 +7,7 @@ import type { AdminConfig, AdminEnv } from '../config/admin'
 import type { AuditEntry } from '../control/admin-store'
 import type { Clock } from '../clock'
 import type { ControlPlane } from '../control/plane'
+import type { LinkUseCount } from '../services/links'
 
 /** What the request log line says about a request; routes fill in what they know. */
 export interface LogFields {
@@ -47,6 +48,8 @@ export interface AppEnv {
     principal: Principal
     /** A followed link's issuer, as the link names it (a hash), for the audit trail. */
     linkIssuer: string
+    /** A followed link's uses, when it counts them: how many it allows, and how many are left. */
+    linkUses: LinkUseCount
     log: LogFields
   }
 }

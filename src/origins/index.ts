@@ -7,13 +7,14 @@ import type { FieldError } from '../errors'
 import { OriginName } from '../schemas/fields'
 import { pathTo, record } from '../schemas/valibot'
 import { cloudfront } from './cloudfront'
+import { r2 } from './r2'
 import { s3 } from './s3'
 import type { Origin, OriginDriver } from './types'
 
 /** Every driver, by the `type` its origins are configured with. */
 // Each hands its own `create` only what its own schema made (see originsSchema), whatever the
 // settings' type: that is the driver's business alone.
-const DRIVERS: readonly OriginDriver<unknown>[] = [s3, cloudfront]
+const DRIVERS: readonly OriginDriver<unknown>[] = [s3, cloudfront, r2]
 
 const TYPES = DRIVERS.map((driver) => `"${driver.type}"`).join(' or ')
 

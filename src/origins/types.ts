@@ -11,6 +11,7 @@
 
 import type * as v from 'valibot'
 import type { ResponseOverrides } from '../core/s3/presign'
+import type { TokenSecret } from '../core/token'
 import type { SigningTime } from '../core/window'
 import type { FieldError } from '../errors'
 import type { Env } from '../env'
@@ -41,8 +42,27 @@ export interface BatchSigner {
   explain(item: ObjectItem): SigningSteps
 }
 
-/** S3: the canonical request and string to sign. CloudFront: the policy signed. */
-type SigningSteps = { canonicalRequest: string; stringToSign: string } | { policy: string }
+/**
+ * S3: the canonical request and string to sign. CloudFront: the policy signed. Waybill's own URLs:
+ * the MAC's prefix, and the message whose SHA-256 (hex) follows it.
+ */
+type SigningSteps =
+  | { canonicalRequest: string; stringToSign: string }
+  | { policy: string }
+  | { prefix: string; message: string }
+
+/**
+ * Who a URL is minted for and where: what an origin whose URLs the Worker serves itself signs into
+ * them (its host, and the API key that answers for them). Others leave it unread.
+ */
+export interface Minting {
+  /** The Worker's own origin as the request reached it: `https://files.example.com`. */
+  readonly base: string
+  /** The API key that asks, or null for a token's caller. */
+  readonly issuer: string | null
+  /** The token secrets: the first signs, every one verifies. */
+  readonly secrets: readonly TokenSecret[]
+}
 
 /** Read (and bare write and delete) URLs for exact keys: every origin has them. */
 export interface Urls {
@@ -58,7 +78,12 @@ export interface Urls {
    */
   readonly rsaSignatures: number
   /** A signer for `items`, all with `method`, at `time`. */
-  signer(items: readonly ObjectItem[], method: UrlMethod, time: SigningTime): BatchSigner
+  signer(
+    items: readonly ObjectItem[],
+    method: UrlMethod,
+    time: SigningTime,
+    minting: Minting,
+  ): BatchSigner
 }
 
 /** One policy for every key under a prefix: batches whose URLs share it, and signed cookies. */
@@ -131,6 +156,7 @@ export interface UploadTerms {
   /** Seconds it is valid from `now`. */
   readonly expiresIn: number
   readonly now: Date
+  readonly minting: Minting
 }
 
 /** What HeadObject says of an object. */
@@ -163,6 +189,16 @@ export interface CompletedPart {
 export interface Uploads {
   /** The modes the store takes (`post` only where it accepts browser forms). */
   readonly modes: readonly UploadMode[]
+  /**
+   * The most one request to the store may carry (a PUT, a form, a part) where that is less than
+   * S3's: a store reached through the Worker takes no more than a Worker's request body.
+   */
+  readonly maxBodyBytes?: number | undefined
+  /**
+   * Whether a form's key is checked against the origin's key policy when the form comes back (the
+   * Worker reads it), so a safe origin may take a key prefix; a store's starts-with cannot.
+   */
+  readonly checksFormKeys?: boolean | undefined
   /** A PUT URL that signs every term, and the headers to send with it. */
   putUrl(
     terms: UploadTerms,
@@ -183,6 +219,7 @@ export interface Uploads {
     parts: readonly { partNumber: number; size: number; checksumSha256?: string | undefined }[],
     expiresIn: number,
     now: Date,
+    minting: Minting,
   ): Promise<{ parts: { partNumber: number; url: string }[]; expiresAt: Date }>
   /** The parts the store holds, ascending. */
   listParts(key: string, uploadId: string): Promise<UploadedPart[]>
@@ -200,6 +237,29 @@ export interface Uploads {
   deleteIfMatch(key: string, etag: string): Promise<void>
 }
 
+/** What serving a request needs from above the driver: the clock, the secrets, the control plane. */
+export interface ServeContext {
+  readonly now: Date
+  readonly secrets: readonly TokenSecret[]
+  /**
+   * Why the issuer of a URL no longer stands (its API key revoked, expired or gone), or undefined
+   * while it does: every use of a URL answers to its issuer (src/auth/standing.ts).
+   */
+  fallen(issuer: string | null): Promise<string | undefined>
+  /** Work that may finish after the answer (filling the edge cache). */
+  waitUntil(promise: Promise<unknown>): void
+}
+
+/**
+ * An origin whose URLs point at the Worker, which serves them: it verifies each URL, then reads
+ * or stores the object itself (R2 through its binding). The route `/o/<origin>/…` hands it every
+ * request for the origin.
+ */
+export interface Served {
+  /** The answer to `request` (any method: a URL's, a form's POST, a preflight). */
+  serve(request: Request, context: ServeContext): Promise<Response>
+}
+
 /** A configured origin: what it is, and the capabilities its driver gives it. */
 export interface Origin {
   readonly name: string
@@ -212,6 +272,7 @@ export interface Origin {
   readonly wildcards?: Wildcards | undefined
   readonly listing?: Listing | undefined
   readonly uploads?: Uploads | undefined
+  readonly served?: Served | undefined
   /**
    * What this origin cannot let a grant say (the field, in the grant), or undefined: a wildcard
    * grant where its URLs carry overrides a policy's `*` cannot pin.

@@ -24,7 +24,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
       operationId: 'createLinks',
       summary: 'Signed links to objects, for an <img src>, an email or a chat',
       description:
-        'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes.',
+        'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. With `maxUses`, each link works that many times (1: a one-time link), counted by a Durable Object.',
       security: SECURITY,
       responses: {
         200: LINKS.response,
@@ -55,6 +55,8 @@ export function followRoutes({ clock, control }: RouteDeps) {
     describeRoute({
       operationId: 'followLink',
       summary: 'Follow a signed link: a 302 to a URL signed for a few minutes',
+      description:
+        'A link with `maxUses` counts this visit (a HEAD as a GET) once every other check has passed, and answers 410 once its uses are spent; 503 when its counter cannot be reached, never an uncounted visit.',
       security: [],
       responses: {
         302: FOUND,
@@ -74,10 +76,11 @@ export function followRoutes({ clock, control }: RouteDeps) {
       const config = c.get('config')
       const now = clock()
       const defer = deferOf(c)
-      const { location, expiresAt, link } = await followLink(
+      const { location, expiresAt, link, uses } = await followLink(
         config,
         token,
         now,
+        new URL(c.req.url).origin,
         config.control === undefined
           ? undefined
           : {
@@ -88,6 +91,7 @@ export function followRoutes({ clock, control }: RouteDeps) {
       // For the audit trail: the link's issuer, by the hash the link carries.
       logFields(c, { origin: link.origin, action: 'read', items: 1 })
       c.set('linkIssuer', link.issuer)
+      if (uses !== undefined) c.set('linkUses', uses)
       return found(location, { 'cache-control': privateUntil(expiresAt, now) })
     },
   )

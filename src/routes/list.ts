@@ -62,6 +62,7 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
         origin,
         c.req.valid('query'),
         now,
+        new URL(c.req.url).origin,
       )
       logFields(c, { items: listing.urls })
       // Cached privately while its URLs live; a listing without URLs is not kept at all.

@@ -80,6 +80,7 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
         c.get('principal'),
         { ...target, ...query },
         now,
+        new URL(c.req.url).origin,
       )
       return found(location, { 'cache-control': privateUntil(expiresAt, now), vary: VARY })
     },

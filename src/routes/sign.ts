@@ -50,7 +50,7 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
       const body = c.req.valid('json')
       // The origin first: a refusal's log line and audit event name it too.
       logFields(c, { origin: body.origin })
-      const batch = signBatch(config, c.get('principal'), body, clock())
+      const batch = signBatch(config, c.get('principal'), body, clock(), new URL(c.req.url).origin)
       logFields(c, { action: batch.permit.action, items: batch.size })
       const headers = { 'waybill-expires-at': batch.expiresAt.toISOString() }
       return wantsNdjson(c)

@@ -1,4 +1,5 @@
-// POST /v1/uploads and the multipart follow-ups: browser uploads straight to the bucket.
+// POST /v1/uploads and the multipart follow-ups: browser uploads straight to the bucket; and
+// GET /v1/uploads/rules, what may be uploaded, before a file is picked.
 
 import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
@@ -7,7 +8,8 @@ import { jsonBody } from '../middleware/json-body'
 import { BAD_BODY, problems, SECURITY } from '../http/openapi'
 import { logFields } from '../middleware/request-log'
 import type { AppEnv, RouteDeps } from '../middleware/types'
-import { validBody } from '../middleware/validate'
+import { validBody, validQuery } from '../middleware/validate'
+import { UploadRulesAnswer, UploadRulesQuery } from '../schemas/upload-rules'
 import {
   AbortBody,
   CheckAnswer,
@@ -29,6 +31,7 @@ import {
   moreParts,
   uploadedParts,
 } from '../services/uploads'
+import { uploadRulesOf } from '../services/upload-rules'
 import {
   notifyUploadCompleted,
   uploadCompletedEvent,
@@ -62,6 +65,7 @@ const PARTS = new Answer(PartsAnswer, 'The part URLs, each pinning its part’s 
 const COMPLETE = new Answer(CompleteAnswer, 'The object')
 const LIST_PARTS = new Answer(ListPartsAnswer, 'The upload’s plan and the parts the store holds')
 const CHECK = new Answer(CheckAnswer, 'The stored object')
+const RULES = new Answer(UploadRulesAnswer, 'The caller’s upload rules on the origin')
 
 /**
  * Where an upload's answer leads (OpenAPI links): its handle to the multipart follow-ups, its
@@ -120,10 +124,38 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           items: request.items.length,
           bytesReserved: request.items.reduce((sum, item) => sum + (item.contentLength ?? 0), 0),
         })
-        const answer = await issueUpload(c.get('config'), c.get('principal'), request, clock())
+        const answer = await issueUpload(
+          c.get('config'),
+          c.get('principal'),
+          request,
+          clock(),
+          new URL(c.req.url).origin,
+        )
         // A multipart upload's answer carries its first part URLs, each counted as signed.
         if ('parts' in answer) logFields(c, { items: answer.parts.length })
         return UPLOAD.json(c, answer)
+      },
+    )
+    .get(
+      '/rules',
+      describeRoute({
+        operationId: 'getUploadRules',
+        summary: 'What the caller may upload on an origin, before a file is picked',
+        description:
+          "The caller's effective upload rules: one per `write` grant on the origin, as `POST /v1/uploads` judges uploads (the key prefix and `uploadKey` filled for the caller, the types, the most bytes, the modes, overwrite, the longest lifetime). A page can build a file input's `accept` from them, and refuse a file before any request. Signs nothing.",
+        security: SECURITY,
+        responses: {
+          200: RULES.response,
+          ...problems('invalid_request', 'forbidden'),
+        },
+      }),
+      authenticated,
+      validQuery(UploadRulesQuery),
+      (c) => {
+        const query = c.req.valid('query')
+        // Signs nothing: no URL to count.
+        logFields(c, { origin: query.origin, items: 0 })
+        return RULES.json(c, uploadRulesOf(c.get('config'), c.get('principal'), query))
       },
     )
     .post(
@@ -143,7 +175,9 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.partNumbers.length })
-        return PARTS.json(c, await moreParts(c.get('config'), c.get('principal'), request, clock()))
+        const base = new URL(c.req.url).origin
+        const principal = c.get('principal')
+        return PARTS.json(c, await moreParts(c.get('config'), principal, request, clock(), base))
       },
     )
     .post(

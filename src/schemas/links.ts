@@ -1,7 +1,7 @@
 // POST /v1/links and GET /l/{token}: the requests and the answer.
 
 import * as v from 'valibot'
-import { MAX_LINK_EXPIRES_S } from '../limits'
+import { MAX_LINK_EXPIRES_S, MAX_LINK_USES } from '../limits'
 import {
   Batch,
   Disposition,
@@ -58,6 +58,14 @@ const linkFields = strict({
       ),
     ),
   ),
+  maxUses: v.optional(
+    v.pipe(
+      wholeNumber(1, MAX_LINK_USES),
+      v.description(
+        'How many times each link may be followed (1: a one-time link); no limit when absent. A visit refused for any other reason never counts; a HEAD counts as a GET does. Needs the WAYBILL_LINK_USES binding.',
+      ),
+    ),
+  ),
   keys: batch(ObjectKey),
   items: batch(LinkItem),
 })
@@ -74,6 +82,13 @@ export type LinksBody = v.InferOutput<typeof LinksBody>
 export const LinksAnswer = v.object({
   origin: v.string(),
   expiresAt: v.pipe(v.string(), v.isoTimestamp(), v.description('When the links stop working.')),
+  maxUses: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.description('How many times each link may be followed, when the request limited it.'),
+    ),
+  ),
   links: v.array(
     v.object({
       key: v.string(),

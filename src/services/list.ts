@@ -6,11 +6,11 @@ import type { Principal } from '../principal'
 import type { Config } from '../config'
 import { DEFAULT_LIST_LIMIT, MAX_KEY_BYTES, S3_CONCURRENCY, STREAM_CHUNK_ITEMS } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
-import { sealed } from '../auth/sealed'
+import { sealed } from '../schemas/sealed'
 import { WaybillError } from '../errors'
 import type { ListQuery } from '../schemas/list'
 import type { Listing as Pages, ListedObject } from '../origins/types'
-import { permitFor } from './permits'
+import { mintingFor, permitFor } from './permits'
 import { batchSigner } from './signers'
 
 const NOT_A_CURSOR = 'is not a cursor from a previous page of this listing'
@@ -158,6 +158,7 @@ export async function listPage(
   origin: string,
   query: ListQuery,
   now: Date,
+  base: string,
 ): Promise<Listing> {
   const { prefix: prefixes } = query
   const binding: CursorBinding = [origin, prefixes, query.delimiter ?? null]
@@ -226,7 +227,10 @@ export async function listPage(
     signingWindow: query.signingWindow,
   })
   const readable = new Set(reads.items.map((item) => item.key))
-  const signer = readable.size > 0 ? batchSigner(reads, { method: 'GET', now }) : undefined
+  const signer =
+    readable.size > 0
+      ? batchSigner(reads, { method: 'GET', now, minting: mintingFor(config, principal, base) })
+      : undefined
   const expiresAt = signer?.expiresAt
   const nextCursor = cursor === undefined ? null : encodeCursor(config, binding, cursor)
 

@@ -12,6 +12,7 @@ import {
 } from '../auth/policy'
 import type { Principal } from '../principal'
 import type { Action, Config, Origin } from '../config'
+import type { Minting } from '../origins/types'
 import { invalid, WaybillError } from '../errors'
 
 /** The problem a refusal answers. */
@@ -31,6 +32,18 @@ export function permitFor(config: Config, principal: Principal, reach: Reach): P
   const answer = authorize(config, principal, reach)
   if (isRefusal(answer)) throw refusalError(answer)
   return answer
+}
+
+/**
+ * What the URLs a caller gets on this request carry of it, for an origin whose URLs the Worker
+ * serves itself: the host the request reached, and the API key that answers for them.
+ */
+export function mintingFor(config: Config, principal: Principal, base: string): Minting {
+  return {
+    base,
+    issuer: principal.kind === 'api-key' ? principal.id : null,
+    secrets: config.tokenSecrets,
+  }
 }
 
 /** The origin, when the caller holds a grant there; otherwise the 403 an unknown origin gets. */

@@ -5,7 +5,7 @@ import type { Config } from '../config'
 import { lastSegment } from '../core/disposition'
 import { invalid } from '../errors'
 import { objectItem, type ObjectRequest } from './objects'
-import { permitFor } from './permits'
+import { mintingFor, permitFor } from './permits'
 import { batchSigner } from './signers'
 
 /** The signed URL to send the caller to, and when it expires. */
@@ -14,6 +14,7 @@ export async function redirectTo(
   principal: Principal,
   target: ObjectRequest & { origin: string; expiresIn?: number | undefined },
   now: Date,
+  base: string,
 ): Promise<{ location: string; expiresAt: Date }> {
   if ((target.download ?? target.inline) === true && lastSegment(target.key) === '') {
     throw invalid([
@@ -32,7 +33,11 @@ export async function redirectTo(
     overridePath: () => 'contentType',
     expiresIn: target.expiresIn,
   })
-  const signer = batchSigner(permit, { method: 'GET', now })
+  const signer = batchSigner(permit, {
+    method: 'GET',
+    now,
+    minting: mintingFor(config, principal, base),
+  })
   const [location] = await signer.sign()
   return { location: location!, expiresAt: signer.expiresAt }
 }

@@ -9,7 +9,7 @@ import type { ObjectItem } from '../origins/types'
 import { WaybillError, type FieldError } from '../errors'
 import type { SignBody } from '../schemas/sign'
 import { objectItem } from './objects'
-import { permitFor } from './permits'
+import { mintingFor, permitFor } from './permits'
 import { quotaFor } from '../control/quota'
 import { batchSigner, type BatchSigner } from './signers'
 
@@ -57,7 +57,7 @@ export interface SignedBatch {
  * Authorizes a batch (and its debug view, which is its own grant) and prepares its signer.
  *
  * @example
- * const batch = signBatch(config, principal, { origin: 'photos', method: 'GET', keys: ['a.jpg'], debug: false }, now)
+ * const batch = signBatch(config, principal, { origin: 'photos', method: 'GET', keys: ['a.jpg'], debug: false }, now, base)
  * const next = batch.json() // then await next() until it answers undefined
  */
 export function signBatch(
@@ -65,6 +65,7 @@ export function signBatch(
   principal: Principal,
   body: SignBody,
   now: Date,
+  base: string,
 ): SignedBatch {
   const items: readonly ObjectItem[] =
     body.items?.map(objectItem) ?? (body.keys ?? []).map((key) => ({ key }))
@@ -106,7 +107,11 @@ export function signBatch(
       { errors: [{ path: 'method', message: `PUT is not counted by quota ${quota.id}` }] },
     )
   }
-  const signer = batchSigner(permit, { method: body.method, now })
+  const signer = batchSigner(permit, {
+    method: body.method,
+    now,
+    minting: mintingFor(config, principal, base),
+  })
   const expiresAt = signer.expiresAt.toISOString()
   const line = (item: ObjectItem, url: string) =>
     body.debug

@@ -8,6 +8,7 @@ import { partSizeOf } from '../core/s3/parts'
 import { signingTime } from '../core/window'
 import type {
   BatchSigner,
+  Minting,
   SignedCookies,
   UploadTerms,
   Uploads,
@@ -15,7 +16,7 @@ import type {
   Wildcards,
 } from '../origins/types'
 
-export type { BatchSigner }
+export type { BatchSigner, Minting }
 
 /** Refuses anything but a permit `authorize` made for this action: a bug, never a caller's fault. */
 function checked(permit: Permit, action: Permit['action']): Permit {
@@ -44,22 +45,27 @@ function wildcardsOf(permit: Permit): Wildcards {
  * a pattern, one wildcard policy for them all.
  *
  * @example
- * const signer = batchSigner(permit, { method: 'GET', now: new Date() })
+ * const signer = batchSigner(permit, { method: 'GET', now: new Date(), minting })
  * const urls = await signer.sign()
  */
 export function batchSigner(
   permit: Permit,
-  options: { method: UrlMethod; now: Date },
+  options: { method: UrlMethod; now: Date; minting: Minting },
 ): BatchSigner {
   const { origin, items } = checked(permit, actionFor(options.method))
   const time = signingTime(options.now, permit.expiresIn, permit.window, permit.maxLifetime)
   const pattern = permit.under[0]
   if (pattern !== undefined) return wildcardsOf(permit).signer(pattern, items, time)
-  return origin.urls.signer(items, options.method, time)
+  return origin.urls.signer(items, options.method, time, options.minting)
 }
 
 /** The terms an upload permit pins: its key (or pattern), content, and `metadata`. */
-function termsOf(permit: Permit, metadata: Readonly<Record<string, string>>, now: Date) {
+function termsOf(
+  permit: Permit,
+  metadata: Readonly<Record<string, string>>,
+  now: Date,
+  minting: Minting,
+) {
   const { content } = permit
   const type = content?.type
   if (type === undefined) throw new Error('an upload needs a signed content type')
@@ -82,6 +88,7 @@ function termsOf(permit: Permit, metadata: Readonly<Record<string, string>>, now
     metadata,
     expiresIn: permit.expiresIn,
     now,
+    minting,
   } satisfies UploadTerms
 }
 
@@ -94,8 +101,9 @@ export function putUploadUrl(
   permit: Permit,
   metadata: Readonly<Record<string, string>>,
   now: Date,
+  minting: Minting,
 ): Promise<{ url: string; headers: Record<string, string>; expiresAt: Date }> {
-  return uploadsOf(permit).putUrl(termsOf(permit, metadata, now))
+  return uploadsOf(permit).putUrl(termsOf(permit, metadata, now, minting))
 }
 
 /**
@@ -111,9 +119,10 @@ export function postUploadPolicy(
     successActionStatus?: 200 | 201 | 204 | undefined
   },
   now: Date,
+  minting: Minting,
 ): Promise<{ url: string; fields: Record<string, string>; expiresAt: Date }> {
   return uploadsOf(permit).postForm({
-    ...termsOf(permit, extras.metadata, now),
+    ...termsOf(permit, extras.metadata, now, minting),
     successActionStatus: extras.successActionStatus,
   })
 }
@@ -134,6 +143,7 @@ export function partUploadUrls(
   plan: PartPlan,
   parts: readonly { partNumber: number; checksumSha256?: string | undefined }[],
   now: Date,
+  minting: Minting,
 ): Promise<{ parts: { partNumber: number; url: string }[]; expiresAt: Date }> {
   const uploads = uploadsOf(permit)
   const length = permit.content?.length
@@ -150,6 +160,7 @@ export function partUploadUrls(
     })),
     permit.expiresIn,
     now,
+    minting,
   )
 }
 

@@ -268,7 +268,8 @@ describe('a permit', () => {
     expect(isPermit(permit)).toBe(true)
     expect(Object.isFrozen(permit)).toBe(true)
     const now = new Date('2026-11-23T10:00:00Z')
-    expect(() => batchSigner(permit, { method: 'GET', now })).not.toThrow()
+    const minting = { base: 'https://waybill.test', issuer: null, secrets: [] }
+    expect(() => batchSigner(permit, { method: 'GET', now, minting })).not.toThrow()
     const widened = { ...permit, items: [{ key: 'b/secret.txt' }] } as Permit
     const lookAlike: unknown = Object.assign(
       Object.create(Object.getPrototypeOf(permit) as object) as object,
@@ -276,7 +277,7 @@ describe('a permit', () => {
     )
     for (const forged of [widened, lookAlike as Permit]) {
       expect(isPermit(forged)).toBe(false)
-      expect(() => batchSigner(forged, { method: 'GET', now })).toThrow(/needs a permit/)
+      expect(() => batchSigner(forged, { method: 'GET', now, minting })).toThrow(/needs a permit/)
     }
   })
 })

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { unsafeKeyReason } from '../../src/auth/key-safety'
-import { actionFor, prefixCovers, resolvePrefix } from '../../src/auth/policy'
+import { unsafeKeyReason } from '../../src/core/key-safety'
+import {
+  actionFor,
+  authorize,
+  isRefusal,
+  prefixCovers,
+  resolvePrefix,
+  type Reach,
+  type Refusal,
+} from '../../src/auth/policy'
 import { subjectMatches } from '../../src/principal/subjects'
+import type { Action, Config, Grant } from '../../src/config'
+import { s3 } from '../../src/origins/s3'
 import type { Principal } from '../../src/principal'
 
 describe('prefixCovers', () => {
@@ -111,6 +121,114 @@ describe('subjects and actions', () => {
       'read',
       'write',
       'delete',
+    ])
+  })
+})
+
+describe('a refusal names the keys the caller sent', () => {
+  const alice: Principal = { kind: 'api-key', id: 'alice', claims: {}, roles: new Set() }
+  const grant = (prefix: string, actions: Action[]): Grant => ({
+    subject: { kind: 'apiKey', value: 'alice' },
+    origin: 'o',
+    prefix,
+    actions: new Set(actions),
+    maxExpiresIn: 3600,
+    maxLinkExpiresIn: 3600,
+    maxBatch: 100,
+    wildcard: false,
+    deleteMismatched: false,
+    overwrite: false,
+  })
+  const config = {
+    origins: new Map([
+      [
+        'o',
+        s3.create(
+          'o',
+          {
+            type: 's3',
+            bucket: 'b',
+            region: 'us-east-1',
+            style: 'path',
+            endpoint: { protocol: 'https:', host: 's3.example.com', basePath: '/b' },
+            credentials: { accessKeyId: 'AKID', secretAccessKey: 'not-a-secret' },
+            keys: 'safe',
+            signingWindow: 0,
+            postPolicy: true,
+          },
+          () => undefined,
+        ),
+      ],
+    ]),
+    grants: [grant('users/alice/', ['read', 'write', 'list'])],
+    maxBatch: 10_000,
+    defaultExpiresIn: 900,
+  } as unknown as Config
+  const refusal = (reach: Reach): Refusal => {
+    const answer = authorize(config, alice, reach)
+    if (!isRefusal(answer)) throw new Error('permitted')
+    return answer
+  }
+  const read = (keys: string[]): Reach => ({
+    kind: 'urls',
+    action: 'read',
+    origin: 'o',
+    items: keys.map((key) => ({ key })),
+    itemPath: (i) => `keys.${i}`,
+  })
+
+  it('in the detail and in each error, quoted', () => {
+    const answer = refusal(read(['users/alice/a.jpg', 'users/bob/b.jpg', 'c "d".png']))
+    expect(answer.detail).toBe(
+      `2 entries are not covered by this caller's grants ("users/bob/b.jpg", "c \\"d\\".png"); nothing was signed.`,
+    )
+    expect(answer.errors).toEqual([
+      { path: 'keys.1', message: '"users/bob/b.jpg" is not covered by a grant to read' },
+      { path: 'keys.2', message: '"c \\"d\\".png" is not covered by a grant to read' },
+    ])
+  })
+
+  it('a few in the detail, every one (to the cap) in the errors', () => {
+    const keys = Array.from({ length: 7 }, (_, i) => `other/${i}.jpg`)
+    const answer = refusal(read(keys))
+    expect(answer.detail).toBe(
+      `7 entries are not covered by this caller's grants ("other/0.jpg", "other/1.jpg", "other/2.jpg" and 4 more); nothing was signed.`,
+    )
+    expect(answer.errors.map((error) => error.message)).toEqual(
+      keys.map((key) => `"${key}" is not covered by a grant to read`),
+    )
+  })
+
+  it('the prefixes of a listing', () => {
+    const answer = refusal({
+      kind: 'listing',
+      origin: 'o',
+      prefixes: [{ prefix: 'users/bob/', path: 'prefix.0' }],
+    })
+    expect(answer.errors).toEqual([
+      { path: 'prefix.0', message: '"users/bob/" is not wholly covered by a grant to list' },
+    ])
+  })
+
+  it("never a key the grant's uploadKey chose, which the caller never saw", () => {
+    const upload = (target: { key: string; path: string; chosen?: true }): Reach => ({
+      kind: 'upload',
+      origin: 'o',
+      target,
+      content: {
+        type: { value: 'image/png', path: 'contentType' },
+        length: { exact: 10 },
+        lengthPath: 'contentLength',
+      },
+    })
+    const sent = refusal(upload({ key: 'users/bob/a.png', path: 'key' }))
+    expect(sent.detail).toContain('"users/bob/a.png"')
+    const chosen = refusal(upload({ key: 'users/bob/a.png', path: 'filename', chosen: true }))
+    expect(chosen.detail).toBe(
+      "1 entry is not covered by this caller's grants; nothing was signed.",
+    )
+    expect(chosen.errors).toEqual([
+      { path: 'filename', message: 'is not covered by a grant to write' },
     ])
   })
 })

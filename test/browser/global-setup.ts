@@ -35,7 +35,8 @@ export interface BrowserDemoContext {
   adminToken: string
   /**
    * Key "demo": everything on the "demo" origin (its uploadKey names uploads sent with a file
-   * name `uploads/demo/<uuid>-<name>`), reading and writing on "nopost".
+   * name `uploads/demo/<uuid>-<name>`), reading and writing on "nopost"; everything but debug
+   * on "demo-r2" (R2 through the Worker's binding), with the same uploadKey.
    */
   apiKey: string
   /** Key "limited": images of at most 1 MiB under `limited/` on "demo", written only. */
@@ -45,6 +46,15 @@ export interface BrowserDemoContext {
    * WAYBILL_CORS and the bucket's CORS rules allow, as `npm start -- --app-origin` does.
    */
   appOrigin: string
+  /**
+   * The origins of the Vite apps (examples/vite-react, examples/vite-vue), allowed as `appOrigin`
+   * is: each port free for `vite preview` to listen on.
+   */
+  viteOrigins: { react: string; vue: string }
+  /** The one page origin the "demo-r2" origin's CORS setting allows (a port free to listen on). */
+  r2PageOrigin: string
+  /** Key "vite": as "app", under `vite/`, for the Vite apps (what they store is apart). */
+  viteApiKey: string
   /**
    * Key "app": reads, lists and writes under `app/` on "demo" images, text and binary files,
    * nothing else (so an HTML page is refused).
@@ -132,18 +142,26 @@ export default async function setup(project: TestProject) {
     const adminUrl = `http://127.0.0.1:${adminPort}`
     const adminToken = `wba_browser_${randomBytes(24).toString('base64url')}`
     const appOrigin = `http://127.0.0.1:${await freePort()}`
+    const viteOrigins = {
+      react: `http://127.0.0.1:${await freePort()}`,
+      vue: `http://127.0.0.1:${await freePort()}`,
+    }
+    const appOrigins = [appOrigin, viteOrigins.react, viteOrigins.vue]
+    // The page the R2 origin's CORS setting allows (test/browser/r2.test.ts serves it).
+    const r2PageOrigin = `http://127.0.0.1:${await freePort()}`
     await applyBucketCors({
       endpoint: s3.endpoint,
       bucket,
       region,
       accessKeyId,
       secretAccessKey,
-      allowedOrigins: bucketOrigins(port, [appOrigin]),
+      allowedOrigins: bucketOrigins(port, appOrigins),
     })
 
     const apiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const limitedApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const appApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
+    const viteApiKey = `wb_browser_${randomBytes(24).toString('base64url')}`
     const sha256 = (key: string) => createHash('sha256').update(key).digest('hex')
     // wrangler dev lets --env-file values replace the `vars` of wrangler.jsonc, so this points the
     // "demo" origin at this run's versitygw instead of the fixed 127.0.0.1:7070 of `npm start`.
@@ -156,7 +174,12 @@ export default async function setup(project: TestProject) {
       credentials: 'DEMO',
     }
     // "nopost": the same bucket as a store without browser POST uploads (as R2 is).
-    const origins = { demo: demoOrigin, nopost: { ...demoOrigin, postPolicy: false } }
+    // "demo-r2": wrangler.jsonc's local R2 bucket, through the Worker's binding, as npm start has.
+    const origins = {
+      demo: demoOrigin,
+      nopost: { ...demoOrigin, postPolicy: false },
+      'demo-r2': { type: 'r2', binding: 'DEMO_R2', cors: { origins: [r2PageOrigin] } },
+    }
     const grants = [
       {
         to: 'apiKey:demo',
@@ -164,6 +187,13 @@ export default async function setup(project: TestProject) {
         actions: ['read', 'write', 'delete', 'list', 'debug'],
         uploadKey: 'uploads/{apiKey}/{uuid}-{filename}',
         // The demo page's POST forms cannot refuse to replace an object.
+        overwrite: true,
+      },
+      {
+        to: 'apiKey:demo',
+        origin: 'demo-r2',
+        actions: ['read', 'write', 'delete', 'list'],
+        uploadKey: 'uploads/{apiKey}/{uuid}-{filename}',
         overwrite: true,
       },
       // Overwrite: the client's POST forms (which need it) fall back to PUTs there.
@@ -183,11 +213,19 @@ export default async function setup(project: TestProject) {
         actions: ['read', 'write', 'list'],
         contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],
       },
+      {
+        to: 'apiKey:vite',
+        origin: 'demo',
+        prefix: 'vite/',
+        actions: ['read', 'write', 'list'],
+        contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],
+      },
     ]
     const apiKeys = [
       { id: 'demo', sha256: sha256(apiKey), label: 'browser test' },
       { id: 'limited', sha256: sha256(limitedApiKey), label: 'browser test, limited' },
       { id: 'app', sha256: sha256(appApiKey), label: 'browser test, an app' },
+      { id: 'vite', sha256: sha256(viteApiKey), label: 'browser test, the Vite apps' },
     ]
     // What npm start gives the Worker for this app, this run's values in the place of .dev.vars
     // (its origins too: wrangler.jsonc's, which npm start points at its own versitygw, are not
@@ -213,7 +251,7 @@ export default async function setup(project: TestProject) {
       adminTokenSha256: sha256(adminToken),
       // Generated per run: it seals links, upload handles and receipts, listing cursors.
       tokenSecrets: [{ id: 'browser', secret: randomBytes(32).toString('base64url') }],
-      appOrigins: [appOrigin],
+      appOrigins,
     })
     // GET /docs loads Scalar's bundle, the demo page the client's, the admin UI its own, from the
     // Workers' assets.
@@ -246,6 +284,9 @@ export default async function setup(project: TestProject) {
       apiKey,
       limitedApiKey,
       appOrigin,
+      r2PageOrigin,
+      viteOrigins,
+      viteApiKey,
       appApiKey,
       chromiumPath,
       s3: { endpoint: s3.endpoint, region, accessKeyId, secretAccessKey, bucket, plainBucket },

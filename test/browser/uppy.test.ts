@@ -343,7 +343,7 @@ describe('Uppy with waybill', () => {
       const [outside] = await page.evaluate(() => window.uppyTest.upload())
       expect(outside?.key).toBeUndefined()
       expect(outside?.error).toBe(
-        "1 entry is not covered by this caller's grants; nothing was signed.",
+        `1 entry is not covered by this caller's grants ("elsewhere/fine.png"); nothing was signed.`,
       )
     } finally {
       await page.close()

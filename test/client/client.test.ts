@@ -129,4 +129,12 @@ describe('links', () => {
     const { links } = await client.links({ origin: 'photos', keys: ['r.pdf'], expiresIn: 3600 })
     expect(links).toEqual([{ key: 'r.pdf', url: `${WAYBILL}/l/r.pdf`, id: 'link0' }])
   })
+
+  it('asks for one-time links, and answers how many uses each allows', async () => {
+    const fake = fakeWaybill()
+    const client = createClient({ baseUrl: WAYBILL, fetch: fake.fetch })
+    const answer = await client.links({ origin: 'photos', keys: ['r.pdf'], maxUses: 1 })
+    expect(fake.log[0]!.body).toEqual({ origin: 'photos', keys: ['r.pdf'], maxUses: 1 })
+    expect(answer.maxUses).toBe(1)
+  })
 })

@@ -9,7 +9,7 @@
 // A correct call must compile and a wrong one must not: each wrong one carries @ts-expect-error,
 // which is itself an error when nothing is wrong (TS2578), so types that decayed to `any` fail too.
 
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import {
   copyFileSync,
   mkdirSync,
@@ -34,6 +34,7 @@ import {
   createClient,
   WaybillError,
   type SignAnswer,
+  type SignRequest,
   type UploadResult,
   type UploadStatus,
 } from '${from}'
@@ -87,6 +88,11 @@ export async function many(files: File[]): Promise<number> {
   return outcomes.filter((o) => o.status === 'fulfilled').length + stored.length
 }
 
+export async function oneTime(): Promise<number | undefined> {
+  const answer = await waybill.links({ origin: 'photos', keys: ['r.pdf'], maxUses: 1 })
+  return answer.maxUses
+}
+
 export async function wrong(): Promise<void> {
   // @ts-expect-error: a sign request has no \`key\` field (it is \`keys\`)
   await waybill.sign({ origin: 'photos', key: 'a.jpg' })
@@ -94,9 +100,27 @@ export async function wrong(): Promise<void> {
   await waybill.sign({ origin: 'photos', keys: [1] })
   // @ts-expect-error: \`origin\` is required
   await waybill.sign({ keys: ['a.jpg'] })
+  // @ts-expect-error: a link's \`maxUses\` is a number
+  await waybill.links({ origin: 'photos', keys: ['a.jpg'], maxUses: '1' })
   // @ts-expect-error: the answer's URLs are objects, not strings
   const url: string = (await waybill.sign({ origin: 'photos', keys: ['a.jpg'] })).urls[0]!
   void url
+  // @ts-expect-error: \`download\` is true or a file name
+  await waybill.sign({ origin: 'photos', items: [{ key: 'a.pdf', download: 5 }] })
+  // @ts-expect-error: a PUT URL takes no download name (GET and HEAD do)
+  await waybill.sign({ origin: 'photos', method: 'PUT', items: [{ key: 'a.pdf', download: 'a.pdf' }] })
+  // @ts-expect-error: \`response\` overrides are objects
+  await waybill.sign({ origin: 'photos', items: [{ key: 'a.pdf', response: 'inline' }] })
+}
+
+/** What a GET item asks for, typed as the document types it. */
+export async function named(): Promise<string | true | undefined> {
+  const request: SignRequest = {
+    origin: 'photos',
+    items: [{ key: 'a.pdf', download: 'report 2026.pdf', response: { cacheControl: 'no-cache' } }],
+  }
+  await waybill.sign(request)
+  return request.items?.[0]?.download ?? request.items?.[0]?.inline
 }
 
 // @ts-expect-error: not one of the error codes
@@ -123,23 +147,85 @@ export const badRedirect = redirectUrl(waybill, 'photos', 'a.jpg', { download: 1
 `
 }`
 
-/** A React consumer of waybill-client/react: correct calls, and wrong ones that must not compile. */
+/**
+ * A React consumer of waybill-client/react, and of the store any framework holds: correct calls,
+ * and wrong ones that must not compile.
+ */
 const REACT_CONSUMER = `
-import { createClient } from 'waybill-client'
-import { useSignedList, useUpload, useUploads, type UploadQueue } from 'waybill-client/react'
+import { createElement, type ReactElement } from 'react'
+import { createClient, type UploadResult } from 'waybill-client'
+import {
+  UploadButton,
+  UploadDropzone,
+  useSignedList,
+  useUpload,
+  useUploadRules,
+  useUploads,
+  type UploadQueue,
+} from 'waybill-client/react'
+import { createUploadStore, uploadRules, type UploadSnapshot } from 'waybill-client/store'
 
 const waybill = createClient({ baseUrl: 'https://waybill.example.com' })
 
 export function useEverything(): string {
   const upload = useUpload(waybill, { origin: 'photos' })
-  const queue: UploadQueue = useUploads(waybill, { origin: 'photos', keyOf: () => 'uploads/a' })
+  const { rules, accept, check } = useUploadRules(waybill, 'photos')
+  const queue: UploadQueue = useUploads(waybill, {
+    origin: 'photos',
+    rules,
+    keyOf: (file) => \`uploads/\${file.name}\`,
+    onComplete: (outcomes) => void outcomes.length,
+  })
   const gallery = useSignedList(waybill, 'photos', { prefix: 'gallery/', limit: 50 })
   const code: string | undefined = upload.error?.code
+  const percent: number | undefined = upload.progress?.percentage
+  const busy: boolean = queue.isUploading
+  const shares: number[] = queue.items.map((item) => item.progress.percentage)
+  const names: string[] = queue.items.map((item) => item.file.name)
+  const refused: string | undefined = check(new Blob(['x']))?.code
   // @ts-expect-error: \`origin\` is required
   useUpload(waybill, {})
   // @ts-expect-error: a listing's \`limit\` is a number
   useSignedList(waybill, 'photos', { limit: '50' })
-  return [upload.state, queue.items.length, gallery.items[0]?.url, code].join()
+  // @ts-expect-error: keyOf answers a key, a string
+  useUploads(waybill, { origin: 'photos', keyOf: (file) => file.size })
+  return [upload.state, percent, busy, shares, names, accept, refused, gallery.items[0]?.url, code].join()
+}
+
+export async function batch(queue: UploadQueue, files: FileList): Promise<UploadResult[]> {
+  const outcomes = await queue.add(files)
+  return outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []))
+}
+
+export function Components(): ReactElement {
+  return createElement(
+    'div',
+    null,
+    createElement(UploadButton, { client: waybill, origin: 'photos', children: 'Upload' }),
+    createElement(UploadDropzone, {
+      client: waybill,
+      origin: 'photos',
+      keyOf: (file: File) => \`inbox/\${file.name}\`,
+      onComplete: (outcomes: PromiseSettledResult<UploadResult>[]) => void outcomes,
+    }),
+    // @ts-expect-error: the components need the client
+    createElement(UploadButton, { origin: 'photos' }),
+  )
+}
+
+export async function vanilla(input: HTMLInputElement): Promise<number> {
+  const rules = await uploadRules(waybill, 'photos')
+  input.accept = rules.accept
+  const store = createUploadStore(waybill, { origin: 'photos', rules })
+  const stop = store.subscribe(() => {
+    const { items, isUploading }: UploadSnapshot = store.getSnapshot()
+    void [items[0]?.progress.percentage, isUploading]
+  })
+  const outcomes = await store.add(input.files ?? [])
+  stop()
+  // @ts-expect-error: the store takes files, not keys
+  await store.add(['a.png'])
+  return outcomes.length
 }
 `
 
@@ -191,17 +277,19 @@ function compile(
 
 let app: string
 let packed: { files: { path: string }[] }
+/** What the build printed (scripts/build-client.mjs). */
+let buildOutput: string
 
 beforeAll(async () => {
   app = mkdtempSync(join(tmpdir(), 'waybill-consumer-'))
-  // The tarball as npm publishes it; prepack builds dist/ first.
-  const [info] = JSON.parse(
-    execFileSync('npm', ['pack', '-w', 'client', '--json', '--pack-destination', app], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  ) as [{ filename: string; files: { path: string }[] }]
+  // The tarball as npm publishes it; prepack builds dist/ first, and prints its sizes on stderr.
+  const pack = spawnSync('npm', ['pack', '-w', 'client', '--json', '--pack-destination', app], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+  if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`)
+  buildOutput = pack.stderr
+  const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }]
   packed = info
   const installed = join(app, 'node_modules', 'waybill-client')
   mkdirSync(installed, { recursive: true })
@@ -243,6 +331,8 @@ describe('the packed waybill-client', () => {
       'README.md',
       'dist/index.js',
       'dist/index.d.ts',
+      'dist/store.js',
+      'dist/store.d.ts',
       'dist/react.js',
       'dist/react.d.ts',
       'dist/uppy.js',
@@ -261,6 +351,21 @@ describe('the packed waybill-client', () => {
       'utf8',
     )
     expect(declarations).toContain(`from './openapi.js'`)
+  })
+
+  it('was built within the budget of each entry, which the build printed', () => {
+    const entries = Object.keys(
+      (
+        JSON.parse(readFileSync(join(ROOT, 'client', 'package.json'), 'utf8')) as {
+          exports: Record<string, unknown>
+        }
+      ).exports,
+    ).filter((entry) => entry !== './package.json')
+    for (const entry of entries) {
+      const name = `waybill-client${entry.slice(1)}`
+      const line = buildOutput.split('\n').find((text) => text.trim().startsWith(`${name} `))
+      expect(line, entry).toMatch(/ [\d.]+ KiB gzip: within the budget of [\d.]+ KiB$/)
+    }
   })
 
   for (const resolution of Object.keys(RESOLUTIONS) as (keyof typeof RESOLUTIONS)[]) {

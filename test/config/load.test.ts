@@ -310,6 +310,26 @@ describe('invalid configurations name the variable and field', () => {
   })
 })
 
+describe('WAYBILL_LINK_USES', () => {
+  const namespace = { idFromName: () => ({}), get: () => ({}) }
+
+  it('is optional, and needs no control plane: the counters are all it needs', () => {
+    expect(ok(env()).linkUses).toBeUndefined()
+    expect(ok(env({ WAYBILL_LINK_USES: '' })).linkUses).toBeUndefined()
+    const config = ok(env({ WAYBILL_LINK_USES: namespace }))
+    expect(config.linkUses).toBe(namespace)
+    expect(config.control).toBeUndefined()
+  })
+
+  it('must be a Durable Object namespace binding, and says how to declare one', () => {
+    for (const wrong of ['LinkUses', 1, { idFromName: () => ({}) }]) {
+      const errors = errorList(env({ WAYBILL_LINK_USES: wrong }))
+      expect(errors.map((e) => e.path)).toEqual(['WAYBILL_LINK_USES'])
+      expect(errors[0]!.message).toMatch(/class LinkUses/)
+    }
+  })
+})
+
 describe('loadConfig', () => {
   it('parses once per env object', () => {
     const first = env()

@@ -2,6 +2,7 @@
 // (an Analytics Engine dataset, a Queue) receive one per signing request and followed link.
 
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
+import { env as bindings } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import { auditEvent, type AuditEvent } from '../../src/control/audit'
@@ -75,6 +76,19 @@ describe('auditEvent', () => {
       principal: 'link:AbCdEfGhIjK',
       count: 1,
     })
+    expect(follow).not.toHaveProperty('maxUses')
+    // A link with maxUses says so: how many it allows, and how many are left after this one.
+    const counted = auditEvent({
+      ...base,
+      path: '/l/k1.x.y',
+      route: '/l/:token',
+      status: 302,
+      linkIssuer: 'AbCdEfGhIjK',
+      linkUses: { max: 5, left: 2 },
+      origin: 'photos',
+      items: 1,
+    })
+    expect(counted).toMatchObject({ outcome: 'followed', count: 1, maxUses: 5, usesLeft: 2 })
   })
 })
 
@@ -83,6 +97,7 @@ describe('the sinks', () => {
     const points: AnalyticsEngineDataPoint[] = []
     const messages: AuditEvent[] = []
     const env = await testEnv({
+      WAYBILL_LINK_USES: bindings.WAYBILL_LINK_USES,
       WAYBILL_AUDIT: { writeDataPoint: (point: AnalyticsEngineDataPoint) => points.push(point) },
       WAYBILL_AUDIT_QUEUE: {
         send: (message: AuditEvent) => {
@@ -116,6 +131,14 @@ describe('the sinks', () => {
     const { links } = await issued.json<{ links: { url: string }[] }>()
     const followed = await app.request(new URL(links[0]!.url).pathname, {}, env, ctx)
     expect(followed.status).toBe(302)
+    const once = await app.request(
+      '/v1/links',
+      postJson({ origin: 'photos', keys: ['a.jpg'], maxUses: 2 }, ALL_KEY),
+      env,
+      ctx,
+    )
+    const counted = (await once.json<{ links: { url: string }[] }>()).links[0]!.url
+    expect((await app.request(new URL(counted).pathname, {}, env, ctx)).status).toBe(302)
     // Not audited: what signs nothing.
     await app.request('/healthz', {}, env, ctx)
     await waitOnExecutionContext(ctx)
@@ -125,15 +148,28 @@ describe('the sinks', () => {
       ['refused', 'apiKey', 0],
       ['minted', 'apiKey', 1],
       ['followed', 'link', 1],
+      ['minted', 'api-key', 1],
+      ['followed', 'link', 1],
     ])
-    expect(points).toHaveLength(4)
+    expect(messages[3]).not.toHaveProperty('maxUses')
+    expect(messages[5]).toMatchObject({ maxUses: 2, usesLeft: 1 })
+    expect(points).toHaveLength(6)
     expect(points[0]).toMatchObject({
       indexes: ['apiKey:all'],
       blobs: ['minted', 'read', 'photos', 'apiKey:all', 'all', '/v1/sign', messages[0]!.requestId],
-      doubles: [2, 0, 200],
+      // maxUses and usesLeft last: 0 for all but a counted link's follow.
+      doubles: [2, 0, 200, 0, 0],
     })
+    expect(points[3]).toMatchObject({ doubles: [1, 0, 302, 0, 0] })
+    expect(points[5]).toMatchObject({ doubles: [1, 0, 302, 2, 1] })
     const text = JSON.stringify([points, messages])
-    for (const secret of [ALL_KEY, PHOTOS_KEY, links[0]!.url, new URL(links[0]!.url).pathname]) {
+    for (const secret of [
+      ALL_KEY,
+      PHOTOS_KEY,
+      links[0]!.url,
+      new URL(links[0]!.url).pathname,
+      counted,
+    ]) {
       expect(text).not.toContain(secret)
     }
     expect(text).not.toMatch(/X-Amz-Signature|https?:\/\//)

@@ -1,7 +1,7 @@
 // File names from browsers and requests, made fit for a key's last segment or a download's name.
 
 import { describe, expect, it } from 'vitest'
-import { unsafeKeyReason } from '../../src/auth/key-safety'
+import { unsafeKeyReason } from '../../src/core/key-safety'
 import { sanitizeFilename } from '../../src/core/filename'
 
 const utf8 = (text: string) => new TextEncoder().encode(text).length

@@ -148,6 +148,8 @@ describe('many uploads in one call', () => {
       403,
     )
     expect(body.errors.map((e) => e.path)).toEqual(['items.1.key'])
+    expect(body.errors[0]?.message).toBe('"elsewhere/x.txt" is not covered by a grant to write')
+    expect(body.detail).toContain('("elsewhere/x.txt")')
     expect(body.detail).not.toMatch(/X-Amz-Signature/)
   })
 

@@ -27,6 +27,8 @@ import {
   UploadAnswer,
   UploadBody,
 } from '../../src/schemas/uploads.ts'
+import { UploadRulesAnswer, UploadRulesQuery } from '../../src/schemas/upload-rules.ts'
+import type { UploadRule } from '../../client/src/types.ts'
 
 export const WAYBILL = 'https://waybill.test'
 export const BUCKET = 'https://bucket.test'
@@ -42,6 +44,12 @@ const ROUTES: ReadonlyArray<{
   { path: /^\/v1\/list\/[^/]+$/, request: ListQuery, answer: ListAnswer, query: true },
   { path: /^\/v1\/links$/, request: LinksBody, answer: LinksAnswer },
   { path: /^\/v1\/uploads$/, request: UploadBody, answer: UploadAnswer },
+  {
+    path: /^\/v1\/uploads\/rules$/,
+    request: UploadRulesQuery,
+    answer: UploadRulesAnswer,
+    query: true,
+  },
   { path: /^\/v1\/uploads\/multipart\/parts$/, request: PartsBody, answer: PartsAnswer },
   { path: /^\/v1\/uploads\/multipart\/list$/, request: ListPartsBody, answer: ListPartsAnswer },
   { path: /^\/v1\/uploads\/multipart\/complete$/, request: CompleteBody, answer: CompleteAnswer },
@@ -121,6 +129,21 @@ export interface FakeOptions {
   listing?: ReadonlyArray<{ key: string; size: number }>
   /** Bucket answers carry no ETag (CORS rules that do not expose it). */
   hideEtag?: boolean
+  /** What `GET /v1/uploads/rules` answers. Default: one rule that admits anything. */
+  rules?: readonly UploadRule[]
+}
+
+/** An upload rule of a grant that limits nothing but the action. */
+export const ANY_RULE: UploadRule = {
+  prefix: '',
+  uploadKey: null,
+  contentTypes: null,
+  admittedTypes: null,
+  maxContentLength: null,
+  modes: ['put', 'multipart'],
+  overwrite: false,
+  maxExpiresIn: 604_800,
+  maxBatch: 10_000,
 }
 
 /** Runs before a request is served: a Response answers it, a thrown error is a network error. */
@@ -279,11 +302,15 @@ export function fakeWaybill(options: FakeOptions = {}) {
         expiresAt: null,
       })
     }
+    if (path === '/v1/uploads/rules') {
+      return json({ origin: url.searchParams.get('origin'), rules: options.rules ?? [ANY_RULE] })
+    }
     if (path === '/v1/links') {
       const keys = Array.isArray(body.keys) ? body.keys.map(String) : []
       return json({
         origin,
         expiresAt: expiry().expiresAt,
+        ...(typeof body.maxUses === 'number' ? { maxUses: body.maxUses } : {}),
         links: keys.map((key, i) => ({
           key,
           url: `${WAYBILL}/l/${encodeURIComponent(key)}`,

@@ -29,11 +29,12 @@ export async function form(
   return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
 }
 
-/** POSTs a form body to a bucket URL. */
+/** POSTs a form body to a bucket URL (through `send`: fetch, unless the Worker serves it). */
 export async function postForm(
   url: string,
   data: Promise<{ body: Uint8Array; headers: Record<string, string> }>,
+  send: (url: string, init: RequestInit) => Promise<Response> = fetch,
 ) {
   const { body, headers } = await data
-  return fetch(url, { method: 'POST', headers, body })
+  return send(url, { method: 'POST', headers, body })
 }

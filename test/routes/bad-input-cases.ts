@@ -12,6 +12,7 @@
 import {
   MAX_BODY_BYTES,
   MAX_KEY_BYTES,
+  MAX_LINK_USES,
   MAX_SIGN_JSON_VALUES,
   MAX_REPORTED_ERRORS,
   MAX_IMPORT_BODY_BYTES,
@@ -1024,6 +1025,48 @@ const LIST_ROWS: BadInputCase[] = [
   },
 ]
 
+// GET /v1/uploads/rules: the origin, once, checked before any grant; refused as an upload there.
+const UPLOAD_RULES_ROWS: BadInputCase[] = [
+  ...getRoute('/v1/uploads/rules'),
+  ...(
+    [
+      ['', 'origin'],
+      ['origin=', 'origin'],
+      ['origin=Bad%20Origin', 'origin'],
+      ['origin=photos&origin=docs', 'origin'],
+      ['origin=photos&colour=blue', 'colour'],
+    ] as const
+  ).map(([query, errorPath]) => ({
+    name: `GET /v1/uploads/rules?${query}`,
+    method: 'GET',
+    path: `/v1/uploads/rules?${query}`,
+    status: 400,
+    errorPath,
+  })),
+  {
+    name: 'GET /v1/uploads/rules on an unknown origin',
+    method: 'GET',
+    path: '/v1/uploads/rules?origin=nowhere',
+    status: 403,
+    errorPath: 'origin',
+  },
+  {
+    name: 'GET /v1/uploads/rules on an origin without a grant',
+    method: 'GET',
+    path: '/v1/uploads/rules?origin=docs',
+    caller: 'photos-only',
+    status: 403,
+    errorPath: 'origin',
+  },
+  {
+    name: 'GET /v1/uploads/rules on a CloudFront origin (no uploads)',
+    method: 'GET',
+    path: '/v1/uploads/rules?origin=cdn',
+    status: 403,
+    errorPath: 'origin',
+  },
+]
+
 const UPLOAD_VALID = { origin: 'photos', key: 'uploads/a.txt', contentType: 'text/plain' }
 const upload = (
   name: string,
@@ -1436,13 +1479,20 @@ const MULTIPART_ROWS: BadInputCase[] = [
 ]
 
 const LINKS_VALID = { origin: 'photos', keys: ['a.jpg'] }
-const links = (name: string, body: unknown, status: number, errorPath: string): BadInputCase => ({
+const links = (
+  name: string,
+  body: unknown,
+  status: number,
+  errorPath: string,
+  detail?: string,
+): BadInputCase => ({
   name: `POST /v1/links: ${name}`,
   method: 'POST',
   path: '/v1/links',
   body: { json: body },
   status,
   errorPath,
+  detail,
 })
 const A_TOKEN = `k1.${'A'.repeat(40)}.${'A'.repeat(22)}`
 const LINK_ROWS: BadInputCase[] = [
@@ -1453,6 +1503,26 @@ const LINK_ROWS: BadInputCase[] = [
   links('expiresIn 0', { ...LINKS_VALID, expiresIn: 0 }, 400, 'expiresIn'),
   links('expiresIn past a year', { ...LINKS_VALID, expiresIn: 400 * 86_400 }, 400, 'expiresIn'),
   links('expiresIn above the grant', { ...LINKS_VALID, expiresIn: 8 * 86_400 }, 400, 'expiresIn'),
+  links('maxUses 0', { ...LINKS_VALID, maxUses: 0 }, 400, 'maxUses'),
+  links('maxUses negative', { ...LINKS_VALID, maxUses: -1 }, 400, 'maxUses'),
+  links('maxUses 1.5', { ...LINKS_VALID, maxUses: 1.5 }, 400, 'maxUses', 'whole number'),
+  links('maxUses as a string', { ...LINKS_VALID, maxUses: '1' }, 400, 'maxUses'),
+  links('maxUses null', { ...LINKS_VALID, maxUses: null }, 400, 'maxUses'),
+  links(
+    'maxUses past its ceiling',
+    { ...LINKS_VALID, maxUses: MAX_LINK_USES + 1 },
+    400,
+    'maxUses',
+    `from 1 to ${MAX_LINK_USES}`,
+  ),
+  // This env binds no link-use counters (WAYBILL_LINK_USES): a counted link cannot be issued.
+  links(
+    'maxUses with no counters bound',
+    { ...LINKS_VALID, maxUses: 1 },
+    400,
+    'maxUses',
+    'WAYBILL_LINK_USES',
+  ),
   links('a key outside every grant', { origin: 'cdn', keys: ['private/a'] }, 403, 'keys.0'),
   links('an unknown origin', { ...LINKS_VALID, origin: 'nowhere' }, 403, 'origin'),
   links('an unsafe key', { origin: 'photos', keys: ['a/../b'] }, 400, 'keys.0'),
@@ -2107,6 +2177,7 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...REDIRECT_ROWS,
   ...LIST_ROWS,
   ...UPLOAD_ROWS,
+  ...UPLOAD_RULES_ROWS,
   ...MULTIPART_ROWS,
   ...LINK_ROWS,
   ...OTHER_ROWS,

@@ -1,6 +1,8 @@
 // Signed links: POST /v1/links issues them under a read grant; GET /l/{token} follows one to a URL
-// signed for a few minutes. Tampered, expired, revoked and unknown-secret links get problems.
+// signed for a few minutes. Tampered, expired, revoked and unknown-secret links get problems. A
+// link with `maxUses` counts its visits in a Durable Object (the pool's WAYBILL_LINK_USES).
 
+import { env as bindings } from 'cloudflare:workers'
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/env'
@@ -40,6 +42,7 @@ async function issue(body: unknown, env: Env, key = ALL_KEY, at = 0): Promise<Re
 interface LinksAnswer {
   origin: string
   expiresAt: string
+  maxUses?: number
   links: { key: string; url: string }[]
 }
 
@@ -251,5 +254,137 @@ describe('GET /l/{token}', () => {
     const token = new URL(await oneLink(env)).pathname.split('.')[1]!
     const payload = atob(token.replace(/-/g, '+').replace(/_/g, '/'))
     expect(payload).not.toContain('all')
+  })
+})
+
+describe('links with maxUses', () => {
+  /** The links env with the pool's link-use counters bound. */
+  const countedEnv = (overrides: Partial<Env> = {}) =>
+    linksEnv({ WAYBILL_LINK_USES: bindings.WAYBILL_LINK_USES, ...overrides })
+
+  async function countedLink(env: Env, maxUses: number, keys = ['a.jpg']) {
+    const answer = await links({ origin: 'photos', keys, maxUses }, env)
+    expect(answer.maxUses).toBe(maxUses)
+    return answer.links.map((link) => link.url)
+  }
+
+  /** What a link's token carries, unsealed by hand (its payload is base64url JSON). */
+  const payloadOf = (url: string) =>
+    JSON.parse(
+      atob(new URL(url).pathname.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')),
+    ) as Record<string, unknown>
+
+  it('carries maxUses in each link and in the answer; a link without it says nothing of uses', async () => {
+    const env = await countedEnv()
+    const [url] = await countedLink(env, 3)
+    expect(payloadOf(url!).u).toBe(3)
+    const plain = await links({ origin: 'photos', keys: ['a.jpg'] }, env)
+    expect(plain).not.toHaveProperty('maxUses')
+    expect(payloadOf(plain.links[0]!.url)).not.toHaveProperty('u')
+  })
+
+  it('leads N times, then answers 410 saying it was used its N times', async () => {
+    const env = await countedEnv()
+    const [url] = await countedLink(env, 3)
+    for (let i = 0; i < 3; i++) {
+      const followed = await follow(url!, env, i)
+      expect(followed.status, `use ${i + 1}`).toBe(302)
+      expect(followed.headers.get('location')).toMatch(/^https:\/\/photos\.s3\./)
+    }
+    const spent = await follow(url!, env, 10)
+    expect(spent.status).toBe(410)
+    expect(spent.headers.get('location')).toBeNull()
+    expect((await problemOf(spent)).detail).toBe(
+      'This link was used its 3 times, all it allows; it works no more.',
+    )
+    const once = await countedLink(env, 1)
+    expect((await follow(once[0]!, env)).status).toBe(302)
+    expect((await problemOf(await follow(once[0]!, env))).detail).toBe(
+      'This link was used its 1 time, all it allows; it works no more.',
+    )
+  })
+
+  it('counts each link of a request alone', async () => {
+    const env = await countedEnv()
+    const urls = await countedLink(env, 1, ['a.jpg', 'b.jpg'])
+    for (const url of urls) expect((await follow(url, env)).status).toBe(302)
+    for (const url of urls) expect((await follow(url, env)).status).toBe(410)
+  })
+
+  it('counts a HEAD like a GET', async () => {
+    const env = await countedEnv()
+    const [url] = await countedLink(env, 1)
+    const head = await appAt().request(new URL(url!).pathname, { method: 'HEAD' }, env)
+    expect(head.status).toBe(302)
+    expect((await follow(url!, env)).status).toBe(410)
+  })
+
+  it('never burns a use on a refused visit: tampered, revoked, issuer gone, origin gone, expired', async () => {
+    const env = await countedEnv()
+    const [url] = await countedLink(env, 1)
+    const [id, payload, tag] = new URL(url!).pathname.slice('/l/'.length).split('.') as [
+      string,
+      string,
+      string,
+    ]
+    const flipped = `${id}.${payload}.${(tag[0] === 'A' ? 'B' : 'A') + tag.slice(1)}`
+    const tampered = await appAt().request(`/l/${flipped}`, { redirect: 'manual' }, env)
+    expect(tampered.status).toBe(403)
+    const later = new Date(NOW.getTime() + 1000).toISOString()
+    const revoked = await countedEnv({
+      WAYBILL_LINK_REVOCATIONS: JSON.stringify([{ issuedBefore: later }]),
+    })
+    expect((await follow(url!, revoked)).status).toBe(410)
+    // The key that issued it is no longer configured.
+    const issuerGone = await countedEnv({ WAYBILL_API_KEYS: JSON.stringify([]) })
+    expect((await follow(url!, issuerGone)).status).toBe(410)
+    const originGone = await countedEnv({
+      WAYBILL_ORIGINS: {
+        docs: { type: 's3', bucket: 'docs', region: 'us-east-1', credentials: 'MAIN' },
+      },
+      WAYBILL_GRANTS: JSON.stringify([]),
+    })
+    expect((await follow(url!, originGone)).status).toBe(404)
+    expect((await follow(url!, env, DAY_S)).status).toBe(410)
+    // Its one use is still there.
+    expect((await follow(url!, env)).status).toBe(302)
+    expect((await follow(url!, env)).status).toBe(410)
+  })
+
+  it('is a 400 naming maxUses and the binding where no counters are bound', async () => {
+    const env = await linksEnv()
+    const response = await issue({ origin: 'photos', keys: ['a.jpg'], maxUses: 1 }, env)
+    expect(response.status).toBe(400)
+    const { errors } = await problemOf(response)
+    expect(errors?.map((e) => e.path)).toEqual(['maxUses'])
+    expect(errors?.[0]?.message).toMatch(/WAYBILL_LINK_USES/)
+  })
+
+  it('fails closed: 503 with Retry-After when its counter cannot be reached or is unbound', async () => {
+    const env = await countedEnv()
+    const [url] = await countedLink(env, 1)
+    const down = {
+      idFromName: (name: string) => bindings.WAYBILL_LINK_USES.idFromName(name),
+      get: () => ({
+        use: () => Promise.reject(new Error('Durable Object reset because its code was updated.')),
+      }),
+    }
+    for (const broken of [await countedEnv({ WAYBILL_LINK_USES: down }), await linksEnv()]) {
+      const response = await follow(url!, broken)
+      expect(response.status).toBe(503)
+      expect(response.headers.get('location')).toBeNull()
+      expect(response.headers.get('retry-after')).not.toBeNull()
+      expect((await problemOf(response)).detail).toMatch(/count/)
+    }
+    expect((await follow(url!, env)).status).toBe(302)
+  })
+
+  it('leaves a link without maxUses alone: it never asks a counter', async () => {
+    const trap = () => {
+      throw new Error('an uncounted link asked a counter')
+    }
+    const env = await countedEnv({ WAYBILL_LINK_USES: { idFromName: trap, get: trap } })
+    const answer = await links({ origin: 'photos', keys: ['a.jpg'] }, env)
+    for (let i = 0; i < 3; i++) expect((await follow(answer.links[0]!.url, env)).status).toBe(302)
   })
 })

@@ -54,6 +54,7 @@ values = ["photos", "cdn"]
 [parameters]
 "body.origin" = { dictionary = "origins", probability = 0.9 }
 "path.origin" = { dictionary = "origins", probability = 0.9 }
+"query.origin" = { dictionary = "origins", probability = 0.9 }
 
 # Time decides this answer, not the request's shape: a link made with a generated expiresIn of a
 # second may have expired when it is followed, which the document answers with 410. Schemathesis'

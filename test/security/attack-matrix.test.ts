@@ -298,20 +298,52 @@ const ROUTES = {
     send: async (a) => {
       const issued = await issueLink(a)
       if (issued.status !== 200) return issued
-      const { links } = await issued.json<{ links: { url: string }[] }>()
-      return call(env, 'GET', new URL(links[0]!.url).pathname, undefined, null)
+      return followFirst(issued)
     },
     expiresAt: locationExpiry,
   },
+  // The same with `maxUses: 1`: every attack gets the answer it gets on an uncounted link.
+  'follow one-time link': {
+    route: 'GET /l/:token',
+    origin: 's3',
+    ok: 302,
+    keyPath: 'keys.0',
+    send: async (a) => {
+      const issued = await issueLink(a, 1)
+      if (issued.status !== 200) return issued
+      return followFirst(issued)
+    },
+    expiresAt: locationExpiry,
+  },
+  // Signs nothing: what the caller's own grants let it upload on the origin.
+  'upload rules': {
+    route: 'GET /v1/uploads/rules',
+    origin: 's3',
+    ok: 200,
+    keyPath: 'origin',
+    send: (a) =>
+      call(env, 'GET', `/v1/uploads/rules?origin=${a.origin ?? 's3'}`, undefined, a.caller),
+  },
 } satisfies Record<string, SigningRoute>
 
-function issueLink(a: Attempt): Promise<Response> {
+function issueLink(a: Attempt, maxUses?: number): Promise<Response> {
   const named =
     a.contentType === undefined
       ? { keys: keys(a) }
       : { items: keys(a).map((key) => ({ key, contentType: a.contentType })) }
-  const body = { origin: a.origin ?? 's3', ...named, expiresIn: a.expiresIn }
+  const body = { origin: a.origin ?? 's3', ...named, expiresIn: a.expiresIn, maxUses }
   return call(env, 'POST', '/v1/links', body, a.caller)
+}
+
+/** The path of the first link of an issued answer. */
+async function firstLinkPath(issued: Response): Promise<string> {
+  const { links } = await issued.json<{ links: { url: string }[] }>()
+  return new URL(links[0]!.url).pathname
+}
+
+/** Follows the first link of an issued answer, as nobody in particular. */
+async function followFirst(issued: Response): Promise<Response> {
+  return call(env, 'GET', await firstLinkPath(issued), undefined, null)
 }
 
 /** When a redirect's signed URL stops working. */
@@ -369,6 +401,7 @@ const NO_TYPE = { na: 'takes no media type' } as const
 const HANDLE_TYPE = { na: "the type is the upload's own, sealed in its handle or receipt" } as const
 const NOT_SIGNING = { na: 'signs nothing with a lifetime or a batch' } as const
 const ONE_ENTRY = { na: 'signs one entry per request' } as const
+const NO_KEY = { na: "names no key: it answers the rules of the caller's own grants" } as const
 
 /** The same expectation for every route, with exceptions. */
 function every(
@@ -403,6 +436,7 @@ const CLASSES: AttackClass[] = [
     expect: every((route) => ({ status: 403, path: route.keyPath }), {
       // Bob's receipt is bound to bob: it does not even open for alice.
       'upload check': { status: 403, path: 'receipt' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -412,6 +446,7 @@ const CLASSES: AttackClass[] = [
       // Alice's own receipt names her own key: no other key can be checked with it (a 403, as a
       // multipart handle's key).
       'upload check': { status: 403, path: 'key' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -431,6 +466,7 @@ const CLASSES: AttackClass[] = [
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
       'multipart list': { status: 403, path: 'uploadId' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -443,6 +479,7 @@ const CLASSES: AttackClass[] = [
       'multipart complete': { status: 403, path: 'uploadId' },
       'multipart abort': { status: 403, path: 'uploadId' },
       'multipart list': { status: 403, path: 'uploadId' },
+      'upload rules': NO_KEY,
     }),
   },
   {
@@ -464,6 +501,7 @@ const CLASSES: AttackClass[] = [
         'multipart abort': NOT_SIGNING,
         'multipart list': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
       },
     ),
   },
@@ -491,6 +529,7 @@ const CLASSES: AttackClass[] = [
         'multipart abort': NOT_SIGNING,
         'multipart list': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
       },
     ),
   },
@@ -507,7 +546,9 @@ const CLASSES: AttackClass[] = [
       'list CloudFront': { status: 400, path: 'limit' },
       links: { status: 400, path: 'keys' },
       'follow link': { status: 400, path: 'keys' },
+      'follow one-time link': { status: 400, path: 'keys' },
       'upload batch': { status: 400, path: 'items' },
+      'upload rules': NOT_SIGNING,
     }),
   },
   {
@@ -544,6 +585,7 @@ const CLASSES: AttackClass[] = [
       'upload check': HANDLE_TYPE,
       links: { status: 400, path: 'items.0.contentType' },
       'follow link': { status: 400, path: 'items.0.contentType' },
+      'follow one-time link': { status: 400, path: 'items.0.contentType' },
     }),
   },
   {
@@ -574,6 +616,36 @@ const CLASSES: AttackClass[] = [
         'multipart complete': NOT_SIGNING,
         'multipart abort': NOT_SIGNING,
         'upload check': NOT_SIGNING,
+        'upload rules': NOT_SIGNING,
+      },
+    ),
+  },
+  {
+    name: 'a link followed again (a replay of what someone else followed)',
+    attempt: () => ({ caller: 'alice', folder: ALICE }),
+    expect: every(
+      { na: 'issues no link to follow' },
+      {
+        // Anyone holding an uncounted link may follow it until it expires: that is what it is.
+        'follow link': {
+          check: async (route, name) => {
+            const path = await firstLinkPath(await issueLink({ caller: 'alice', folder: ALICE }))
+            for (let i = 0; i < 3; i++) {
+              expect((await call(env, 'GET', path, undefined, null)).status, name).toBe(route.ok)
+            }
+          },
+        },
+        'follow one-time link': {
+          check: async (route, name) => {
+            const path = await firstLinkPath(await issueLink({ caller: 'alice', folder: ALICE }, 1))
+            expect((await call(env, 'GET', path, undefined, null)).status, name).toBe(route.ok)
+            for (const method of ['GET', 'HEAD']) {
+              const again = await call(env, method, path, undefined, null)
+              expect(again.status, `${name} ${method}`).toBe(410)
+              expect(again.headers.get('location')).toBeNull()
+            }
+          },
+        },
       },
     ),
   },

@@ -83,10 +83,7 @@ function DownloadLink({ objectKey }: { objectKey: string }) {
 }
 
 function Queue({ onStored }: { onStored: () => void }) {
-  const queue = useUploads(waybill, {
-    origin: ORIGIN,
-    keyOf: (file) => keyFor((file as File).name),
-  })
+  const queue = useUploads(waybill, { origin: ORIGIN, keyOf: (file) => keyFor(file.name) })
   const stored = queue.items.filter((item) => item.state === 'done').length
   useEffect(() => {
     if (stored > 0) onStored()

@@ -5,6 +5,7 @@ import type { Config, Grant } from '../../config'
 import {
   DEFAULT_LINK_EXPIRES_S,
   MAX_EXPIRES_S,
+  MAX_NAMED_KEYS,
   MAX_REPORTED_ERRORS as MAX_LISTED,
 } from '../../limits'
 import type { Principal } from '../../principal'
@@ -79,8 +80,12 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
   // the first rule none of its covering grants passes.
   const denials: Denial[] = []
   let uncovered = 0
-  const deny = (denial: Denial) => {
-    if (denial.kind === 'not-covered') uncovered++
+  // The keys the caller sent that no grant covers, for the refusal to name.
+  const named: string[] = []
+  const deny = (target: Target, denial: Denial) => {
+    if (denial.kind === 'not-covered' && uncovered++ < MAX_NAMED_KEYS && !target.chosen) {
+      named.push(target.key)
+    }
     if (denials.length < MAX_LISTED) denials.push(denial)
   }
   const okA = grants.map(({ grant }) => grantOnly.every((rule) => rule.admits(grant, targets[0]!)))
@@ -90,22 +95,23 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
     if (reachA[t]! >= 0) return void (kept[t] = true)
     kept[t] = false
     const covering = coveringOf(target)
-    if (covering.length > 0) deny(judge(covering, rules, target) as Denial)
+    if (covering.length > 0) deny(target, judge(covering, rules, target) as Denial)
     else if (!partial) {
-      deny({
+      const quoted = target.chosen ? '' : `${JSON.stringify(target.key)} `
+      deny(target, {
         kind: 'not-covered',
         error: {
           path: target.path,
           message: !target.pattern
-            ? `is not covered by a grant to ${action}`
+            ? `${quoted}is not covered by a grant to ${action}`
             : target.key === '' && action === 'list'
               ? 'is absent or empty, which lists the whole origin: no grant to list covers it'
-              : `is not wholly covered by a grant to ${action}`,
+              : `${quoted}is not wholly covered by a grant to ${action}`,
         },
       })
     }
   })
-  const refusal = refusalOf(denials, uncovered, reach)
+  const refusal = refusalOf(denials, uncovered, reach, named)
   if (refusal !== undefined) return refusal
 
   // The lifetime: asked for, or the default within every target's most generous grant.
@@ -135,9 +141,9 @@ export function authorize(config: Config, principal: Principal, reach: Reach): P
       const i = grants.findIndex((g) => g.grant === grant)
       return passes(okA, i, target)
     })
-    deny(judge(allowed, timeRules, target) as Denial)
+    deny(target, judge(allowed, timeRules, target) as Denial)
   })
-  const late = refusalOf(denials, 0, reach)
+  const late = refusalOf(denials, 0, reach, named)
   if (late !== undefined) return late
 
   const maxLifetime = nothing ? anyGrant(expiryOf) : least(lifetimes)

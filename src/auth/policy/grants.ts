@@ -61,7 +61,7 @@ export interface ResolvedGrant {
 }
 
 /** The caller's grants on `origin` that apply (their prefix templates fill), prefixes filled. */
-function applicable(config: Config, principal: Principal, origin: Origin): ResolvedGrant[] {
+export function applicable(config: Config, principal: Principal, origin: Origin): ResolvedGrant[] {
   const grants: ResolvedGrant[] = []
   for (const grant of config.grants) {
     if (grant.origin !== origin.name || !subjectMatches(grant.subject, principal)) continue

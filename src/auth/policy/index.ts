@@ -14,6 +14,7 @@
 
 export { authorize } from './authorize'
 export {
+  applicable,
   deletesMismatched,
   grantedOrigin,
   mayRead,

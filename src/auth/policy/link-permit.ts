@@ -2,7 +2,7 @@
 
 import type { Config } from '../../config'
 import type { ObjectItem } from '../../origins/types'
-import { unsafeKeyReason } from '../key-safety'
+import { unsafeKeyReason } from '../../core/key-safety'
 import { mint, type Permit } from './permit'
 
 /**

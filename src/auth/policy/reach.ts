@@ -90,7 +90,10 @@ export type Reach =
    */
   | (ReachCommon & {
       kind: 'upload'
-      target: { key: string; path: string } | { keyPrefix: string; path: string }
+      /** `chosen`: the grant's uploadKey chose the key, which the caller never saw. */
+      target:
+        | { key: string; path: string; chosen?: boolean | undefined }
+        | { keyPrefix: string; path: string }
       content: Content
       count?: Count | undefined
     })

@@ -23,23 +23,32 @@ function collect(denials: readonly Denial[]): { covered: FieldError[]; invalid: 
   return { covered, invalid }
 }
 
-/** The refusal for a reach's denials: 403 when a target is not covered, else 400; none, none. */
+/**
+ * The refusal for a reach's denials: 403 when a target is not covered, else 400; none, none. Its
+ * sentence names the first of the keys not covered that the caller sent (`named`).
+ */
 export function refusalOf(
   denials: readonly Denial[],
   uncovered: number,
   reach: Reach,
+  named: readonly string[],
 ): Refusal | undefined {
   if (denials.length === 0) return undefined
   const { covered, invalid } = collect(denials)
   if (covered.length > 0) {
     const n = Math.max(uncovered, covered.length)
+    const more = n - named.length
+    const keys =
+      named.length === 0
+        ? ''
+        : ` (${named.map((key) => JSON.stringify(key)).join(', ')}${more > 0 ? ` and ${more} more` : ''})`
     // A listing is one request over its prefixes, not a batch of entries: its errors name them.
     return {
       refused: 'not-covered',
       detail:
         reach.kind === 'listing'
           ? "This listing is not covered by this caller's grants to list; nothing was listed."
-          : `${n} ${n === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants; nothing was signed.`,
+          : `${n} ${n === 1 ? 'entry is' : 'entries are'} not covered by this caller's grants${keys}; nothing was signed.`,
       errors: covered.slice(0, MAX_LISTED),
     }
   }

@@ -20,7 +20,7 @@ export function targetsOf(reach: Reach): Target[] {
       return reach.prefixes.map(({ prefix, path }) => ({ key: prefix, pattern: true, path }))
     case 'upload':
       return 'key' in reach.target
-        ? [{ key: reach.target.key, pattern: false, path: reach.target.path }]
+        ? [{ ...reach.target, pattern: false }]
         : [{ key: reach.target.keyPrefix, pattern: true, path: reach.target.path }]
   }
 }

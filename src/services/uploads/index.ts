@@ -3,5 +3,5 @@
 // each checked against what waybill sealed when it signed (sealed.ts).
 
 export { checkUpload } from './check'
-export { issueUpload } from './issue'
+export { issueUpload, uploadOrigin } from './issue'
 export { abortUpload, completeUpload, moreParts, uploadedParts } from './multipart'

@@ -16,7 +16,8 @@ import { choosePartSize, partCountOf } from '../../core/s3/parts'
 import { epochSeconds } from '../../core/sigv4/time'
 import { conflict, invalid, WaybillError, type FieldError } from '../../errors'
 import type { UploadItem, UploadRequest } from '../../schemas/uploads'
-import { originFor, permitFor } from '../permits'
+import { mintingFor, originFor, permitFor } from '../permits'
+import type { Minting } from '../../origins/types'
 import { partUploadUrls, postUploadPolicy, putUploadUrl } from '../signers'
 import { releaseUploads, reserveUploads, type Reservation } from '../quotas'
 import { UPLOAD_TAG } from '../../schemas/fields'
@@ -33,7 +34,13 @@ function uploadFits(origin: Origin) {
  * What the origin's settings refuse for this upload (a 400: a client falls back from "post" to
  * "put" when it names `mode`), once a grant is known.
  */
-function uploadSettings(origin: Origin, mode: UploadRequest['mode'], item: UploadItem, at: string) {
+function uploadSettings(
+  origin: Origin,
+  request: Pick<UploadRequest, 'mode' | 'partSize'>,
+  item: UploadItem,
+  at: string,
+) {
+  const { mode } = request
   const modes = origin.uploads?.modes ?? []
   if (!modes.includes(mode)) {
     return [
@@ -43,7 +50,19 @@ function uploadSettings(origin: Origin, mode: UploadRequest['mode'], item: Uploa
       },
     ]
   }
-  if (item.keyIsPrefix && origin.keys === 'safe') {
+  const most = origin.uploads?.maxBodyBytes
+  if (most !== undefined) {
+    const whole = mode !== 'multipart' && (item.contentLength ?? 0) > most
+    if (whole || (mode === 'multipart' && (request.partSize ?? 0) > most)) {
+      return [
+        {
+          path: whole ? `${at}contentLength` : 'partSize',
+          message: `must be at most ${most} on this origin: its uploads go through the Worker, which takes no larger request${whole ? '; send a larger file as a multipart upload' : ''}`,
+        },
+      ]
+    }
+  }
+  if (item.keyIsPrefix && origin.keys === 'safe' && origin.uploads?.checksFormKeys !== true) {
     // A store can only say starts-with: a form could send "<prefix>../x", which some stores store
     // as "x". Nothing in a POST policy can refuse that, so on a safe origin the key must be exact.
     return [
@@ -120,13 +139,15 @@ export function authorizeUploads(
       const permit = permitFor(config, principal, {
         kind: 'upload',
         origin: request.origin,
-        target: item.keyIsPrefix ? { keyPrefix: key, path } : { key, path },
+        target: item.keyIsPrefix
+          ? { keyPrefix: key, path }
+          : { key, path, chosen: item.filename !== undefined },
         count: request.batch ? { n: items.length, path: 'items' } : undefined,
         expiresIn: request.expiresIn,
         content: contentOf(mode, item, at(i)),
         fits: uploadFits,
       })
-      const unfit = uploadSettings(permit.origin, mode, item, at(i))
+      const unfit = uploadSettings(permit.origin, request, item, at(i))
       if (unfit.length > 0) throw invalid(unfit)
       return [{ permit, item: { ...item, key } }]
     } catch (error) {
@@ -148,8 +169,10 @@ export async function issueUpload(
   principal: Principal,
   request: UploadRequest,
   now: Date,
+  base: string,
   newUuid: () => string = () => crypto.randomUUID(),
 ) {
+  const minting = mintingFor(config, principal, base)
   const { mode } = request
   const at = (i: number) => (request.batch ? `items.${i}.` : '')
   const permits = authorizeUploads(config, principal, request, newUuid)
@@ -173,11 +196,29 @@ export async function issueUpload(
     if (mode === 'multipart') {
       const { permit, item } = permits[0]!
       const quota = reservations?.[0]
-      return await startMultipart({ config, permit, principal, request, item, now, quota })
+      return await startMultipart({
+        config,
+        permit,
+        principal,
+        request,
+        item,
+        now,
+        minting,
+        quota,
+      })
     }
     const uploads = await Promise.all(
       permits.map(({ permit, item }, i) =>
-        issueOne({ config, permit, principal, request, item, now, quota: reservations?.[i] }),
+        issueOne({
+          config,
+          permit,
+          principal,
+          request,
+          item,
+          now,
+          minting,
+          quota: reservations?.[i],
+        }),
       ),
     )
     return request.batch ? { uploads } : uploads[0]!
@@ -186,6 +227,21 @@ export async function issueUpload(
     await releaseUploads(config, principal, reservations, now, true)
     throw error
   }
+}
+
+/**
+ * The origin, when the caller holds a grant there and it takes uploads; otherwise the 403 an
+ * upload there gets (an origin without uploads takes none, whatever the key: the permit’s own).
+ */
+export function uploadOrigin(config: Config, principal: Principal, originName: string): Origin {
+  const origin = originFor(config, principal, originName, 'write')
+  const unfit = uploadFits(origin)
+  if (unfit.length > 0) {
+    throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
+      errors: unfit,
+    })
+  }
+  return origin
 }
 
 /** The key the grant's `uploadKey` gives a file name, or the 400 saying there is none. */
@@ -197,14 +253,7 @@ function chosenKey(
   at: string,
   uuid: string,
 ): string {
-  const origin = originFor(config, principal, originName, 'write')
-  // An origin without uploads takes none, whatever the name: the permit's own 403.
-  const unfit = uploadFits(origin)
-  if (unfit.length > 0) {
-    throw new WaybillError('forbidden', `Origin "${origin.name}" cannot serve this request.`, {
-      errors: unfit,
-    })
-  }
+  const origin = uploadOrigin(config, principal, originName)
   const key = uploadKeyFor(config, principal, origin, filename, uuid)
   if (key === undefined) {
     throw invalid([
@@ -226,6 +275,7 @@ interface Authorized {
   readonly request: UploadRequest
   readonly item: UploadItem
   readonly now: Date
+  readonly minting: Minting
   readonly quota: Reservation | undefined
 }
 
@@ -233,7 +283,8 @@ interface Authorized {
 const tagged = (item: UploadItem, tag: string) => ({ ...item.metadata, [UPLOAD_TAG]: tag })
 
 /** One PUT URL or POST policy, with the receipt its completion check takes. */
-async function issueOne({ config, permit, principal, request, item, now, quota }: Authorized) {
+async function issueOne(authorized: Authorized) {
+  const { config, permit, principal, request, item, now, minting, quota } = authorized
   const { origin } = permit
   const named = item.keyIsPrefix ? { keyPrefix: item.key } : { key: item.key }
   const tag = newUploadTag()
@@ -244,8 +295,9 @@ async function issueOne({ config, permit, principal, request, item, now, quota }
           permit,
           { metadata, successActionStatus: request.successActionStatus },
           now,
+          minting,
         )
-      : await putUploadUrl(permit, metadata, now)
+      : await putUploadUrl(permit, metadata, now, minting)
   const receipt = sealReceipt(config, origin, principal, {
     key: item.key,
     keyIsPrefix: item.keyIsPrefix,
@@ -290,6 +342,7 @@ async function startMultipart({
   request,
   item,
   now,
+  minting,
   quota,
 }: Authorized) {
   const { origin } = permit
@@ -325,7 +378,13 @@ async function startMultipart({
     { length: Math.min(checksums?.length ?? partCount, FIRST_PART_URLS) },
     (_, i) => ({ partNumber: i + 1, checksumSha256: checksums?.[i] }),
   )
-  const { parts, expiresAt } = await partUploadUrls(permit, { uploadId, partSize }, first, now)
+  const { parts, expiresAt } = await partUploadUrls(
+    permit,
+    { uploadId, partSize },
+    first,
+    now,
+    minting,
+  )
   const handle = sealHandle(config, origin, principal, item.key, {
     uploadId,
     contentLength,

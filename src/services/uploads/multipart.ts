@@ -7,7 +7,7 @@ import { canonicalMediaType } from '../../core/media-type'
 import { bareEtag, multipartEtag, partCountOf, partSizeOf } from '../../core/s3/parts'
 import { conflict, WaybillError, type FieldError } from '../../errors'
 import type { CompletedPart, UploadedPart, Uploads } from '../../origins/types'
-import { originFor, permitFor } from '../permits'
+import { mintingFor, originFor, permitFor } from '../permits'
 import { releaseUploads, settleUpload } from '../quotas'
 import { partUploadUrls } from '../signers'
 import type { Permit } from '../../auth/policy'
@@ -68,6 +68,7 @@ export async function moreParts(
     expiresIn?: number | undefined
   },
   now: Date,
+  base: string,
 ) {
   const { permit, handle } = authorizeFollowUp(config, principal, request, request.expiresIn)
   const partCount = partCountOf(handle.contentLength, handle.partSize)
@@ -105,6 +106,7 @@ export async function moreParts(
       checksumSha256: request.checksums?.[i],
     })),
     now,
+    mintingFor(config, principal, base),
   )
   return { parts, expiresAt: expiresAt.toISOString() }
 }

@@ -13,7 +13,7 @@ import * as v from 'valibot'
 import { principalBinding, type Principal } from '../../principal'
 import type { Config, Origin } from '../../config'
 import { base64UrlEncode } from '../../core/bytes'
-import { sealed } from '../../auth/sealed'
+import { sealed } from '../../schemas/sealed'
 import { SINGLE_UPLOAD_MODES, UPLOAD_TAG_CHARS } from '../../schemas/fields'
 
 const HANDLE_PURPOSE = 'multipart-upload'

@@ -52,7 +52,7 @@ function Queue({ client, settings }: { client: WaybillClient; settings: Settings
   const { keyPrefix } = settings
   const queue = useUploads(client, {
     origin: settings.origin,
-    keyOf: keyPrefix === undefined ? undefined : (file) => `${keyPrefix}${(file as File).name}`,
+    keyOf: keyPrefix === undefined ? undefined : (file) => `${keyPrefix}${file.name}`,
   })
   return h(
     'section',

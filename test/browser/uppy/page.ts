@@ -19,6 +19,9 @@ interface StartOptions {
   origin: string
   /** A key under a prefix instead of one the grant chooses from the file name. */
   keyPrefix?: string
+  /** Small files as one PUT (the default) or as a POST form (which needs overwrite). */
+  mode?: 'put' | 'post'
+  overwrite?: boolean
 }
 
 interface FileOutcome {
@@ -65,6 +68,8 @@ function start(options: StartOptions) {
     AwsS3,
     waybillUppy(uppy, client, {
       origin: options.origin,
+      mode: options.mode,
+      overwrite: options.overwrite,
       key:
         options.keyPrefix === undefined
           ? undefined

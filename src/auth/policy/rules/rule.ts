@@ -14,6 +14,8 @@ export interface Target {
   readonly path: string
   readonly item?: ObjectItem | undefined
   readonly overridePath?: string | undefined
+  /** A key the caller did not send (an uploadKey chose it): no refusal names it. */
+  readonly chosen?: boolean | undefined
 }
 
 /**

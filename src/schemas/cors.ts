@@ -1,12 +1,18 @@
-// WAYBILL_CORS: which browser origins may call the API.
+// Which browser origins may read and send: WAYBILL_CORS for the API, and an origin's own `cors`
+// for the objects the Worker serves itself (an R2 origin's, as a bucket's CORS rules are for S3).
 //   { "origins": ["https://app.example.com"] | "*", "credentials"?: false, "maxAgeS"?: 600 }
 
 import * as v from 'valibot'
-import { wholeNumber } from '../schemas/fields'
-import { pathTo, strict } from '../schemas/valibot'
-import { webUrl } from '../schemas/config'
+import { wholeNumber } from './fields'
+import { pathTo, strict } from './valibot'
+import { webUrl } from './config'
 import { DEFAULT_CORS_MAX_AGE_S } from '../limits'
-import type { CorsConfig } from './types'
+
+export interface CorsConfig {
+  readonly origins: '*' | ReadonlySet<string>
+  readonly credentials: boolean
+  readonly maxAgeS: number
+}
 
 const originsMessage =
   'must be "*" or a list of web origins such as "https://app.example.com" (no path)'
@@ -25,7 +31,7 @@ const Origins = v.union(
   originsMessage,
 )
 
-/** WAYBILL_CORS; absent means no CORS headers at all. */
+/** A CORS setting; absent means no CORS headers at all. */
 export const Cors = v.optional(
   v.pipe(
     strict(
