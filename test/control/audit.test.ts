@@ -148,7 +148,7 @@ describe('the sinks', () => {
       ['refused', 'apiKey', 0],
       ['minted', 'apiKey', 1],
       ['followed', 'link', 1],
-      ['minted', 'api-key', 1],
+      ['minted', 'apiKey', 1],
       ['followed', 'link', 1],
     ])
     expect(messages[3]).not.toHaveProperty('maxUses')
