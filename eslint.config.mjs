@@ -15,6 +15,7 @@ export default tseslint.config(
       // Built by scripts/build-client.mjs (npm pack, the package test) from client/src.
       'client/dist/',
       'client/src/openapi.d.ts',
+      'src/admin/openapi.d.ts',
       // Apps of their own, type-checked by their own build against the packed client
       // (test/browser/example.test.ts).
       'examples/',

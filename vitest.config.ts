@@ -110,6 +110,9 @@ export default defineConfig({
                 // Reaches bucket-in-host URLs (e2e.localhost:<port>) on machines where *.localhost
                 // does not resolve.
                 outboundService: outbound,
+                // A database no migration was applied to: readiness before and after migrating
+                // (test/e2e/readiness.test.ts).
+                d1Databases: ['TEST_BLANK_DB'],
                 // The Worker under test (`exports.default`) gets an origin on the versitygw the
                 // global setup started, in both addressing styles, and one API key for it.
                 bindings: {

@@ -7,7 +7,7 @@ import { nodeBuiltins, wasmModules } from '../scripts/esbuild-plugins.mjs'
 import { readD1Migrations } from '@cloudflare/vitest-plugin'
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare'
 import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -28,6 +28,16 @@ function makeKeys() {
 }
 
 /**
+ * What a baseline from before the admin plane (issue #31) lacks, as it was there: one app served
+ * the admin API too, and there was no bridge to the data plane.
+ */
+const BEFORE_ADMIN_PLANE = {
+  'src/admin/app': (root) =>
+    `export { createApp as createAdminApp } from ${JSON.stringify(join(root, 'src', 'app.ts'))}`,
+  'src/bridge': () => 'export const bridgeOf = () => undefined',
+}
+
+/**
  * This checkout's `bench/workerd/app.ts` with its `../../src/` imports taken from `root`'s src/:
  * the same requests against this checkout or a baseline's app.
  */
@@ -35,12 +45,23 @@ function srcOf(root) {
   return {
     name: 'src-of',
     setup(build) {
-      build.onResolve({ filter: /^\.\.\/\.\.\/src\// }, (args) =>
-        build.resolve(`./${args.path.slice('../../'.length)}`, {
-          kind: args.kind,
-          resolveDir: root,
-        }),
-      )
+      build.onResolve({ filter: /^\.\.\/\.\.\/src\// }, (args) => {
+        const path = args.path.slice('../../'.length)
+        const shim = BEFORE_ADMIN_PLANE[path]
+        if (
+          shim !== undefined &&
+          !existsSync(join(root, `${path}.ts`)) &&
+          !existsSync(join(root, path))
+        ) {
+          return { path, namespace: 'before-admin-plane', pluginData: shim(root) }
+        }
+        return build.resolve(`./${path}`, { kind: args.kind, resolveDir: root })
+      })
+      build.onLoad({ filter: /.*/, namespace: 'before-admin-plane' }, (args) => ({
+        contents: args.pluginData,
+        loader: 'js',
+        resolveDir: root,
+      }))
     },
   }
 }

@@ -6,9 +6,11 @@ export declare function makePng(
 export declare function demoImages(): Record<string, { body: Buffer | string; contentType: string }>
 export interface DevOptions {
   port: number
+  adminPort: number
   s3Port: number
   appOrigins: string[]
   keep: boolean
+  json: boolean
   help: boolean
 }
 export declare function parseDevArgs(argv: string[]): DevOptions
@@ -20,7 +22,10 @@ export declare function workerVars(options: {
   tokenSecrets: { id: string; secret: string }[]
   appOrigins: string[]
 }): {
+  /** The data plane's. */
   vars: Record<string, string>
+  /** The admin plane's: its admin tokens. */
+  adminVars: Record<string, string>
   /** False when the run's key "demo" cannot be made (.dev.vars names one, or holds the admin tokens). */
   apiKey: boolean
   /** False when .dev.vars's WAYBILL_ADMIN_TOKENS left the run's admin token out. */

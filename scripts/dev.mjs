@@ -1,18 +1,22 @@
 // `npm start`: waybill on your machine, against a local S3 server with demo data.
 //
-//   npm start -- [--port 8787] [--s3-port 7070] [--app-origin http://localhost:5180 …] [--keep]
+//   npm start -- [--port 8787] [--admin-port 8788] [--s3-port 7070]
+//                [--app-origin http://localhost:5180 …] [--keep] [--json]
 //
 // Starts versitygw on 127.0.0.1:<s3-port> with a bucket "demo" holding a few objects whose keys need
 // encoding and a few small images, with the CORS rules browser uploads need for the demo page and
 // each --app-origin; then the local D1 database (the control plane) with the migrations applied,
-// and `wrangler dev` on 127.0.0.1:<port> with the "demo" origin of wrangler.jsonc pointed at that
-// versitygw, an admin token (WAYBILL_ADMIN_TOKENS), a generated WAYBILL_TOKEN_SECRETS (what seals
-// links, upload handles, receipts and cursors), and WAYBILL_CORS allowing each --app-origin. Then
-// it makes the API key "demo" through the admin API, as an operator would. `.dev.vars` is read as
+// and the two Workers, each a `wrangler dev` of its own sharing that local state: the data plane
+// (wrangler.jsonc) on 127.0.0.1:<port> with the "demo" origin pointed at that versitygw, a
+// generated WAYBILL_TOKEN_SECRETS (what seals links, upload handles, receipts and cursors), and
+// WAYBILL_CORS allowing each --app-origin; and the admin plane (wrangler.admin.jsonc) on
+// 127.0.0.1:<admin-port>, the admin API and UI, with an admin token (WAYBILL_ADMIN_TOKENS). Then it
+// makes the API key "demo" through the admin API, as an operator would. `.dev.vars` is read as
 // wrangler reads it and wins over all of that, except that --app-origin adds to its WAYBILL_CORS
-// and the run's admin token to its WAYBILL_ADMIN_TOKENS. Everything goes to wrangler as one env
-// file, so each value is a secret: wrangler's banner shows none of them. Prints what it set up,
-// with curl lines that run the control plane through its paces.
+// and the run's admin token to its WAYBILL_ADMIN_TOKENS (which goes to the admin plane). Each
+// Worker's variables go to wrangler as one env file, so each value is a secret: wrangler's banner
+// shows none of them. Prints what it set up, with curl lines that run the control plane through
+// its paces; with --json, only that, as one JSON line on stdout (wrangler's logs go to stderr).
 //
 // Each start is a fresh demo (empty bucket re-seeded, a new database, API key, admin token and link
 // secret) unless --keep, which keeps the bucket's data, the database, the key, the admin token,
@@ -39,6 +43,7 @@ import { newSecret, sha256Hex } from './secrets.mjs'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const DEV_DIR = join(ROOT, '.tmp', 'dev')
 const DEFAULT_WORKER_PORT = 8787
+const DEFAULT_ADMIN_PORT = 8788
 const DEFAULT_S3_PORT = 7070
 const WRANGLER_INSPECTOR_PORT = 9229
 const BUCKET = 'demo'
@@ -48,9 +53,11 @@ const DEMO_SECRET_ACCESS_KEY = 'waybill-demo-secret-local-only'
 const API_KEY_ID = 'demo'
 const ADMIN_TOKEN_ID = 'npm-start'
 
-const USAGE = `usage: npm start -- [--port <n>] [--s3-port <n>] [--app-origin <origin>]… [--keep]
+const USAGE = `usage: npm start -- [--port <n>] [--admin-port <n>] [--s3-port <n>]
+                    [--app-origin <origin>]… [--keep] [--json]
 
-  --port <n>             waybill's port on 127.0.0.1 (default ${DEFAULT_WORKER_PORT})
+  --port <n>             the callers' API (the data plane) on 127.0.0.1 (default ${DEFAULT_WORKER_PORT})
+  --admin-port <n>       the admin API and UI (the admin plane) on 127.0.0.1 (default ${DEFAULT_ADMIN_PORT})
   --s3-port <n>          the local S3 server's port on 127.0.0.1 (default ${DEFAULT_S3_PORT})
   --app-origin <origin>  a page of yours that calls waybill and the bucket, e.g.
                          http://localhost:5180: added to WAYBILL_CORS and the bucket's CORS
@@ -58,6 +65,8 @@ const USAGE = `usage: npm start -- [--port <n>] [--s3-port <n>] [--app-origin <o
   --keep                 keep the bucket's data, the database (keys, grants, usage), the
                          API key, the admin token, the link secret and the app origins from the
                          last start (default: a fresh demo)
+  --json                 print what was set up as one JSON line on stdout (wrangler's logs go
+                         to stderr)
 
 Local secrets and settings go in .dev.vars (see .dev.vars.example); they win over npm start's.`
 
@@ -66,7 +75,8 @@ Local secrets and settings go in .dev.vars (see .dev.vars.example); they win ove
  *
  * @example
  * parseDevArgs(['--port', '8899', '--app-origin', 'http://localhost:5180'])
- * // { port: 8899, s3Port: 7070, appOrigins: ['http://localhost:5180'], keep: false, help: false }
+ * // { port: 8899, adminPort: 8788, s3Port: 7070, appOrigins: ['http://localhost:5180'],
+ * //   keep: false, json: false, help: false }
  */
 export function parseDevArgs(argv) {
   let values
@@ -75,9 +85,11 @@ export function parseDevArgs(argv) {
       args: argv,
       options: {
         port: { type: 'string' },
+        'admin-port': { type: 'string' },
         's3-port': { type: 'string' },
         'app-origin': { type: 'string', multiple: true },
         keep: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -87,10 +99,27 @@ export function parseDevArgs(argv) {
     throw new Error(`${error.message}\n${USAGE}`)
   }
   const port = portOption('--port', values.port, DEFAULT_WORKER_PORT)
+  const adminPort = portOption('--admin-port', values['admin-port'], DEFAULT_ADMIN_PORT)
   const s3Port = portOption('--s3-port', values['s3-port'], DEFAULT_S3_PORT)
-  if (port === s3Port) throw new Error(`--port and --s3-port must differ (both ${port})`)
+  const ports = [
+    ['--port', port],
+    ['--admin-port', adminPort],
+    ['--s3-port', s3Port],
+  ]
+  for (const [i, [name, value]] of ports.entries()) {
+    const same = ports.slice(i + 1).find(([, other]) => other === value)
+    if (same !== undefined) throw new Error(`${name} and ${same[0]} must differ (both ${value})`)
+  }
   const appOrigins = [...new Set((values['app-origin'] ?? []).map(webOrigin))]
-  return { port, s3Port, appOrigins, keep: values.keep, help: values.help }
+  return {
+    port,
+    adminPort,
+    s3Port,
+    appOrigins,
+    keep: values.keep,
+    json: values.json,
+    help: values.help,
+  }
 }
 
 function portOption(name, text, fallback) {
@@ -143,18 +172,22 @@ function jsonOf(text) {
 }
 
 /**
- * What the Worker gets from `npm start`: npm start's values, then `.dev.vars` (`devVars`, as parsed
- * from the file) on top, except that app origins are added to its WAYBILL_CORS and the run's admin
- * token to its WAYBILL_ADMIN_TOKENS. `wranglerVars` are wrangler.jsonc's `vars`, whose "demo"
- * origin is moved to `s3Endpoint`. The API key "demo" is not here: it is made through the admin
- * API once the Worker runs (`apiKey` says whether it can be: not when .dev.vars names a key "demo"
- * itself). Answers the variables and what a person needs to know about them (never a value of
- * .dev.vars).
+ * What the two Workers get from `npm start`: npm start's values, then `.dev.vars` (`devVars`, as
+ * parsed from the file) on top, except that app origins are added to its WAYBILL_CORS and the run's
+ * admin token to its WAYBILL_ADMIN_TOKENS. `vars` are the data plane's: `wranglerVars` are
+ * wrangler.jsonc's `vars`, whose "demo" origin is moved to `s3Endpoint`. `adminVars` are the admin
+ * plane's: its admin tokens (WAYBILL_ADMIN_TOKENS is the admin plane's, never the data plane's),
+ * and .dev.vars's WAYBILL_REQUEST_LOG. The API key "demo" is not here: it is made through the
+ * admin API once the Workers run (`apiKey` says whether it can be: not when .dev.vars names a key
+ * "demo" itself). Answers the variables and what a person needs to know about them (never a value
+ * of .dev.vars).
  *
  * @example
- * const { vars } = workerVars({ wranglerVars, devVars: {}, s3Endpoint: 'http://127.0.0.1:7099',
- *   adminTokenSha256, tokenSecrets, appOrigins: ['http://localhost:5180'] })
+ * const { vars, adminVars } = workerVars({ wranglerVars, devVars: {},
+ *   s3Endpoint: 'http://127.0.0.1:7099', adminTokenSha256, tokenSecrets,
+ *   appOrigins: ['http://localhost:5180'] })
  * vars.WAYBILL_CORS // '{"origins":["http://localhost:5180"]}'
+ * adminVars.WAYBILL_ADMIN_TOKENS // '[{"id":"npm-start","sha256":"…"}]'
  */
 export function workerVars({
   wranglerVars,
@@ -171,14 +204,20 @@ export function workerVars({
     DEMO_ACCESS_KEY_ID,
     DEMO_SECRET_ACCESS_KEY,
     WAYBILL_ORIGINS: JSON.stringify(origins),
-    WAYBILL_ADMIN_TOKENS: JSON.stringify([adminToken]),
     // .dev.vars's own secrets replace the run's.
     ...(devVars.WAYBILL_TOKEN_SECRETS === undefined && {
       WAYBILL_TOKEN_SECRETS: JSON.stringify(tokenSecrets),
     }),
     ...(appOrigins.length > 0 && { WAYBILL_CORS: JSON.stringify({ origins: appOrigins }) }),
   }
-  const vars = { ...ours, ...devVars }
+  const { WAYBILL_ADMIN_TOKENS: _adminTokens, ...dataVars } = devVars
+  const vars = { ...ours, ...dataVars }
+  const adminVars = {
+    WAYBILL_ADMIN_TOKENS: JSON.stringify([adminToken]),
+    ...(devVars.WAYBILL_REQUEST_LOG !== undefined && {
+      WAYBILL_REQUEST_LOG: devVars.WAYBILL_REQUEST_LOG,
+    }),
+  }
   const warnings = []
   let apiKey = true
   let admin = true
@@ -198,13 +237,15 @@ export function workerVars({
       warnings.push(
         "WAYBILL_ADMIN_TOKENS in .dev.vars is not a JSON list; the run's admin token is not added",
       )
+      adminVars.WAYBILL_ADMIN_TOKENS = devVars.WAYBILL_ADMIN_TOKENS
       admin = false
     } else if (tokens.some((token) => token?.id === ADMIN_TOKEN_ID)) {
       warnings.push(
         `WAYBILL_ADMIN_TOKENS in .dev.vars has its own token "${ADMIN_TOKEN_ID}"; the run's is not added`,
       )
+      adminVars.WAYBILL_ADMIN_TOKENS = devVars.WAYBILL_ADMIN_TOKENS
       admin = false
-    } else vars.WAYBILL_ADMIN_TOKENS = JSON.stringify([...tokens, adminToken])
+    } else adminVars.WAYBILL_ADMIN_TOKENS = JSON.stringify([...tokens, adminToken])
   }
   if (devVars.WAYBILL_CORS !== undefined && appOrigins.length > 0) {
     const cors = jsonOf(devVars.WAYBILL_CORS)
@@ -224,6 +265,7 @@ export function workerVars({
   const cors = jsonOf(vars.WAYBILL_CORS ?? 'null')
   return {
     vars,
+    adminVars,
     apiKey: apiKey && admin,
     admin,
     fromDevVars: Object.keys(devVars),
@@ -441,121 +483,22 @@ async function stopAll(code) {
   process.exit(code)
 }
 
-async function main() {
-  let options
-  try {
-    options = parseDevArgs(process.argv.slice(2))
-  } catch (error) {
-    console.error(error.message)
-    process.exit(2)
-  }
-  if (options.help) {
-    console.log(USAGE)
-    return
-  }
-  const { port, s3Port, keep } = options
-  process.env.WRANGLER_SEND_METRICS ??= 'false'
-  process.on('SIGINT', () => stopAll(0))
-  process.on('SIGTERM', () => stopAll(0))
-
-  const stateFile = join(DEV_DIR, 'state.json')
-  const dataDir = join(DEV_DIR, 's3')
-  const kept = keep ? readState(stateFile) : undefined
-  if (kept === undefined) rmSync(DEV_DIR, { recursive: true, force: true })
-  mkdirSync(dataDir, { recursive: true })
-  const state = kept ?? freshState()
-  if (options.appOrigins.length > 0 || kept === undefined) state.appOrigins = options.appOrigins
-  const { adminToken, tokenSecrets, appOrigins } = state
-  const saveState = () =>
-    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
-  saveState()
-
-  const s3 = await startVersitygw({
-    dataDir,
-    accessKeyId: DEMO_ACCESS_KEY_ID,
-    secretAccessKey: DEMO_SECRET_ACCESS_KEY,
-    port: s3Port,
-    buckets: [BUCKET],
-  }).catch((error) => {
-    throw new Error(
-      `could not start versitygw on 127.0.0.1:${s3Port} (is the port taken?): ${error.message}`,
-    )
-  })
-  children.push(s3.stop)
-  if (kept === undefined) await seed(s3.endpoint)
-  const base = `http://127.0.0.1:${port}`
-  const allowedOrigins = bucketOrigins(port, appOrigins)
-  await applyBucketCors({
-    endpoint: s3.endpoint,
-    bucket: BUCKET,
-    region: 'us-east-1',
-    accessKeyId: DEMO_ACCESS_KEY_ID,
-    secretAccessKey: DEMO_SECRET_ACCESS_KEY,
-    allowedOrigins,
-  })
-
-  // wrangler.jsonc's vars as wrangler reads them; .dev.vars as wrangler would (it does not read
-  // it itself once given an env file).
-  const { unstable_readConfig } = await import('wrangler')
-  const wranglerVars = unstable_readConfig({ config: join(ROOT, 'wrangler.jsonc') }).vars
-  const devVarsFile = join(ROOT, '.dev.vars')
-  const devVars = existsSync(devVarsFile) ? parseEnv(readFileSync(devVarsFile, 'utf8')) : {}
-  const worker = workerVars({
-    wranglerVars,
-    devVars,
-    s3Endpoint: s3.endpoint,
-    adminTokenSha256: sha256Hex(adminToken),
-    tokenSecrets,
-    appOrigins,
-  })
-  const envFile = join(DEV_DIR, 'worker.vars')
-  writeFileSync(envFile, envFileText(worker.vars), { mode: 0o600 })
-
-  // GET /docs loads Scalar's bundle, the demo page the client's, from the Worker's assets.
-  await buildVendorAssets()
-  // The local D1 and Durable Objects, kept with --keep; the migrations are applied on the way.
-  const wrangler = spawnWranglerDev({
-    port,
-    envFile,
-    inspectorPort: await inspectorPort(),
-    persistTo: join(DEV_DIR, 'state'),
-  })
-  children.push(
-    () =>
-      new Promise((resolve) => {
-        if (wrangler.exitCode !== null) return resolve()
-        wrangler.once('exit', () => resolve())
-        wrangler.kill('SIGTERM')
-      }),
-  )
-  wrangler.once('exit', (code) => {
-    if (!stopping) {
-      console.error(`wrangler dev exited (${code}); stopping versitygw.`)
-      void stopAll(code ?? 1)
-    }
-  })
-  await waitForWorker(`${base}/healthz`, wrangler, 120_000)
-
-  const seeded = worker.apiKey
-    ? await seedDemoKey(base, adminToken, kept?.apiKey)
-    : { reason: 'see below' }
-  if (seeded.key !== undefined) {
-    state.apiKey = seeded.key
-    saveState()
-  } else if (worker.apiKey) {
-    worker.warnings.push(`the API key "${API_KEY_ID}" could not be made: ${seeded.reason}`)
-  }
+/** What `npm start` prints once both Workers run: where, what, and curl lines to try. */
+function summary({
+  base,
+  adminBase,
+  s3,
+  kept,
+  keep,
+  worker,
+  devVars,
+  tokenSecrets,
+  seeded,
+  adminToken,
+  allowedOrigins,
+  r2,
+}) {
   const key = seeded.key ?? '<your API key>'
-  // The R2 origin's local bucket is kept with the rest of the state; a fresh one is seeded.
-  const r2 =
-    seeded.key === undefined
-      ? 'not seeded (no API key "demo")'
-      : kept === undefined
-        ? await seedR2(base, seeded.key, demoObjects()).then(
-            () => 'fresh demo data',
-            (error) => `not seeded: ${error.message}`,
-          )
-        : 'data kept'
   const admin = worker.admin ? adminToken : '<your admin token>'
   const body = JSON.stringify({ origin: 'demo', keys: Object.keys(DEMO_OBJECTS) })
   const where = relative(process.cwd(), DEV_DIR) || '.'
@@ -568,6 +511,7 @@ async function main() {
       'demo S3 credentials',
       `access key ${DEMO_ACCESS_KEY_ID}, secret ${DEMO_SECRET_ACCESS_KEY} (local fixture)`,
     ],
+    ['admin UI', `${adminBase}/ (paste the admin token below)`],
     ['bucket CORS', allowedOrigins.join(', ')],
     [`origin "${DEMO_R2_ORIGIN}"`, `local R2 (Miniflare) through the binding DEMO_R2 (${r2})`],
     [
@@ -607,8 +551,10 @@ async function main() {
     ['kept in', `${where}/ (${keep ? 'kept with --keep' : 'fresh each start; --keep keeps it'})`],
   ]
   const width = Math.max(...lines.map(([name]) => name.length))
-  console.log(`
-waybill is running at ${base} (stop with Ctrl-C)
+  return `
+waybill is running (stop with Ctrl-C):
+  callers    ${base}
+  admin API  ${adminBase}
 
 Open the demo page (gallery and uploads; the key stays in the link's fragment, never sent):
   ${base}/#key=${key}
@@ -630,20 +576,202 @@ A signed link anyone may follow for a day:
 
 API reference: ${base}/docs (the document: ${base}/openapi.json)
 
-The control plane (the admin API, /admin/v1; or the same through npm run admin):
-  export WAYBILL_URL=${base} WAYBILL_ADMIN_TOKEN=${admin}
+The control plane: the admin UI at ${adminBase}/ (paste the admin token), the admin API at
+${adminBase}/admin/v1 (reference: ${adminBase}/docs), or the same through npm run admin:
+  export WAYBILL_ADMIN_URL=${adminBase} WAYBILL_ADMIN_TOKEN=${admin}
 Make a key (it is shown this once):
-  NEW=$(curl -s -X POST ${base}/admin/v1/keys -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"label":"try me"}' | node -e 'process.stdin.on("data",d=>{const k=JSON.parse(d);console.log(k.id+" "+k.key)})'); echo "$NEW"
+  NEW=$(curl -s -X POST ${adminBase}/admin/v1/keys -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"label":"try me"}' | node -e 'process.stdin.on("data",d=>{const k=JSON.parse(d);console.log(k.id+" "+k.key)})'); echo "$NEW"
   ID=\${NEW% *} KEY=\${NEW#* }
 Grant it reads of the demo bucket:
-  curl -s -X POST ${base}/admin/v1/grants -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"to":"apiKey:'"$ID"'","origin":"demo","actions":["read"]}'
+  curl -s -X POST ${adminBase}/admin/v1/grants -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"to":"apiKey:'"$ID"'","origin":"demo","actions":["read"]}'
 Use it:
   curl -s -X POST ${base}/v1/sign -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' -d '{"origin":"demo","keys":["hello.txt"]}'
 Revoke it (refused everywhere within seconds):
-  curl -s -X POST ${base}/admin/v1/revocations -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"kind":"key","key":"'"$ID"'"}'
+  curl -s -X POST ${adminBase}/admin/v1/revocations -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN" -H 'Content-Type: application/json' -d '{"kind":"key","key":"'"$ID"'"}'
 Its usage, by day (written a few seconds after each request):
-  curl -s "${base}/admin/v1/usage?principal=api-key:$ID" -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN"
-`)
+  curl -s "${adminBase}/admin/v1/usage?principal=apiKey:$ID" -H "Authorization: Bearer $WAYBILL_ADMIN_TOKEN"
+`
+}
+
+/** Stops `child` (a wrangler dev) and waits for it to go. */
+function stopper(child) {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      child.kill('SIGTERM')
+    })
+}
+
+async function main() {
+  let options
+  try {
+    options = parseDevArgs(process.argv.slice(2))
+  } catch (error) {
+    console.error(error.message)
+    process.exit(2)
+  }
+  if (options.help) {
+    console.log(USAGE)
+    return
+  }
+  const { port, adminPort, s3Port, keep, json } = options
+  // With --json, stdout carries the one JSON line: what would be printed goes to stderr.
+  const say = json ? console.error : console.log
+  process.env.WRANGLER_SEND_METRICS ??= 'false'
+  process.on('SIGINT', () => stopAll(0))
+  process.on('SIGTERM', () => stopAll(0))
+
+  const stateFile = join(DEV_DIR, 'state.json')
+  const dataDir = join(DEV_DIR, 's3')
+  const kept = keep ? readState(stateFile) : undefined
+  if (kept === undefined) rmSync(DEV_DIR, { recursive: true, force: true })
+  mkdirSync(dataDir, { recursive: true })
+  const state = kept ?? freshState()
+  if (options.appOrigins.length > 0 || kept === undefined) state.appOrigins = options.appOrigins
+  const { adminToken, tokenSecrets, appOrigins } = state
+  const saveState = () =>
+    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 })
+  saveState()
+
+  const s3 = await startVersitygw({
+    dataDir,
+    accessKeyId: DEMO_ACCESS_KEY_ID,
+    secretAccessKey: DEMO_SECRET_ACCESS_KEY,
+    port: s3Port,
+    buckets: [BUCKET],
+  }).catch((error) => {
+    throw new Error(
+      `could not start versitygw on 127.0.0.1:${s3Port} (is the port taken?): ${error.message}`,
+    )
+  })
+  children.push(s3.stop)
+  if (kept === undefined) await seed(s3.endpoint)
+  const base = `http://127.0.0.1:${port}`
+  const adminBase = `http://127.0.0.1:${adminPort}`
+  const allowedOrigins = bucketOrigins(port, appOrigins)
+  await applyBucketCors({
+    endpoint: s3.endpoint,
+    bucket: BUCKET,
+    region: 'us-east-1',
+    accessKeyId: DEMO_ACCESS_KEY_ID,
+    secretAccessKey: DEMO_SECRET_ACCESS_KEY,
+    allowedOrigins,
+  })
+
+  // wrangler.jsonc's vars as wrangler reads them; .dev.vars as wrangler would (it does not read
+  // it itself once given an env file).
+  const { unstable_readConfig } = await import('wrangler')
+  const wranglerVars = unstable_readConfig({ config: join(ROOT, 'wrangler.jsonc') }).vars
+  const devVarsFile = join(ROOT, '.dev.vars')
+  const devVars = existsSync(devVarsFile) ? parseEnv(readFileSync(devVarsFile, 'utf8')) : {}
+  const worker = workerVars({
+    wranglerVars,
+    devVars,
+    s3Endpoint: s3.endpoint,
+    adminTokenSha256: sha256Hex(adminToken),
+    tokenSecrets,
+    appOrigins,
+  })
+  const envFile = join(DEV_DIR, 'worker.vars')
+  const adminEnvFile = join(DEV_DIR, 'admin.vars')
+  writeFileSync(envFile, envFileText(worker.vars), { mode: 0o600 })
+  writeFileSync(adminEnvFile, envFileText(worker.adminVars), { mode: 0o600 })
+
+  // GET /docs loads Scalar's bundle, the demo page the client's, the admin UI its own bundle, from
+  // each Worker's assets.
+  await buildVendorAssets()
+  // The local D1 and Durable Objects, shared by both Workers and kept with --keep; the migrations
+  // are applied on the way. The admin plane finds the data plane through the dev registry.
+  const persistTo = join(DEV_DIR, 'state')
+  const registry = join(DEV_DIR, 'registry')
+  const planes = [
+    { name: 'wrangler dev (data plane)', port, envFile, config: 'wrangler.jsonc', base },
+    {
+      name: 'wrangler dev (admin plane)',
+      port: adminPort,
+      envFile: adminEnvFile,
+      config: 'wrangler.admin.jsonc',
+      base: adminBase,
+    },
+  ]
+  const inspectors = [await inspectorPort(), await freePort()]
+  for (const [i, plane] of planes.entries()) {
+    const child = spawnWranglerDev({
+      port: plane.port,
+      envFile: plane.envFile,
+      config: plane.config,
+      inspectorPort: inspectors[i],
+      persistTo,
+      registry,
+      logsToStderr: json,
+    })
+    children.push(stopper(child))
+    child.once('exit', (code) => {
+      if (!stopping) {
+        console.error(`${plane.name} exited (${code}); stopping the rest.`)
+        void stopAll(code ?? 1)
+      }
+    })
+    plane.child = child
+  }
+  for (const plane of planes) await waitForWorker(`${plane.base}/healthz`, plane.child, 120_000)
+
+  const seeded = worker.apiKey
+    ? await seedDemoKey(adminBase, adminToken, kept?.apiKey)
+    : { reason: 'see below' }
+  if (seeded.key !== undefined) {
+    state.apiKey = seeded.key
+    saveState()
+  } else if (worker.apiKey) {
+    worker.warnings.push(`the API key "${API_KEY_ID}" could not be made: ${seeded.reason}`)
+  }
+  // The R2 origin's local bucket is kept with the rest of the state; a fresh one is seeded.
+  const r2 =
+    seeded.key === undefined
+      ? 'not seeded (no API key "demo")'
+      : kept === undefined
+        ? await seedR2(base, seeded.key, demoObjects()).then(
+            () => 'fresh demo data',
+            (error) => `not seeded: ${error.message}`,
+          )
+        : 'data kept'
+  if (json) {
+    console.log(
+      JSON.stringify({
+        baseUrl: base,
+        adminUrl: adminBase,
+        apiKey: seeded.key ?? null,
+        adminToken: worker.admin ? adminToken : null,
+        ports: { worker: port, admin: adminPort, s3: s3Port },
+        s3: {
+          endpoint: s3.endpoint,
+          bucket: BUCKET,
+          accessKeyId: DEMO_ACCESS_KEY_ID,
+          secretAccessKey: DEMO_SECRET_ACCESS_KEY,
+        },
+        kept: kept !== undefined,
+        warnings: worker.warnings,
+      }),
+    )
+    return
+  }
+  say(
+    summary({
+      base,
+      adminBase,
+      s3,
+      kept,
+      keep,
+      worker,
+      devVars,
+      tokenSecrets,
+      seeded,
+      adminToken,
+      allowedOrigins,
+      r2,
+    }),
+  )
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,9 +1,10 @@
-// The Worker's generated static assets, made into public/ (git ignores them) by `npm start`, the
-// browser tests and `npm run deploy`, all through `buildVendorAssets()`. The runtime serves them
-// before the Worker runs, so none of them is in the Worker's bundle:
-// - the API document (GET /openapi.json): docs/openapi.json, which `npm run openapi` generates
-//   from the routes;
-// - the API reference page (GET /docs, public/docs.html): rendered here by Scalar's Hono
+// The Workers' generated static assets, made into public/ (the data plane's) and public-admin/ (the
+// admin plane's; git ignores both's generated files) by `npm start`, the browser tests and
+// `npm run deploy`, all through `buildVendorAssets()`. The runtime serves them before the Worker
+// runs, so none of them is in a Worker's bundle:
+// - each plane's API document (GET /openapi.json): docs/openapi.json and docs/admin-openapi.json,
+//   which `npm run openapi` generates from the routes;
+// - each plane's API reference page (GET /docs, docs.html): rendered here by Scalar's Hono
 //   integration, running Scalar's browser bundle from the Worker's own assets rather than a CDN
 //   (copied here from node_modules);
 // - the demo page imports the browser client (client/, the waybill-client workspace), bundled
@@ -32,17 +33,27 @@ export const CLIENT_BUNDLE = 'vendor/waybill-client.js'
 export const API_DOCUMENT = 'openapi.json'
 export const DOCS_PAGE = 'docs.html'
 
+/** Each Worker's assets: its folder, its API document, and its reference page's title. */
+export const PLANES = {
+  data: { dir: 'public', document: join('docs', 'openapi.json'), title: 'waybill API' },
+  admin: {
+    dir: 'public-admin',
+    document: join('docs', 'admin-openapi.json'),
+    title: 'waybill admin API',
+  },
+}
+
 /**
  * The API reference page as Scalar's Hono integration renders it: reading /openapi.json, with no
  * chrome that points at Scalar's own services ("Ask AI", "Generate MCP", and the developer
  * toolbar's "Deploy", shown by default on a localhost page).
  */
-export async function renderDocsPage() {
+export async function renderDocsPage(title = PLANES.data.title) {
   const app = new Hono().get(
     '/docs',
     Scalar({
       url: `/${API_DOCUMENT}`,
-      pageTitle: 'waybill API',
+      pageTitle: title,
       cdn: `/${DOCS_BUNDLE}`,
       withDefaultFonts: false,
       hideClientButton: true,
@@ -58,16 +69,16 @@ export async function renderDocsPage() {
 export const DOCS_SCRIPT = 'vendor/docs-init.js'
 
 /**
- * Copies the API document into public/ and renders the reference page beside it, its inline
- * script moved to DOCS_SCRIPT (public/_headers gives /docs its own Content-Security-Policy).
+ * Copies a plane's API document into its folder and renders the reference page beside it, its
+ * inline script moved to DOCS_SCRIPT (its _headers give /docs its own Content-Security-Policy).
  */
-export async function writeApiAssets() {
-  const document = join(ROOT, 'public', API_DOCUMENT)
-  const page = join(ROOT, 'public', DOCS_PAGE)
-  const script = join(ROOT, 'public', DOCS_SCRIPT)
-  copyFileSync(join(ROOT, 'docs', 'openapi.json'), document)
+export async function writeApiAssets(plane = PLANES.data) {
+  const document = join(ROOT, plane.dir, API_DOCUMENT)
+  const page = join(ROOT, plane.dir, DOCS_PAGE)
+  const script = join(ROOT, plane.dir, DOCS_SCRIPT)
+  copyFileSync(join(ROOT, plane.document), document)
   const inline = /<script type="text\/javascript">([\s\S]*?)<\/script>/
-  const html = await renderDocsPage()
+  const html = await renderDocsPage(plane.title)
   const init = inline.exec(html)
   if (init === null)
     throw new Error("Scalar's page has no inline script to move: see renderDocsPage")
@@ -77,12 +88,12 @@ export async function writeApiAssets() {
   return { document, page, script }
 }
 
-/** Copies Scalar's standalone bundle into public/ (idempotent, fast). */
-export function copyDocsAssets() {
+/** Copies Scalar's standalone bundle into a plane's folder (idempotent, fast). */
+export function copyDocsAssets(plane = PLANES.data) {
   // The package exports no path to its browser build; it sits beside its main module.
   const main = createRequire(import.meta.url).resolve('@scalar/api-reference')
   const source = join(dirname(main), 'browser', 'standalone.js')
-  const target = join(ROOT, 'public', DOCS_BUNDLE)
+  const target = join(ROOT, plane.dir, DOCS_BUNDLE)
   mkdirSync(dirname(target), { recursive: true })
   copyFileSync(source, target)
   return target
@@ -118,12 +129,39 @@ export async function buildClientBundle() {
   return { path: target, bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length }
 }
 
-/** Every generated asset: the API document and reference page, Scalar's bundle, the client's. */
+/**
+ * Bundles the admin UI (src/admin/ui/main.ts) into public-admin/admin.js: one minified ES module
+ * with a source map, loaded by public-admin/index.html (no inline script: its policy allows none).
+ */
+export async function buildAdminUi() {
+  const target = join(ROOT, PLANES.admin.dir, 'admin.js')
+  await build({
+    entryPoints: [join(ROOT, 'src', 'admin', 'ui', 'main.ts')],
+    outfile: target,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+  return target
+}
+
+/**
+ * Every generated asset: each plane's API document and reference page and Scalar's bundle, the
+ * client's bundle for the demo page, and the admin UI's.
+ */
 export async function buildVendorAssets() {
   const api = await writeApiAssets()
   const docs = copyDocsAssets()
+  const adminApi = await writeApiAssets(PLANES.admin)
+  copyDocsAssets(PLANES.admin)
   const client = await buildClientBundle()
-  return { api, docs, client }
+  const adminUi = await buildAdminUi()
+  return { api, adminApi, docs, client, adminUi }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -9,4 +9,8 @@ export declare function spawnWranglerDev(options: {
   inspectorPort?: number
   root?: string
   persistTo?: string
+  /** `wrangler.jsonc` (the data plane, the default) or `wrangler.admin.jsonc`. */
+  config?: string
+  registry?: string
+  logsToStderr?: boolean
 }): ChildProcess

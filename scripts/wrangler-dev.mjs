@@ -1,7 +1,9 @@
-// Starts `wrangler dev` for this project on 127.0.0.1 with the pinned wrangler and Node, metrics off.
-// Used by `npm start` (scripts/dev.mjs), the browser tests, the HTTP benchmark (bench/http.mjs) and
-// the load test. The local D1 (the control plane) gets the migrations first, as a deployed one
-// would: a Worker with WAYBILL_DB bound needs its tables.
+// Starts `wrangler dev` for this project on 127.0.0.1 with the pinned wrangler and Node, metrics off:
+// the data plane (wrangler.jsonc) or the admin plane (wrangler.admin.jsonc), each in a process of
+// its own on its own port, sharing local state. Used by `npm start` (scripts/dev.mjs), the browser
+// and Schemathesis tests, the HTTP benchmark (bench/http.mjs) and the load test. The local D1 (the
+// control plane) gets the migrations first, as a deployed one would: a Worker with WAYBILL_DB
+// bound needs its tables.
 
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -39,7 +41,12 @@ export function applyLocalMigrations({ persistTo, root = ROOT }) {
  * `wrangler dev` (npm start, say) may be running, or this one fails to start. `root`: the checkout
  * to serve (a baseline's, for `npm run bench -- --baseline`), with this one's wrangler.
  * `persistTo`: where local state (D1, Durable Objects) lives; a fresh folder, removed when wrangler
- * exits, unless given.
+ * exits, unless given. `config`: the Worker's wrangler config (the data plane's by default;
+ * `wrangler.admin.jsonc` for the admin plane, which migrates nothing: it shares the data plane's
+ * database). `registry`: where wrangler's dev registry lets Workers run apart find each other (the
+ * admin plane's Durable Object and service bindings to the data plane); by default beside the
+ * state, so that other checkouts' `wrangler dev` never answer for this one's. `logsToStderr`:
+ * wrangler's output goes to stderr, all of it.
  *
  * @returns {import('node:child_process').ChildProcess}
  */
@@ -50,12 +57,18 @@ export function spawnWranglerDev({
   inspectorPort,
   root = ROOT,
   persistTo,
+  config = 'wrangler.jsonc',
+  registry,
+  logsToStderr = false,
 }) {
   const state = persistTo ?? mkdtempSync(join(tmpdir(), 'waybill-state-'))
-  applyLocalMigrations({ persistTo: state, root })
+  const admin = config !== 'wrangler.jsonc'
+  if (!admin) applyLocalMigrations({ persistTo: state, root })
   const args = [
     WRANGLER,
     'dev',
+    '--config',
+    config,
     '--ip',
     '127.0.0.1',
     '--port',
@@ -70,8 +83,13 @@ export function spawnWranglerDev({
   ]
   const child = spawn(process.execPath, args, {
     cwd: root,
-    stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+    // Logs to stderr leave stdout to the caller's own output (`npm start -- --json`).
+    stdio: quiet ? 'ignore' : ['ignore', logsToStderr ? 2 : 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: 'false',
+      WRANGLER_REGISTRY_PATH: registry ?? join(state, 'registry'),
+    },
   })
   if (persistTo === undefined)
     child.once('exit', () => rmSync(state, { recursive: true, force: true }))

@@ -1,24 +1,20 @@
-import { Hono, type Handler } from 'hono'
+import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { methodNotAllowed } from 'hono/method-not-allowed'
 import * as v from 'valibot'
-import { adminAuthenticated } from './middleware/admin-authenticated'
 import { authenticate } from './middleware/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
 import { audit } from './middleware/audit'
 import { ControlPlane } from './control/plane'
-import { CoreError } from './core/errors'
-import { fromCoreError, WaybillError } from './errors'
+import { countersCheck, readiness, READY, schemaCheck, type Check } from './control/readiness'
 import { systemClock, type Clock } from './clock'
 import { requireConfig } from './middleware/require-config'
 import { Answer } from './http/answer'
 import { noStore } from './middleware/no-store'
+import { asset, finish, methodNotAllowed } from './http/common'
 import { cors } from './middleware/cors'
 import { publicProblems } from './http/openapi'
-import { internalErrorResponse, problemResponse } from './http/problem'
 import { requestId, requestLog } from './middleware/request-log'
 import type { AppEnv, RouteDeps } from './middleware/types'
-import { adminRoutes } from './routes/admin'
 import { cookieRoutes } from './routes/cookies'
 import { followRoutes, linkRoutes } from './routes/links'
 import { listRoutes } from './routes/list'
@@ -32,25 +28,6 @@ export interface AppOptions {
   clock?: Clock
   /** How JWKS are fetched; the global fetch unless a test serves its own. */
   fetch?: Fetch
-}
-
-/**
- * A file of the Worker's static assets (public/, made by scripts/docs-assets.mjs). The runtime
- * serves them before the Worker runs; the route answers GET when it is reached anyway (a
- * deployment without the assets, or a test), and gives the path its 405s and its document entry.
- */
-function asset(path: string): Handler<AppEnv> {
-  return (c) => {
-    // No env at all: app.request without one, as a test may call it.
-    const assets = (c.env as Partial<AppEnv['Bindings']> | undefined)?.ASSETS
-    if (assets === undefined) {
-      throw new WaybillError('not_found', `This deployment serves no ${path} (no static assets).`)
-    }
-    // Its own Response, so that middleware may still set headers (a fetched one's are immutable).
-    return assets
-      .fetch(new URL(path, c.req.url))
-      .then((answer) => new Response(answer.body, answer))
-  }
 }
 
 /** The versioned API, chained so that its type describes every route (see `WaybillApi`). */
@@ -94,19 +71,7 @@ export function createApp(options: AppOptions = {}) {
   // The response policy (src/http/answer.ts): no-store unless a route earns a cache rule.
   app.use(noStore())
   // Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves.
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (_, methods) => {
-        const allow = methods.join(', ')
-        return problemResponse(
-          new WaybillError('method_not_allowed', `This path answers ${allow} only.`, {
-            headers: { allow },
-          }),
-        )
-      },
-    }),
-  )
+  app.use(methodNotAllowed(app))
 
   app.get(
     '/healthz',
@@ -122,6 +87,32 @@ export function createApp(options: AppOptions = {}) {
     }),
     requireConfig(),
     (c) => HEALTH.json(c, { ok: true }),
+  )
+  app.get(
+    '/readyz',
+    describeRoute({
+      operationId: 'getReadiness',
+      summary: 'Readiness: the control plane answers, migrated',
+      description:
+        'No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.',
+      security: [],
+      responses: {
+        200: READY.response,
+        ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
+      },
+    }),
+    requireConfig(),
+    async (c) => {
+      const control = c.get('config').control
+      const checks: Check[] = []
+      if (control !== undefined) {
+        checks.push(await schemaCheck(control.db))
+        if (control.quotaCounters !== undefined) {
+          checks.push(await countersCheck(control.quotaCounters, clock().getTime()))
+        }
+      }
+      return readiness(c, checks)
+    },
   )
   app.get(
     '/openapi.json',
@@ -158,38 +149,12 @@ export function createApp(options: AppOptions = {}) {
     control,
     authenticated: authenticate({ jwks, clock, control }),
     authenticatedByCookie: authenticate({ jwks, clock, control, cookie: true }),
-    adminAuthenticated: adminAuthenticated({ jwks, clock }),
   }
   app.use('/v1/*', requireConfig())
   app.route('/v1', api(deps))
   app.route('/l', followRoutes(deps))
   app.route('/o', servedRoutes(deps))
-  app.use('/admin/v1/*', requireConfig())
-  app.route('/admin/v1', adminRoutes(deps))
 
-  app.notFound(() =>
-    problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),
-  )
-  app.onError((error) => {
-    if (error instanceof WaybillError) return problemResponse(error)
-    if (error instanceof CoreError) return problemResponse(fromCoreError(error))
-    // Unexpected: log where it happened, answer a plain 500. Not the message: a library's
-    // message may quote what it was given (a secret, a token), and the stack's first line is it.
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        message: 'unhandled error',
-        error: error.name,
-        stack: (error.stack ?? '')
-          .split('\n')
-          .filter((line) => /^\s+at /.test(line))
-          .join('\n'),
-      }),
-    )
-    return internalErrorResponse()
-  })
-  // Hono builds its route matcher on the first request it routes. Build it now, while the Worker
-  // loads (which Cloudflare overlaps with the TLS handshake), not in a caller's first request.
-  app.router.match('GET', '/')
+  finish(app)
   return app
 }

@@ -52,8 +52,6 @@ export interface Env {
   WAYBILL_UPLOAD_PARTS?: unknown
   /** Optional Durable Object namespace binding (class LinkUses): the uses of links with maxUses. */
   WAYBILL_LINK_USES?: unknown
-  /** Secret, JSON: `[{ "id", "sha256" }]`, the admin API's bearer tokens, as hashes. */
-  WAYBILL_ADMIN_TOKENS?: unknown
   /** Optional Analytics Engine dataset binding: audit events. */
   WAYBILL_AUDIT?: unknown
   /** Optional Queue producer binding: audit events. */

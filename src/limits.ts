@@ -205,3 +205,29 @@ export const QUOTA_HOLD_MARGIN_S = 300
 /** Upload quotas: the shortest and longest window. */
 export const MIN_QUOTA_WINDOW_S = 60
 export const MAX_QUOTA_WINDOW_S = 366 * 86_400
+
+// ---- the admin plane (src/admin/) ---------------------------------------------------------------
+
+/** The audit trail (D1) keeps this long; each admin write deletes what is older. */
+export const AUDIT_RETENTION_DAYS = 180
+/** Rows an admin write's retention delete takes at most: a write never waits on a backlog. */
+export const AUDIT_RETENTION_BATCH = 500
+/** A refused key's audit row covers this long: one row per key and reason, `count` of them. */
+export const AUDIT_REFUSAL_WINDOW_MS = 3_600_000
+/** Distinct refused keys an isolate gathers between two writes; the rest are logged only. */
+export const AUDIT_MAX_PENDING_REFUSALS = 100
+/**
+ * `Idempotency-Key`: how long an answer is kept for a retry, and how long a key may be (at least
+ * 16 characters: the answer is sealed under it, so it must be hard to guess, such as a UUID).
+ */
+export const IDEMPOTENCY_TTL_S = 86_400
+export const MIN_IDEMPOTENCY_KEY_CHARS = 16
+export const MAX_IDEMPOTENCY_KEY_CHARS = 255
+/** Expired idempotency records an admin POST deletes at most. */
+export const IDEMPOTENCY_CLEANUP_BATCH = 100
+/** GET /admin/v1/usage/top: the most callers one answer ranks. */
+export const MAX_USAGE_TOP = 100
+/** POST /admin/v1/import: the most records of each kind one document may hold. */
+export const MAX_IMPORT_RECORDS = 5_000
+/** POST /admin/v1/import: a document of that many records, with room. */
+export const MAX_IMPORT_BODY_BYTES = 8 * 1024 * 1024

@@ -15,7 +15,9 @@
 // (`app-check`), whose HeadObject a stand-in store answers inside this Worker (see `fakeStore`).
 
 import * as v from 'valibot'
+import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
+import { bridgeOf } from '../../src/bridge'
 import { SignBody } from '../../src/schemas/sign'
 
 const BUCKET = 'photos'
@@ -28,8 +30,11 @@ const encoder = new TextEncoder()
 const ADMIN_TOKEN = 'wba_bench_admin_token_not_a_secret_0123456789'
 
 const app = createApp()
+/** The admin Worker's app (a baseline before it had one: the app itself, bench/workerd.mjs). */
+const adminApp = createAdminApp()
 let env: Promise<Record<string, unknown>> | undefined
 let controlEnv: Promise<Record<string, unknown>> | undefined
+let adminEnv: Promise<Record<string, unknown>> | undefined
 let linkPath: Promise<string> | undefined
 let storedLinkPath: Promise<string> | undefined
 let storedKey: Promise<string> | undefined
@@ -40,13 +45,22 @@ let cold = 0
 const hex = (bytes: ArrayBuffer) =>
   Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('')
 
-/** The same config with the control plane bound: D1 and an admin token. */
+/** The same config with the control plane bound: D1. */
 async function makeControlEnv(bindings: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return { ...(await (env ??= makeEnv())), WAYBILL_DB: bindings.WAYBILL_DB }
+}
+
+/**
+ * The admin Worker's env: the control plane's D1, an admin token, and the data plane's bridge
+ * (over the same config). A baseline's one app reads the admin token from the same env.
+ */
+async function makeAdminEnv(bindings: Record<string, unknown>): Promise<Record<string, unknown>> {
   const sha256 = hex(await crypto.subtle.digest('SHA-256', encoder.encode(ADMIN_TOKEN)))
+  const data = await (controlEnv ??= makeControlEnv(bindings))
   return {
-    ...(await (env ??= makeEnv())),
-    WAYBILL_DB: bindings.WAYBILL_DB,
+    ...data,
     WAYBILL_ADMIN_TOKENS: JSON.stringify([{ id: 'bench', sha256 }]),
+    WAYBILL_DATA_PLANE: bridgeOf(data),
   }
 }
 
@@ -57,13 +71,13 @@ async function adminRequest(
   bindings: Record<string, unknown>,
   ctx: ExecutionContext,
 ) {
-  return app.fetch(
+  return adminApp.fetch(
     new Request(`${BASE}/admin/v1${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }),
-    await (controlEnv ??= makeControlEnv(bindings)),
+    await (adminEnv ??= makeAdminEnv(bindings)),
     ctx,
   )
 }
@@ -180,7 +194,7 @@ function fakeStore(tag: string | undefined): void {
 type Case = [
   next: () => Request,
   expected: number,
-  how?: { read?: boolean; control?: boolean; r2?: boolean },
+  how?: { read?: boolean; control?: boolean; r2?: boolean; admin?: boolean },
 ]
 
 // The R2 delivery cases: a 1 KiB object in a local bucket (binding BENCH_R2), read through the
@@ -356,7 +370,7 @@ const CASES: Record<
           }),
         }),
       201,
-      { control: true },
+      { admin: true },
     ]
   },
 }
@@ -386,20 +400,21 @@ export default {
     }
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
-    const [next, expected, { read = false, control = false, r2 = false } = {}] = await make(
-      ctx,
-      bindings,
-    )
-    const appEnv = r2
-      ? await (r2Env ??= makeR2Env(bindings))
-      : control
-        ? await (controlEnv ??= makeControlEnv(bindings))
-        : await (env ??= makeEnv())
+    const [next, expected, { read = false, control = false, r2 = false, admin = false } = {}] =
+      await make(ctx, bindings)
+    const appEnv = admin
+      ? await (adminEnv ??= makeAdminEnv(bindings))
+      : r2
+        ? await (r2Env ??= makeR2Env(bindings))
+        : control
+          ? await (controlEnv ??= makeControlEnv(bindings))
+          : await (env ??= makeEnv())
+    const worker = admin ? adminApp : app
     // Bodies are left unread, as the runtime would stream them, unless the case reads them; every
     // status is checked.
     let response: Response | undefined
     for (let i = 0; i < calls; i++) {
-      response = await app.fetch(next(), appEnv, ctx)
+      response = await worker.fetch(next(), appEnv, ctx)
       if (response.status !== expected) {
         return new Response(`${name}: ${response.status} ${await response.text()}`, { status: 500 })
       }

@@ -21,6 +21,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/readyz': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Readiness: the control plane answers, migrated
+     * @description No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.
+     */
+    get: operations['getReadiness']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/openapi.json': {
     parameters: {
       query?: never
@@ -448,6 +468,106 @@ export interface operations {
           'application/problem+json': {
             /** @enum {string} */
             type: 'urn:waybill:problem:config_invalid'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+    }
+  }
+  getReadiness: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Ready: each check, and what it found */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @constant */
+            ok: true
+            checks: {
+              name: string
+              ok: boolean
+              detail: string
+            }[]
+          }
+        }
+      }
+      /** @description Method not allowed */
+      405: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:method_not_allowed'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Internal server error */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:internal'
+            /** @example Invalid request */
+            title: string
+            /** @example 400 */
+            status: number
+            /** @example items.3.key: must be at most 1024 bytes of UTF-8 */
+            detail: string
+            /** @description Every field at fault, up to 100. */
+            errors?: {
+              /** @description The field, as a dotted path into the request: `items.3.key`. */
+              path: string
+              message: string
+            }[]
+          }
+        }
+      }
+      /** @description Service misconfigured; The control plane is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': {
+            /** @enum {string} */
+            type: 'urn:waybill:problem:config_invalid' | 'urn:waybill:problem:control_unavailable'
             /** @example Invalid request */
             title: string
             /** @example 400 */

@@ -123,6 +123,17 @@ export async function verifyJwt(
     currentDate: now,
     requiredClaims: ['exp', 'sub'],
   })
+  return jwtPrincipal(payload, config)
+}
+
+/**
+ * The caller a verified JWT's claims name: its `sub`, its roles (`config.rolesClaim`), its email
+ * when verified. A `sub` that is not a usable string is refused (a 401).
+ */
+export function jwtPrincipal(
+  payload: JWTPayload,
+  config: Pick<JwtConfig, 'rolesClaim'>,
+): Principal {
   return {
     kind: 'jwt',
     id: subjectOf(payload),
@@ -148,6 +159,11 @@ export async function verifyAccess(
     currentDate: now,
     requiredClaims: ['exp', 'sub'],
   })
+  return accessPrincipal(payload)
+}
+
+/** The caller a verified Cloudflare Access token's claims name. */
+export function accessPrincipal(payload: JWTPayload): Principal {
   // Access has verified the identity behind `email` itself; its tokens carry no `email_verified`.
   const email = stringClaim(payload, 'email')
   // Service tokens carry an empty `sub` and name themselves in `common_name`.

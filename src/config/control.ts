@@ -5,8 +5,7 @@
 //   WAYBILL_QUOTAS (a Durable Object namespace binding, class QuotaCounter): quota counters.
 //   WAYBILL_LINK_USES (a Durable Object namespace binding, class LinkUses): the use counters of
 //     links with `maxUses`. Needs no D1: a link carries its limit, and its counter is all it needs.
-//   WAYBILL_ADMIN_TOKENS (a secret): [{ "id", "sha256" }], bearer tokens for /admin/v1
-//     (`npm run admin -- token <id>` makes one). Needs WAYBILL_DB.
+//   The admin Worker's own (./admin.ts): WAYBILL_ADMIN_TOKENS and WAYBILL_DATA_PLANE.
 //   WAYBILL_AUDIT (an Analytics Engine dataset binding) and WAYBILL_AUDIT_QUEUE (a Queue producer
 //     binding): where audit events go, either or both.
 

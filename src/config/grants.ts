@@ -129,7 +129,7 @@ function placeholderRules(field: 'prefix' | 'uploadKey', to: 'to' | 'apiKey') {
  * A prefix grant means something only where keys cannot be rewritten into other keys: on an origin
  * with `keys: "any"`, `public/../private/x` is signed under `public/` and fetched as `private/x`.
  */
-function keyPolicyProblem(prefix: string, origin: Origin): string | undefined {
+function keyPolicyProblem(prefix: string, origin: Pick<Origin, 'keys'>): string | undefined {
   if (prefix === '' || origin.keys !== 'any') return undefined
   return 'must be empty on an origin with keys "any" (a key such as "public/../x" escapes any prefix); use keys "safe" on the origin for prefix grants'
 }
@@ -346,12 +346,15 @@ export function keyGrant(fields: v.InferOutput<typeof KeyGrant>, id: string): Gr
   return definition(fields, Object.freeze({ kind: 'apiKey', value: id }))
 }
 
+/** What `scopeProblem` reads of an origin: the data plane's origin, or what the admin plane knows. */
+type OriginTraits = Pick<Origin, 'name' | 'keys' | 'grantProblem'>
+
 /**
  * Why `grant` would not hold on `origin`, or undefined: a prefix the origin's keys can escape,
  * wildcard URLs whose response-* parameters the origin does not pin, an uploadKey that chooses
  * keys outside the prefix. What the schema of a grant's own fields cannot say.
  */
-export function scopeProblem(grant: GrantDefinition, origin: Origin): FieldError | undefined {
+export function scopeProblem(grant: GrantDefinition, origin: OriginTraits): FieldError | undefined {
   const policy = keyPolicyProblem(grant.prefix, origin)
   if (policy !== undefined) return { path: 'prefix', message: policy }
   const problem = origin.grantProblem?.(grant)

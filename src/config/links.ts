@@ -6,8 +6,7 @@
 //     origin, by that caller as the request log names it) are refused.
 
 import * as v from 'valibot'
-import { PrincipalName, Time } from '../schemas/admin'
-import { OriginName } from '../schemas/fields'
+import { OriginName, PrincipalName, Time } from '../schemas/fields'
 import { list, strict } from '../schemas/valibot'
 import type { LinkRevocation } from './types'
 

@@ -92,26 +92,18 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       WAYBILL_DB: D1Binding,
       WAYBILL_QUOTAS: QuotasBinding,
       WAYBILL_LINK_USES: LinkUsesBinding,
-      WAYBILL_ADMIN_TOKENS: json(hashedKeys('WAYBILL_ADMIN_TOKENS', 'npm run admin -- token <id>')),
       WAYBILL_AUDIT: AuditDataset,
       WAYBILL_AUDIT_QUEUE: AuditQueue,
     }),
     // What needs the control plane's database.
     v.rawTransform(({ dataset: { value: vars }, addIssue, NEVER }) => {
-      if (vars.WAYBILL_DB !== undefined) return vars
-      const needy = (['WAYBILL_QUOTAS', 'WAYBILL_ADMIN_TOKENS'] as const).filter((name) =>
-        name === 'WAYBILL_QUOTAS'
-          ? vars.WAYBILL_QUOTAS !== undefined
-          : vars.WAYBILL_ADMIN_TOKENS.length > 0,
-      )
-      for (const name of needy) {
-        addIssue({
-          message:
-            'needs WAYBILL_DB, the control plane\'s D1 database (wrangler.jsonc "d1_databases")',
-          path: pathTo(env, name),
-        })
-      }
-      return needy.length > 0 ? NEVER : vars
+      if (vars.WAYBILL_DB !== undefined || vars.WAYBILL_QUOTAS === undefined) return vars
+      addIssue({
+        message:
+          'needs WAYBILL_DB, the control plane\'s D1 database (wrangler.jsonc "d1_databases")',
+        path: pathTo(env, 'WAYBILL_QUOTAS'),
+      })
+      return NEVER
     }),
     // The token secrets: required, under their one name.
     v.rawTransform(({ dataset: { value: vars }, addIssue, NEVER }) => {
@@ -150,11 +142,7 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
       control:
         vars.WAYBILL_DB === undefined
           ? undefined
-          : Object.freeze({
-              db: vars.WAYBILL_DB,
-              quotaCounters: vars.WAYBILL_QUOTAS,
-              adminTokens: vars.WAYBILL_ADMIN_TOKENS,
-            }),
+          : Object.freeze({ db: vars.WAYBILL_DB, quotaCounters: vars.WAYBILL_QUOTAS }),
       audit: Object.freeze({ dataset: vars.WAYBILL_AUDIT, queue: vars.WAYBILL_AUDIT_QUEUE }),
       // The env's own config has none; the control plane adds a caller's (src/control/plane.ts).
       quotas: Object.freeze([]),
@@ -166,7 +154,7 @@ function variables(env: Env, origins: ReadonlyMap<string, Origin> | undefined) {
  * A JSON variable: a wrangler var is JSON already, a secret or `.dev.vars` entry is JSON text.
  * Absent and blank are `undefined`.
  */
-function json<const TSchema extends v.GenericSchema>(schema: TSchema) {
+export function json<const TSchema extends v.GenericSchema>(schema: TSchema) {
   return v.pipe(
     // The default makes v.object run this for an absent variable too.
     v.optional(v.unknown(), ''),
@@ -203,7 +191,7 @@ function count<TOutput>(fallback: number, schema: v.GenericSchema<number, TOutpu
  * (`WAYBILL_ORIGINS.photos.bucket`). A problem with a secret a field names was raised at
  * `pathTo(env, NAME)` (see readSecret): it is filed under the secret, saying which field named it.
  */
-function configErrors(env: Env, issues: readonly v.BaseIssue<unknown>[]): FieldError[] {
+export function configErrors(env: Env, issues: readonly v.BaseIssue<unknown>[]): FieldError[] {
   return fieldErrors(
     issues.map(({ message, path = [] }) => {
       const secret = path.findLastIndex((item) => item.input === env)

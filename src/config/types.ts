@@ -104,8 +104,6 @@ export interface ControlConfig {
   // Untyped here: config sits below the control plane, whose QuotaCounter class types the calls
   // (src/services/quotas.ts gives the namespace that type where it makes a stub).
   readonly quotaCounters?: DurableObjectNamespace | undefined
-  /** WAYBILL_ADMIN_TOKENS: who may call the admin API with a bearer token (hashes only). */
-  readonly adminTokens: readonly ApiKey[]
 }
 
 /** Where audit events go: an Analytics Engine dataset and/or a Queue; neither, nowhere. */
@@ -153,7 +151,7 @@ export interface Config {
 export interface LinkRevocation {
   readonly issuedBefore: number
   readonly origin?: string | undefined
-  /** As the request log names a caller: `jwt:alice`, `api-key:web`, `access:…`. */
+  /** As the request log names a caller: `jwt:alice`, `apiKey:web`, `access:…`. */
   readonly principal?: string | undefined
 }
 

@@ -48,6 +48,8 @@ export interface RequestFacts {
   readonly principal?: { readonly kind: string; readonly id: string } | undefined
   /** A followed link's issuer, by the hash the link carries. */
   readonly linkIssuer?: string | undefined
+  /** A stored API key refused (revoked, expired, its secret retired): its id. */
+  readonly refusedKey?: string | undefined
   /** A followed link's uses, when it counts them: how many it allows, how many are left. */
   readonly linkUses?: { readonly max: number; readonly left: number } | undefined
   readonly origin?: string | undefined
@@ -112,7 +114,7 @@ export function auditEvent(facts: RequestFacts, outcome = outcomeOf(facts)): Aud
     outcome,
     action: facts.linkIssuer !== undefined ? 'follow' : (facts.action ?? 'none'),
     principal: who === undefined ? undefined : principalName(who),
-    keyId: facts.principal?.kind === 'api-key' ? facts.principal.id : undefined,
+    keyId: facts.principal?.kind === 'api-key' ? facts.principal.id : facts.refusedKey,
     origin: facts.origin,
     count: minted || outcome === 'followed' ? (facts.items ?? 1) : 0,
     bytes: outcome === 'minted' ? (facts.bytesReserved ?? 0) + (facts.bytesCompleted ?? 0) : 0,

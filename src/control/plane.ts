@@ -36,10 +36,12 @@ import {
   USAGE_FLUSH_MS,
   USAGE_MAX_PENDING_ENTRIES,
   DAY_MS,
+  AUDIT_MAX_PENDING_REFUSALS,
 } from '../limits'
-import { principalName, type Principal } from '../principal'
-import { STORED_KEY } from '../schemas/admin'
+import { bindingOfName, principalName, type Principal } from '../principal'
+import { STORED_KEY } from '../schemas/fields'
 import { BoundedCache } from '../core/cache'
+import { LATEST_MIGRATION, notMigrated } from './readiness'
 import {
   epochStatement,
   flushUsage,
@@ -50,6 +52,7 @@ import {
   type IssuerRow,
   type KeyLookupRow,
   type RevocationRow,
+  type Refusal,
   type RulesRow,
   type UsageDelta,
 } from './store'
@@ -80,6 +83,20 @@ export interface LinkFacts {
   readonly origin: string
   /** `principalHash` of its issuer. */
   readonly issuer: string
+}
+
+/** Why a stored key that exists may not authenticate. */
+export type KeyRefusal = 'revoked' | 'expired' | 'retired'
+
+/**
+ * Why stored key `record` may not authenticate at `nowMs` (revoked, past its expiry, or presented
+ * with a secret a rotation retired), or undefined when it may.
+ */
+export function fallenKey(record: KeyRecord, nowMs: number): KeyRefusal | undefined {
+  if (keyStands(record, nowMs)) {
+    return record.secretExpiresAt === null || nowMs < record.secretExpiresAt ? undefined : 'retired'
+  }
+  return record.revokedAt !== null ? 'revoked' : 'expired'
 }
 
 /** What one request adds to its caller's usage of an origin, on a day. */
@@ -138,6 +155,8 @@ class State {
   readonly unwritten = new Map<string, UsageDelta>()
   /** Set while a write is scheduled for when one is due: lets it go, as another wrote first. */
   wakeFlush: (() => void) | undefined
+  /** Stored keys refused since the last write, by key and reason. */
+  readonly refusals = new Map<string, Refusal>()
 
   constructor(
     readonly base: Config,
@@ -160,8 +179,9 @@ class State {
 }
 
 /**
- * The answer when D1 cannot be reached; the cause goes to the log (its name and message: a D1
- * error quotes SQL at most, never a bound value).
+ * The answer when D1 cannot be reached, or has not the schema this code needs (not migrated: said
+ * so, apart); the cause goes to the log (its name and message: a D1 error quotes SQL at most,
+ * never a bound value).
  */
 export function unavailable(
   error: unknown,
@@ -175,9 +195,19 @@ export function unavailable(
       detail: (error instanceof Error ? error.message : String(error)).slice(0, 200),
     }),
   )
-  return new WaybillError('control_unavailable', detail, {
-    headers: { 'retry-after': String(CONTROL_RETRY_AFTER_S) },
-  })
+  const headers = { 'retry-after': String(CONTROL_RETRY_AFTER_S) }
+  // Reached, but without the tables this code needs: an operator's step, not a passing fault.
+  if (notMigrated(error)) {
+    return new WaybillError(
+      'control_unavailable',
+      "The control plane's database (D1) is not migrated; an operator must apply migrations/.",
+      {
+        errors: [{ path: 'WAYBILL_DB', message: `is not migrated (to ${LATEST_MIGRATION})` }],
+        headers,
+      },
+    )
+  }
+  return new WaybillError('control_unavailable', detail, { headers })
 }
 
 /** The subjects a caller's grants and quotas may name (`*` included), as D1 stores them. */
@@ -216,8 +246,8 @@ export class ControlPlane {
   }
 
   /**
-   * The stored key whose secret hashes to `digest`, when it may authenticate at `now` (not
-   * revoked, not expired, its secret not retired); undefined otherwise.
+   * The stored key whose secret hashes to `digest` (undefined when there is none): whether it may
+   * authenticate at `now` is `fallenKey`'s to say.
    */
   async apiKey(
     config: Config,
@@ -262,10 +292,24 @@ export class ControlPlane {
         state.keyRules.set(row.id, this.combine(state, row))
       }
     }
-    const usable =
-      keyStands(record, nowMs) &&
-      (record.secretExpiresAt === null || nowMs < record.secretExpiresAt)
-    return usable ? record : undefined
+    return record
+  }
+
+  /**
+   * A stored key refused (`fallenKey`): counted for the audit trail by key, reason and hour
+   * (AUDIT_MAX_PENDING_REFUSALS keys at most between two writes), written with the usage.
+   */
+  refused(config: Config, nowMs: number, keyId: string, reason: KeyRefusal, defer: Defer): void {
+    const state = this.stateOf(config)
+    const id = `${keyId}\n${reason}`
+    const seen = state.refusals.get(id)
+    if (seen !== undefined) {
+      seen.count++
+      seen.at = nowMs
+    } else if (state.refusals.size < AUDIT_MAX_PENDING_REFUSALS) {
+      state.refusals.set(id, { keyId, reason, count: 1, at: nowMs })
+    }
+    this.flush(config, nowMs, defer)
   }
 
   /**
@@ -341,7 +385,7 @@ export class ControlPlane {
           Object.freeze({
             issuedBefore: row.issued_before ?? 0,
             origin: row.origin,
-            issuer: row.principal === null ? null : principalHash(row.principal),
+            issuer: row.principal === null ? null : principalHash(bindingOfName(row.principal)),
           }),
         )
       byId = link.id !== undefined && rows.some((row) => row.kind === 'link')
@@ -360,19 +404,6 @@ export class ControlPlane {
           (rule.issuer === null || rule.issuer === link.issuer),
       )
     )
-  }
-
-  /**
-   * An admin write in this isolate committed `epoch`: its caches go now, not at the next read of
-   * the epoch.
-   */
-  changed(config: Config, epoch: number, now: Date): void {
-    const state = this.stateOf(config)
-    if (epoch > state.epoch) {
-      state.drop()
-      state.epoch = epoch
-    }
-    state.checkedAt = Math.max(state.checkedAt, now.getTime())
   }
 
   /**
@@ -431,7 +462,14 @@ export class ControlPlane {
    */
   flush(config: Config, nowMs: number, defer: Defer, force = false): void {
     const state = this.stateOf(config)
-    if (state.usage.size === 0 && state.lastUsed.size === 0 && state.unwritten.size === 0) return
+    if (
+      state.usage.size === 0 &&
+      state.lastUsed.size === 0 &&
+      state.unwritten.size === 0 &&
+      state.refusals.size === 0
+    ) {
+      return
+    }
     const wait = force ? 0 : state.flushedAt + USAGE_FLUSH_MS - nowMs
     if (wait > 0) {
       if (state.wakeFlush === undefined) this.flushLater(config, state, nowMs + wait, wait, defer)
@@ -452,14 +490,19 @@ export class ControlPlane {
       }
     }
     const lastUsed = new Map(state.lastUsed)
+    const refusals = [...state.refusals.values()]
     state.usage.clear()
     state.lastUsed.clear()
+    state.refusals.clear()
     defer(
-      flushUsage(state.control.db, usage, lastUsed, LAST_USED_RESOLUTION_MS).catch((error) => {
-        unavailable(error)
-        // One batch, one transaction: none of it was stored.
-        this.keepUnwritten(state, usage, lastUsed)
-      }),
+      flushUsage(state.control.db, usage, lastUsed, LAST_USED_RESOLUTION_MS, refusals).catch(
+        (error) => {
+          unavailable(error)
+          // One batch, one transaction: none of it was stored. (The refusals are in the log and
+          // the audit sinks; the usage is kept for the next write.)
+          this.keepUnwritten(state, usage, lastUsed)
+        },
+      ),
     )
   }
 

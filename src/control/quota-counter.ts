@@ -13,7 +13,13 @@
 // The Worker's clock comes with each call (`nowMs`), as it does everywhere else in waybill.
 
 import { DurableObject } from 'cloudflare:workers'
-import { quotaWindow, type QuotaLimits, type QuotaUse, type ReserveAnswer } from './quota'
+import {
+  quotaWindow,
+  type QuotaLimits,
+  type QuotaReading,
+  type QuotaUse,
+  type ReserveAnswer,
+} from './quota'
 
 export class QuotaCounter extends DurableObject<object> {
   constructor(ctx: DurableObjectState, env: object) {
@@ -32,8 +38,8 @@ export class QuotaCounter extends DurableObject<object> {
     }
   }
 
-  /** The totals of the window holding `nowMs`. Private: not a call the Worker makes. */
-  #use(limits: QuotaLimits, nowMs: number): QuotaUse {
+  /** The totals of the window holding `nowMs`. */
+  #use(limits: Pick<QuotaLimits, 'windowS'>, nowMs: number): QuotaUse {
     const { start } = quotaWindow(limits, nowMs)
     const row = this.ctx.storage.sql
       .exec<{ objects: number; bytes: number }>(
@@ -42,6 +48,24 @@ export class QuotaCounter extends DurableObject<object> {
       )
       .toArray()[0]
     return { objects: row?.objects ?? 0, bytes: row?.bytes ?? 0 }
+  }
+
+  /**
+   * What the window holding `nowMs` holds (objects reserved and their bytes, settled to their
+   * real size once checked) and when it ends: a quota's use, as the admin plane shows it, and a
+   * readiness check's question. Reads only: reserving, settling and releasing are as they were.
+   */
+  read(limits: Pick<QuotaLimits, 'windowS'>, nowMs: number): QuotaReading {
+    const { start, end } = quotaWindow(limits, nowMs)
+    const { objects, bytes } = this.#use(limits, nowMs)
+    const held = this.ctx.storage.sql
+      .exec<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM reservations WHERE window_start = ? AND held_until > ?',
+        start,
+        nowMs,
+      )
+      .toArray()[0]!.n
+    return { objects, bytes, held, windowStart: start, windowEnd: end }
   }
 
   /**

@@ -15,6 +15,15 @@ export interface QuotaUse {
   bytes: number
 }
 
+/** A counter's window as it stands (QuotaCounter.read). Times are epoch ms. */
+export interface QuotaReading extends QuotaUse {
+  /** Reservations whose artifact may still store (a PUT URL or POST policy not yet expired). */
+  held: number
+  windowStart: number
+  /** When the window resets. */
+  windowEnd: number
+}
+
 export type ReserveAnswer =
   | { ok: true; used: QuotaUse }
   | { ok: false; over: 'objects' | 'bytes'; used: QuotaUse; retryAfterS: number }
@@ -31,6 +40,15 @@ export function quotaWindow(limits: Pick<Quota, 'windowS'>, nowMs: number) {
   const length = limits.windowS * 1000
   const start = Math.floor(nowMs / length) * length
   return { start, end: start + length }
+}
+
+/**
+ * The name of the counter of `quotaId` for the caller bound as `binding` (`principalBinding`): one
+ * Durable Object per quota and caller, the same for the data plane that counts and the admin
+ * plane that reads.
+ */
+export function counterName(quotaId: string, binding: string): string {
+  return `${quotaId}\n${binding}`
 }
 
 /** How closely a subject names one caller: the caller itself over an email, a role, anyone. */

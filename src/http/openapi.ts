@@ -134,11 +134,13 @@ export const SECURITY: Record<string, string[]>[] = [
   { accessCookie: [] },
 ]
 
-export const SECURITY_SCHEMES: Record<
+type SecuritySchemes = Record<
   string,
   | { type: 'http'; scheme: string; bearerFormat?: string; description: string }
   | { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description: string }
-> = {
+>
+
+export const SECURITY_SCHEMES: SecuritySchemes = {
   apiKey: {
     type: 'http',
     scheme: 'bearer',
@@ -162,17 +164,34 @@ export const SECURITY_SCHEMES: Record<
     name: 'CF_Authorization',
     description: 'The Cloudflare Access cookie.',
   },
-  adminToken: {
-    type: 'http',
-    scheme: 'bearer',
-    description:
-      'The admin API only: an admin token (WAYBILL_ADMIN_TOKENS), `Authorization: Bearer <token>`. Caller API keys and JWTs are refused there.',
-  },
   jwtCookie: {
     type: 'apiKey',
     in: 'cookie',
     name: 'wb_token',
     description:
       'The JWT in the cookie WAYBILL_AUTH.jwt.cookie names (redirects only; the name is configured).',
+  },
+}
+
+/** The admin API's: an admin token, or Cloudflare Access in front of the admin hostname. */
+export const ADMIN_SECURITY_SCHEMES: SecuritySchemes = {
+  adminToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "An admin token (the admin Worker's WAYBILL_ADMIN_TOKENS), `Authorization: Bearer <token>`. Caller API keys and JWTs are refused.",
+  },
+  access: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Cf-Access-Jwt-Assertion',
+    description:
+      'A Cloudflare Access application token of an identity in WAYBILL_AUTH.access.admins.',
+  },
+  accessCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'CF_Authorization',
+    description: 'The Cloudflare Access cookie of such an identity.',
   },
 }

@@ -1,14 +1,15 @@
-// Who may call the admin API (/admin/v1): a bearer admin token (WAYBILL_ADMIN_TOKENS, hashes only)
-// or a Cloudflare Access identity holding the admin role (WAYBILL_AUTH.access.admins). Never a
-// caller's credentials: an API key or a JWT is not an admin token (401), and an Access identity
-// without the role is refused (403). Grants play no part here.
+// Who may call the admin API (/admin/v1, the admin Worker): a bearer admin token
+// (WAYBILL_ADMIN_TOKENS, hashes only) or a Cloudflare Access identity holding the admin role (the
+// admin Worker's WAYBILL_AUTH.access.admins). Never a caller's credentials: an API key or a JWT is
+// not an admin token (401), and an Access identity without the role is refused (403). Grants play
+// no part here.
 
 import { getCookie } from 'hono/cookie'
 import { createMiddleware } from 'hono/factory'
-import type { Config } from '../config'
+import type { AdminConfig } from '../config/admin'
 import { WaybillError } from '../errors'
 import type { Clock } from '../clock'
-import type { AppEnv } from './types'
+import type { AdminAppEnv } from './types'
 import { MAX_TOKEN_BYTES } from '../limits'
 import { findApiKey } from '../auth/api-key'
 import { ACCESS_COOKIE, ACCESS_HEADER, BEARER } from './authenticate'
@@ -22,9 +23,9 @@ function unauthorized(detail: string): WaybillError {
 }
 
 /** What an admin may present, for the 401 message. */
-function methodsHint(config: Config): string {
+function methodsHint(config: AdminConfig): string {
   const methods: string[] = []
-  if ((config.control?.adminTokens.length ?? 0) > 0) {
+  if (config.adminTokens.length > 0) {
     methods.push('an admin token as "Authorization: Bearer <token>"')
   }
   if ((config.access?.admins.size ?? 0) > 0) {
@@ -37,12 +38,12 @@ function methodsHint(config: Config): string {
 }
 
 /**
- * Requires an admin, names it on the context (`admin`) and in the request log, then requires the
- * control plane (a 503 without one). Needs `requireConfig()` before it.
+ * Requires an admin, and names it on the context (`admin`) and in the request log. Needs
+ * `requireAdminConfig()` before it.
  */
 export function adminAuthenticated(options: { jwks: RemoteJwksCache; clock: Clock }) {
   const { jwks, clock } = options
-  return createMiddleware<AppEnv>(async function adminAuthenticated(c, next) {
+  return createMiddleware<AdminAppEnv>(async function adminAuthenticated(c, next) {
     const config = c.get('config')
     const authorization = c.req.header('authorization')
     const admins = config.access?.admins
@@ -61,7 +62,7 @@ export function adminAuthenticated(options: { jwks: RemoteJwksCache; clock: Cloc
       if (token.length > MAX_TOKEN_BYTES) {
         throw unauthorized(`The admin token is longer than ${MAX_TOKEN_BYTES} bytes.`)
       }
-      const found = findApiKey(config.control?.adminTokens ?? [], token)
+      const found = findApiKey(config.adminTokens, token)
       if (found === undefined) {
         throw unauthorized(
           'This is not an admin token: the admin API takes WAYBILL_ADMIN_TOKENS, never a caller’s API key or JWT.',
@@ -85,12 +86,6 @@ export function adminAuthenticated(options: { jwks: RemoteJwksCache; clock: Cloc
     }
     c.set('admin', admin)
     c.get('log').principal = admin
-    if (config.control === undefined) {
-      throw new WaybillError(
-        'control_unavailable',
-        'The control plane is not configured: bind a D1 database as WAYBILL_DB (see "Operating waybill").',
-      )
-    }
     await next()
   })
 }

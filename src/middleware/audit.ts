@@ -53,6 +53,7 @@ export function audit(options: { control: ControlPlane; clock: Clock }) {
         items: log.items,
         bytesReserved: log.bytesReserved,
         bytesCompleted: log.bytesCompleted,
+        refusedKey: log.keyId,
       },
       deferOf(c),
     )

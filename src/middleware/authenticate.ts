@@ -10,9 +10,9 @@ import type { Config } from '../config'
 import { MAX_TOKEN_BYTES } from '../limits'
 import { WaybillError } from '../errors'
 import { enforceRateLimit } from './rate-limit'
-import type { AppEnv } from './types'
+import type { AppEnv, LogFields } from './types'
 import { findApiKey, keyDigest } from '../auth/api-key'
-import type { ControlPlane, Defer } from '../control/plane'
+import { fallenKey, type ControlPlane, type Defer } from '../control/plane'
 import { deferOf } from './defer'
 import type { RemoteJwksCache } from '../auth/jwks'
 import { principalName, type Principal } from '../principal'
@@ -59,6 +59,7 @@ async function fromBearer(
   control: ControlPlane,
   now: Date,
   defer: Defer,
+  log: LogFields,
 ): Promise<Principal> {
   checkSize(token)
   if (config.jwt !== undefined && JWT_SHAPE.test(token))
@@ -76,6 +77,15 @@ async function fromBearer(
       ? undefined
       : await control.apiKey(config, token, digest, now, defer)
   if (stored === undefined) throw unauthorized('The API key is not valid.')
+  const fallen = fallenKey(stored, now.getTime())
+  if (fallen !== undefined) {
+    // The same answer as for a key that is not one; the key's id goes to the log, the audit
+    // sinks and the audit trail, never to the caller.
+    log.keyId = stored.id
+    log.refusal = fallen
+    control.refused(config, now.getTime(), stored.id, fallen, defer)
+    throw unauthorized('The API key is not valid.')
+  }
   return {
     kind: 'api-key',
     id: stored.id,
@@ -122,7 +132,7 @@ export function authenticate(options: {
         throw unauthorized(
           `The Authorization header must be "Bearer <credential>". ${methodsHint(config, cookieAllowed)}`,
         )
-      principal = await fromBearer(match[1]!, config, jwks, control, now, defer)
+      principal = await fromBearer(match[1]!, config, jwks, control, now, defer, c.get('log'))
     } else if (accessToken !== undefined && config.access !== undefined) {
       checkSize(accessToken)
       principal = await verifyAccess(accessToken, config.access, jwks, now)

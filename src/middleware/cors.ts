@@ -26,14 +26,15 @@ function handlerFor(config: CorsConfig): MiddlewareHandler {
   return handler
 }
 
-// The admin API takes the Access cookie: an app's origin, even one trusted with the callers' API,
-// must never read its answers. (An admin page on another origin would need a setting of its own.)
+// The admin API is another Worker's (src/admin/), which answers no CORS at all: it takes the
+// Access cookie, and an app's origin, even one trusted with the callers' API, must never read its
+// answers. Its paths get none here either, should a route ever be added under them by mistake.
 const ADMIN_PATHS = '/admin/'
 // The objects an origin serves itself answer with that origin's own CORS setting (its driver's).
 const SERVED_PATHS = '/o/'
 
 /**
- * CORS for the API itself, from WAYBILL_CORS, never for the admin API. Off when unset (no CORS
+ * CORS for the API itself, from WAYBILL_CORS, never under /admin/. Off when unset (no CORS
  * headers; preflights get 405). Runs before authentication: a preflight carries no credentials.
  */
 export function cors() {

@@ -1,5 +1,4 @@
-import type { Context } from 'hono'
-import type { AppEnv } from './types'
+import type { Context, Env } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import { MAX_JSON_VALUES, MAX_SMALL_BODY_BYTES } from '../limits'
 import { WaybillError, invalid } from '../errors'
@@ -93,8 +92,10 @@ async function readJsonBody(
  * it through `c.req.json()`). Not Hono's `bodyLimit`: it stops a chunked body, but believes a
  * declared Content-Length, and workerd delivers a longer body behind one (test/middleware/json-body.test.ts).
  */
-export function jsonBody(limits?: BodyLimits | ((c: Context<AppEnv>) => BodyLimits)) {
-  return createMiddleware<AppEnv>(async function jsonBody(c, next) {
+export function jsonBody<E extends Env = Env>(
+  limits?: BodyLimits | ((c: Context<E>) => BodyLimits),
+) {
+  return createMiddleware<E>(async function jsonBody(c, next) {
     const value = await readJsonBody(c, typeof limits === 'function' ? limits(c) : limits)
     c.req.bodyCache.json = Promise.resolve(value)
     await next()

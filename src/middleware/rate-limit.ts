@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { principalName } from '../principal'
+import { principalBinding } from '../principal'
 import { RATE_LIMIT_RETRY_AFTER_S } from '../limits'
 import { WaybillError } from '../errors'
 import type { AppEnv } from './types'
@@ -13,7 +13,7 @@ export async function enforceRateLimit(c: Context<AppEnv>): Promise<void> {
   const limiter = c.env?.WAYBILL_RATE_LIMITER
   if (limiter === undefined) return
   const principal = c.get('principal')
-  const { success } = await limiter.limit({ key: principalName(principal) })
+  const { success } = await limiter.limit({ key: principalBinding(principal) })
   if (!success) {
     throw new WaybillError('too_many_requests', 'Too many requests from this caller; slow down.', {
       headers: { 'retry-after': String(RATE_LIMIT_RETRY_AFTER_S) },

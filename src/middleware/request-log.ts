@@ -1,7 +1,15 @@
 import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
-import { requestId as honoRequestId } from 'hono/request-id'
+import { requestId as honoRequestId, type RequestIdVariables } from 'hono/request-id'
 import type { AppEnv, LogFields } from './types'
+
+/** What the log line needs of an app's environment: the request id, its fields, the setting. */
+interface LoggedEnv {
+  Variables: RequestIdVariables & {
+    log: LogFields
+    config: { readonly requestLog: 'all' | 'errors' }
+  }
+}
 
 /**
  * The request's id: Cloudflare's `cf-ray`, or a fresh UUID. Never the client's own header, which
@@ -25,7 +33,7 @@ export function logFields(c: Context<AppEnv>, fields: LogFields): void {
  * either (it can hold an object key); the route pattern is logged instead.
  */
 export function requestLog() {
-  return createMiddleware<AppEnv>(async function requestLog(c, next) {
+  return createMiddleware<LoggedEnv>(async function requestLog(c, next) {
     const started = performance.now()
     const id = c.get('requestId')
     const fields: LogFields = {}

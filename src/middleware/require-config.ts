@@ -4,7 +4,8 @@ import { prepareOrigins } from '../origins'
 import { WaybillError, type FieldError } from '../errors'
 import type { AppEnv } from './types'
 
-function configInvalid(errors: readonly FieldError[]): WaybillError {
+/** The 503 of a configuration with `errors`, each named at its variable. */
+export function configInvalid(errors: readonly FieldError[]): WaybillError {
   const count = `${errors.length} problem${errors.length === 1 ? '' : 's'}`
   return new WaybillError(
     'config_invalid',

@@ -19,12 +19,34 @@ export interface Principal {
   readonly keyExpiresAt?: number | undefined
 }
 
+/** How a caller's kind is spelled in its name: an API key as grants and quotas name it. */
+const SPELLING: Readonly<Record<string, string>> = { 'api-key': 'apiKey' }
+
 /**
- * The caller as logs, rate limits, sealed values and usage name it: `api-key:web`, `jwt:alice`, and
- * for a followed link its issuer, `link:api-key:web`.
+ * The caller as people and records name it: logs, usage, audit events, upload notifications,
+ * link revocations by caller. `apiKey:web` (as a grant's `to` names the key), `jwt:alice`,
+ * `access:alice`; a followed link counts under `link:<issuer hash>`.
  */
 export function principalName(who: { readonly kind: string; readonly id: string }): string {
+  return `${SPELLING[who.kind] ?? who.kind}:${who.id}`
+}
+
+/**
+ * The caller as what waybill keeps for it is keyed: sealed upload handles, receipts and cursors,
+ * quota counters, rate limits, and the hash a link carries of its issuer (`api-key:web`). Fixed
+ * before callers had one name (`principalName`), and kept, so that nothing issued or counted
+ * before then breaks. Never shown.
+ */
+export function principalBinding(who: { readonly kind: string; readonly id: string }): string {
   return `${who.kind}:${who.id}`
+}
+
+/**
+ * `principalBinding` of the caller a name names (`apiKey:web` → `api-key:web`), for what is
+ * keyed by it; the spelling before callers had one name (`api-key:web`) stands for itself.
+ */
+export function bindingOfName(name: string): string {
+  return name.startsWith('apiKey:') ? `api-key:${name.slice('apiKey:'.length)}` : name
 }
 
 /**

@@ -1,6 +1,6 @@
 // POST /v1/sign: a batch of presigned URLs for one origin, method and expiry.
 
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../limits'
 import { Answer, streamed, wantsNdjson } from '../http/answer'
@@ -40,7 +40,7 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
     }),
     authenticated,
     // Room for 12 values per entry of the configured batch (items with every override).
-    jsonBody((c) => ({
+    jsonBody((c: Context<AppEnv>) => ({
       bytes: MAX_BODY_BYTES,
       values: Math.max(MAX_SIGN_JSON_VALUES, c.get('config').maxBatch * JSON_VALUES_PER_ITEM),
     })),

@@ -14,6 +14,7 @@ import {
   MAX_SIGNING_WINDOW_S,
   MAX_VERSION_ID_CHARS,
   MIN_EXPIRES_S,
+  STORED_KEY_RANDOM_BYTES,
 } from '../limits'
 import { contentDisposition } from '../core/disposition'
 import { sanitizeFilename } from '../core/filename'
@@ -454,11 +455,11 @@ type Batch = { keys?: unknown; items?: unknown }
 export const KEY_ID_PATTERN = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}'
 const idMessage = 'must be 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
 
-/** An API key's (or admin token's) id: the caller `api-key:<id>`, named by grants as `apiKey:<id>`. */
+/** An API key's (or admin token's) id: the caller `apiKey:<id>`, as grants name it too. */
 export const KeyId = v.pipe(
   v.string(idMessage),
   v.regex(new RegExp(`^${KEY_ID_PATTERN}$`), idMessage),
-  v.description('A key id: `apiKey:<id>` in grants, `api-key:<id>` in logs and usage.'),
+  v.description('A key id: the caller `apiKey:<id>`, in grants, quotas, logs and usage alike.'),
   v.examples(['web']),
 )
 
@@ -472,3 +473,34 @@ export const KeyLabel = v.pipe(
   v.regex(NO_CONTROLS, labelMessage),
   v.description('What the key is for, for people.'),
 )
+
+const timeMessage = 'must be a time such as "2026-11-23T12:00:00Z"'
+
+/** An ISO 8601 time, as epoch milliseconds. */
+export const Time = v.pipe(
+  v.string(timeMessage),
+  v.isoTimestamp(timeMessage),
+  v.transform((time) => Date.parse(time)),
+)
+
+const principalMessage =
+  'must be a caller as the request log names it: "apiKey:<id>", "jwt:<sub>" or "access:<sub>"'
+
+/**
+ * A caller as logs, usage, audit events and link revocations name it: `apiKey:web` (as grants
+ * name the key), `jwt:alice`, `access:alice`. The spelling before callers had one name,
+ * `api-key:web`, is read as `apiKey:web`.
+ */
+export const PrincipalName = v.pipe(
+  characters(1, 300, principalMessage),
+  v.regex(/^(?:apiKey|api-key|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, principalMessage),
+  v.transform((name) => (name.startsWith('api-key:') ? `apiKey:${name.slice(8)}` : name)),
+  v.examples(['apiKey:web']),
+)
+
+/** What a stored key starts with, before "_" and its random part (`wb`, `live`). */
+export const SECRET_PREFIX = '[a-z][a-z0-9]{0,15}'
+/** Base64url characters of a stored key's random part. */
+export const RANDOM_CHARS = Math.ceil((STORED_KEY_RANDOM_BYTES * 4) / 3)
+/** The shape of every key the admin API makes: anything else is not looked up in D1. */
+export const STORED_KEY = new RegExp(`^${SECRET_PREFIX}_[A-Za-z0-9_-]{${RANDOM_CHARS}}$`)

@@ -6,7 +6,7 @@ import { newLinkId, signLink, verifyLink, type LinkPayload } from '../auth/links
 import { principalHash } from '../principal/subjects'
 import { linkPermit } from '../auth/policy'
 import { issuerFallen, type KeyStanding } from '../auth/standing'
-import { principalName, type Principal } from '../principal'
+import { bindingOfName, principalBinding, type Principal } from '../principal'
 import type { Config, LinkRevocation } from '../config'
 import { CONTROL_RETRY_AFTER_S, LINK_URL_EXPIRES_S } from '../limits'
 import { epochSeconds } from '../core/sigv4/time'
@@ -75,7 +75,7 @@ export function issueLinks(
     ])
   }
   const expires = issued + Math.min(permit.expiresIn, keyLeft)
-  const by = principalHash(principalName(principal))
+  const by = principalHash(principalBinding(principal))
   const key = principal.kind === 'api-key' ? principal.id : null
   const links = requests.map((request) => {
     const id = newLinkId()
@@ -106,7 +106,8 @@ function revoked(revocations: readonly LinkRevocation[], link: LinkPayload): boo
     (revocation) =>
       link.i * 1000 < revocation.issuedBefore &&
       (revocation.origin === undefined || revocation.origin === link.o) &&
-      (revocation.principal === undefined || principalHash(revocation.principal) === link.p),
+      (revocation.principal === undefined ||
+        principalHash(bindingOfName(revocation.principal)) === link.p),
   )
 }
 

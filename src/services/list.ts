@@ -120,20 +120,12 @@ export interface Listing {
 type ListedItemAnswer = ListedObject & { url: string | undefined }
 
 /**
- * Authorizes and runs one page of a listing: a `list` grant must contain the whole of each prefix,
- * and objects the caller may not read come without a URL.
+ * Authorizes a listing: a `list` grant must contain the whole of each prefix. What GET
+ * /v1/list/{origin} judges before it lists; explain (src/bridge/) asks the same.
  */
-export async function listPage(
-  config: Config,
-  principal: Principal,
-  origin: string,
-  query: ListQuery,
-  now: Date,
-  base: string,
-): Promise<Listing> {
+export function listPermit(config: Config, principal: Principal, origin: string, query: ListQuery) {
   const { prefix: prefixes } = query
-  const binding: CursorBinding = [origin, prefixes, query.delimiter ?? null]
-  const permit = permitFor(config, principal, {
+  return permitFor(config, principal, {
     kind: 'listing',
     origin,
     // A list grant must contain the whole of each: `users/al` lists nothing of `users/alice/`.
@@ -154,6 +146,23 @@ export async function listPage(
           ]
         : [],
   })
+}
+
+/**
+ * Authorizes (`listPermit`) and runs one page of a listing: objects the caller may not read come
+ * without a URL.
+ */
+export async function listPage(
+  config: Config,
+  principal: Principal,
+  origin: string,
+  query: ListQuery,
+  now: Date,
+  base: string,
+): Promise<Listing> {
+  const { prefix: prefixes } = query
+  const binding: CursorBinding = [origin, prefixes, query.delimiter ?? null]
+  const permit = listPermit(config, principal, origin, query)
   const pages = permit.origin.listing!
   const limit = query.limit ?? Math.min(DEFAULT_LIST_LIMIT, permit.maxCount)
   const after = query.cursor === undefined ? undefined : decodeCursor(config, binding, query.cursor)

@@ -38,7 +38,7 @@ export interface CompletedUpload {
 type UploadCompletedData = Omit<CompletedUpload, 'principal' | 'occurrence'> & {
   /** Without S3's quotes: `d41d8cd98f00b204e9800998ecf8427e`, `…-3` for a multipart upload. */
   readonly etag: string
-  /** As the request log names the caller: `api-key:web`, `jwt:alice`. */
+  /** As the request log names the caller: `apiKey:web`, `jwt:alice`. */
   readonly principal: string
 }
 

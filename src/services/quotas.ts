@@ -8,11 +8,11 @@
 
 import type { Config } from '../config'
 import { unavailable } from '../control/plane'
-import { quotaFor, quotaWindow, type ReserveAnswer } from '../control/quota'
+import { counterName, quotaFor, quotaWindow, type ReserveAnswer } from '../control/quota'
 import type { QuotaCounter } from '../control/quota-counter'
 import { invalid, WaybillError } from '../errors'
 import { CONTROL_RETRY_AFTER_S } from '../limits'
-import { principalName, type Principal } from '../principal'
+import { principalBinding, type Principal } from '../principal'
 
 /** An upload's reservation, sealed into its receipt or handle: the quota and the reservation id. */
 export interface Reservation {
@@ -31,7 +31,7 @@ function counter(config: Config, quotaId: string, principal: Principal) {
   }
   // The binding's class, as wrangler.jsonc binds it (config checks it is a namespace).
   const typed = counters as unknown as DurableObjectNamespace<QuotaCounter>
-  return typed.get(typed.idFromName(`${quotaId}\n${principalName(principal)}`))
+  return typed.get(typed.idFromName(counterName(quotaId, principalBinding(principal))))
 }
 
 /** The caller's counter could not be reached (src/control/plane.ts logs why). */

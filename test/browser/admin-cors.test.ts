@@ -1,6 +1,7 @@
 // The admin API never shares the callers' CORS, in a real Chromium against `wrangler dev`: a page
-// on an app origin that WAYBILL_CORS allows (with credentials) may call /v1, but its requests to
-// /admin/v1 (which takes the Access cookie) fail CORS, so the page can never read their answers.
+// on an app origin that WAYBILL_CORS allows (with credentials) may call /v1, but the admin API is
+// not on the callers' Worker at all, and its own Worker (which takes the Access cookie) answers no
+// CORS, so the page can never read its answers.
 
 import { createServer, type Server } from 'node:http'
 import { chromium, type Browser } from 'playwright-core'
@@ -38,11 +39,11 @@ afterAll(async () => {
 })
 
 describe('CORS on the admin API', () => {
-  it('a page on an allowed app origin passes CORS on /v1 and fails it on /admin/v1', async () => {
+  it('a page on an allowed app origin passes CORS on /v1, and fails it on /admin/v1 on either host', async () => {
     const page = await browser.newPage()
     await page.goto(`${demo.appOrigin}/`)
     const answers = await page.evaluate(
-      async ({ baseUrl, appApiKey }) => {
+      async ({ baseUrl, adminUrl, appApiKey }) => {
         const outcome = (call: Promise<Response>) =>
           call.then(
             (response) => `${response.status}`,
@@ -57,21 +58,23 @@ describe('CORS on the admin API', () => {
               credentials: 'include',
             }),
           ),
+          // Not on the callers' Worker: its 404 may carry the callers' CORS, never an admin answer.
+          callersHost: await outcome(fetch(`${baseUrl}/admin/v1/keys`, { credentials: 'include' })),
           admin: await outcome(
-            fetch(`${baseUrl}/admin/v1/keys`, {
+            fetch(`${adminUrl}/admin/v1/keys`, {
               headers: { authorization: 'Bearer x' },
               credentials: 'include',
             }),
           ),
         }
       },
-      { baseUrl: demo.baseUrl, appApiKey: demo.appApiKey },
+      { baseUrl: demo.baseUrl, adminUrl: demo.adminUrl, appApiKey: demo.appApiKey },
     )
-    expect(answers).toEqual({ sign: '200', admin: 'TypeError' })
+    expect(answers).toEqual({ sign: '200', callersHost: 'TypeError', admin: 'TypeError' })
     await page.close()
 
-    // The preflight the browser sent, as the Worker answers it: no CORS header at all.
-    const preflight = await fetch(`${demo.baseUrl}/admin/v1/keys`, {
+    // The preflight the browser sent, as the admin Worker answers it: no CORS header at all.
+    const preflight = await fetch(`${demo.adminUrl}/admin/v1/keys`, {
       method: 'OPTIONS',
       headers: {
         origin: demo.appOrigin,

@@ -2,7 +2,8 @@
 // credentials and two buckets ("demo" with the browser-upload CORS rules for the page's origin
 // and an app's, "plain" with none), and `wrangler dev` on a free port whose "demo" origin (and
 // "nopost", the same bucket without POST uploads) points at that versitygw, with three API keys
-// and their grants, then hands the details to the tests.
+// and their grants, and the admin plane's `wrangler dev` on another port with an admin token,
+// sharing its local state, then hands the details to the tests.
 //
 // The Worker gets what `npm start -- --app-origin <app>` gives it (scripts/dev.mjs: WAYBILL_CORS
 // for the app, signed links on), with this run's origins, keys and grants in the place of
@@ -28,6 +29,10 @@ const WRANGLER_STOP_TIMEOUT_MS = 5_000
 export interface BrowserDemoContext {
   /** The Worker's origin, which is also the demo page's origin: http://127.0.0.1:<port>. */
   baseUrl: string
+  /** The admin Worker's origin (the admin UI, the admin API under /admin/v1). */
+  adminUrl: string
+  /** An admin token for the admin Worker (WAYBILL_ADMIN_TOKENS). */
+  adminToken: string
   /**
    * Key "demo": everything on the "demo" origin (its uploadKey names uploads sent with a file
    * name `uploads/demo/<uuid>-<name>`), reading and writing on "nopost"; everything but debug
@@ -133,6 +138,9 @@ export default async function setup(project: TestProject) {
 
     const port = await freePort()
     const baseUrl = `http://127.0.0.1:${port}`
+    const adminPort = await freePort()
+    const adminUrl = `http://127.0.0.1:${adminPort}`
+    const adminToken = `wba_browser_${randomBytes(24).toString('base64url')}`
     const appOrigin = `http://127.0.0.1:${await freePort()}`
     const viteOrigins = {
       react: `http://127.0.0.1:${await freePort()}`,
@@ -238,29 +246,41 @@ export default async function setup(project: TestProject) {
         WAYBILL_CORS: JSON.stringify({ origins: [appOrigin], credentials: true }),
       },
       s3Endpoint: s3.endpoint,
-      // npm start's admin token (the page's keys above come as .dev.vars's would): no browser test
-      // calls the admin API, so the hash of a token no one keeps.
-      adminTokenSha256: sha256(randomBytes(32).toString('base64url')),
+      // npm start's admin token, for the admin UI's test (the page's keys above come as .dev.vars's
+      // would).
+      adminTokenSha256: sha256(adminToken),
       // Generated per run: it seals links, upload handles and receipts, listing cursors.
       tokenSecrets: [{ id: 'browser', secret: randomBytes(32).toString('base64url') }],
       appOrigins,
     })
-    const envFile = join(tmp, 'worker.vars')
-    writeFileSync(envFile, envFileText(worker.vars), { mode: 0o600 })
-    // GET /docs loads Scalar's bundle, the demo page the client's, from the Worker's assets.
+    // GET /docs loads Scalar's bundle, the demo page the client's, the admin UI its own, from the
+    // Workers' assets.
     await buildVendorAssets()
-    const wrangler = spawnWranglerDev({
-      port,
-      envFile,
-      // npm start may hold wrangler's default inspector port.
-      inspectorPort: await freePort(),
-      quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
-    })
-    stops.push(() => stopChild(wrangler))
-    await waitForHealthz(`${baseUrl}/healthz`, wrangler, WRANGLER_START_TIMEOUT_MS)
+    // Both Workers on one local state (D1, Durable Objects), as npm start runs them.
+    const persistTo = join(tmp, 'state')
+    for (const [config, vars, workerPort, url] of [
+      ['wrangler.jsonc', worker.vars, port, baseUrl],
+      ['wrangler.admin.jsonc', worker.adminVars, adminPort, adminUrl],
+    ] as const) {
+      const envFile = join(tmp, `${config}.vars`)
+      writeFileSync(envFile, envFileText(vars), { mode: 0o600 })
+      const wrangler = spawnWranglerDev({
+        port: workerPort,
+        envFile,
+        config,
+        persistTo,
+        // npm start may hold wrangler's default inspector port.
+        inspectorPort: await freePort(),
+        quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
+      })
+      stops.push(() => stopChild(wrangler))
+      await waitForHealthz(`${url}/healthz`, wrangler, WRANGLER_START_TIMEOUT_MS)
+    }
 
     project.provide('browserDemo', {
       baseUrl,
+      adminUrl,
+      adminToken,
       apiKey,
       limitedApiKey,
       appOrigin,

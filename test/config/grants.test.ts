@@ -1,13 +1,13 @@
-// A grant as the admin API takes one (StoredGrant) against what docs/openapi.json says of it: the
-// document's schema of POST /admin/v1/grants takes exactly the grants the schema takes, for grants
-// built of what its rules turn on (prefix and uploadKey shapes, placeholders against subjects,
-// uploadKey without write). The seed is printed when it fails.
+// A grant as the admin API takes one (StoredGrant) against what docs/admin-openapi.json says of it:
+// the document's schema of POST /admin/v1/grants takes exactly the grants the schema takes, for
+// grants built of what its rules turn on (prefix and uploadKey shapes, placeholders against
+// subjects, uploadKey without write). The seed is printed when it fails.
 
 import { Validator, type Schema } from '@cfworker/json-schema'
 import fc from 'fast-check'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import document from '../../docs/openapi.json'
+import document from '../../docs/admin-openapi.json'
 import { KeyGrant, StoredGrant } from '../../src/config/grants'
 
 type Body = { requestBody: { content: { 'application/json': { schema: Schema } } } }

@@ -1,9 +1,11 @@
-// The contract between the document and the answers: an answer waybill gives must be one its
-// operation in docs/openapi.json describes (the status, the content type, the body against the
+// The contract between the documents and the answers: an answer waybill gives must be one its
+// operation in its Worker's document describes (docs/openapi.json for the data plane,
+// docs/admin-openapi.json for the admin plane: the status, the content type, the body against the
 // schema; a problem against the problem schema). test/contract/setup.ts runs every answer the
-// test suite produces through `checkAnswer`.
+// test suite produces through `checkAnswer` or `checkAdminAnswer`.
 
 import { Validator, type Schema } from '@cfworker/json-schema'
+import adminDocument from '../../docs/admin-openapi.json'
 import document from '../../docs/openapi.json'
 import { problemType } from '../../src/http/problem'
 
@@ -18,8 +20,6 @@ interface OperationObject {
   responses: Record<string, ResponseObject>
 }
 type PathItem = Record<string, OperationObject>
-
-const paths = document.paths as unknown as Record<string, PathItem>
 
 /** A path template as a pattern: `{key}` takes the rest of the path (slashes and all). */
 function templatePattern(template: string): RegExp {
@@ -36,11 +36,6 @@ function templatePattern(template: string): RegExp {
   return new RegExp(`^${source}$`)
 }
 
-const TEMPLATES = Object.keys(paths).map((template) => ({
-  template,
-  pattern: templatePattern(template),
-}))
-
 // One validator per schema object (the document's schemas are plain objects, compiled once).
 const validators = new WeakMap<object, Validator>()
 function validatorFor(schema: Schema): Validator {
@@ -52,17 +47,37 @@ function validatorFor(schema: Schema): Validator {
   return validator
 }
 
-/** A problem schema of the document's (any operation's will do) whose `type` is `code`'s only. */
-function problemOf(code: 'not_found' | 'method_not_allowed'): Schema {
-  const shared = paths['/healthz']!.get!.responses['503']!.content!['application/problem+json']!
-    .schema! as Schema & { properties: Record<string, Schema> }
+/** What a document says, as the check reads it. */
+interface Contract {
+  readonly paths: Record<string, PathItem>
+  readonly templates: readonly { template: string; pattern: RegExp }[]
+  /** What no operation answers: an unknown path, or a method its path does not take. */
+  readonly outside: Record<404 | 405, Schema>
+}
+
+function contractOf(source: { paths: object }): Contract {
+  const paths = source.paths as unknown as Record<string, PathItem>
+  /** A problem schema of the document's (any operation's will do) whose `type` is `code`'s only. */
+  const problemOf = (code: 'not_found' | 'method_not_allowed'): Schema => {
+    const shared = paths['/healthz']!.get!.responses['503']!.content!['application/problem+json']!
+      .schema! as Schema & { properties: Record<string, Schema> }
+    return {
+      ...shared,
+      properties: { ...shared.properties, type: { const: problemType(code) } },
+    }
+  }
   return {
-    ...shared,
-    properties: { ...shared.properties, type: { const: problemType(code) } },
+    paths,
+    templates: Object.keys(paths).map((template) => ({
+      template,
+      pattern: templatePattern(template),
+    })),
+    outside: { 404: problemOf('not_found'), 405: problemOf('method_not_allowed') },
   }
 }
-/** What no operation answers: an unknown path, or a method its path does not take. */
-const OUTSIDE = { 404: problemOf('not_found'), 405: problemOf('method_not_allowed') }
+
+const DATA_PLANE = contractOf(document)
+const ADMIN_PLANE = contractOf(adminDocument)
 
 /** What a checked answer was: the request that got it, and the answer itself. */
 export interface Answer {
@@ -108,11 +123,12 @@ function bodyProblems(answer: Answer, schema: Schema | undefined, where: string)
  * checkAnswer({ method: 'GET', url: 'https://w.example/healthz', status: 200,
  *   contentType: 'application/json', body: '{"ok":true}' }) // []
  */
-export function checkAnswer(answer: Answer): string[] {
+export function checkAnswer(answer: Answer, contract: Contract = DATA_PLANE): string[] {
+  const { paths, templates, outside } = contract
   const url = new URL(answer.url)
   const where = `${answer.method} ${url.pathname} → ${answer.status}`
   const method = answer.method === 'HEAD' ? 'get' : answer.method.toLowerCase()
-  const matched = TEMPLATES.find(({ pattern }) => pattern.test(url.pathname))
+  const matched = templates.find(({ pattern }) => pattern.test(url.pathname))
   const operation = matched === undefined ? undefined : paths[matched.template]![method]
   // A CORS preflight is the browser's protocol, answered before any operation (src/middleware/cors.ts).
   if (answer.method === 'OPTIONS' && answer.status === 204) return []
@@ -122,7 +138,7 @@ export function checkAnswer(answer: Answer): string[] {
     if (answer.status !== expected) {
       return [`${where}: no operation answers this; expected the ${expected} problem`]
     }
-    return bodyProblems(answer, OUTSIDE[expected], where)
+    return bodyProblems(answer, outside[expected], where)
   }
   const label = `${where} (${operation.operationId ?? matched!.template})`
   const response = operation.responses[String(answer.status)] ?? operation.responses.default
@@ -141,4 +157,9 @@ export function checkAnswer(answer: Answer): string[] {
     ]
   }
   return bodyProblems(answer, media.schema, label)
+}
+
+/** `checkAnswer` against the admin plane's document (docs/admin-openapi.json). */
+export function checkAdminAnswer(answer: Answer): string[] {
+  return checkAnswer(answer, ADMIN_PLANE)
 }

@@ -24,7 +24,7 @@ describe('auditEvent', () => {
       status: 200,
       outcome: 'minted',
       action: 'read',
-      principal: 'api-key:web',
+      principal: 'apiKey:web',
       keyId: 'web',
       origin: 'photos',
       count: 3,
@@ -144,19 +144,19 @@ describe('the sinks', () => {
     await waitOnExecutionContext(ctx)
 
     expect(messages.map((m) => [m.outcome, m.principal?.split(':')[0], m.count])).toEqual([
-      ['minted', 'api-key', 2],
-      ['refused', 'api-key', 0],
-      ['minted', 'api-key', 1],
+      ['minted', 'apiKey', 2],
+      ['refused', 'apiKey', 0],
+      ['minted', 'apiKey', 1],
       ['followed', 'link', 1],
-      ['minted', 'api-key', 1],
+      ['minted', 'apiKey', 1],
       ['followed', 'link', 1],
     ])
     expect(messages[3]).not.toHaveProperty('maxUses')
     expect(messages[5]).toMatchObject({ maxUses: 2, usesLeft: 1 })
     expect(points).toHaveLength(6)
     expect(points[0]).toMatchObject({
-      indexes: ['api-key:all'],
-      blobs: ['minted', 'read', 'photos', 'api-key:all', 'all', '/v1/sign', messages[0]!.requestId],
+      indexes: ['apiKey:all'],
+      blobs: ['minted', 'read', 'photos', 'apiKey:all', 'all', '/v1/sign', messages[0]!.requestId],
       // maxUses and usesLeft last: 0 for all but a counted link's follow.
       doubles: [2, 0, 200, 0, 0],
     })

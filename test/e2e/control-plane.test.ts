@@ -1,12 +1,12 @@
 // The control plane end to end, through the Worker's own entry (its own app, its own caches: one
-// isolate) while the admin works through another app (another isolate) on the same D1: a key, a
+// isolate) while the admin works through the admin Worker's app (another isolate) on the same D1: a key, a
 // link and a grant made through the admin API, used, revoked, and refused by the Worker within the
 // stated bound (CONTROL_MAX_AGE_MS), measured on the real clock. Signed URLs go to versitygw.
 
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../src/app'
+import { createAdminApp } from '../../src/admin/app'
 import type { Env } from '../../src/env'
 import type { AuditEvent } from '../../src/control/audit'
 import { CONTROL_MAX_AGE_MS, USAGE_FLUSH_MS } from '../../src/limits'
@@ -14,8 +14,8 @@ import { admin, appWithClock, fresh, send, withControl } from '../helpers/contro
 import { ndjsonLines } from '../helpers/requests'
 import { objectUrl, store, workerEnv } from '../helpers/worker-env'
 
-/** Another isolate: the admin's. */
-const adminApp = createApp()
+/** The admin Worker's app (another isolate, another Worker). */
+const adminApp = createAdminApp()
 let adminEnv: Env
 const ROOT = fresh('cp')
 /** What the bound allows for a poll loop: the bound, a poll interval, a D1 round trip. */
@@ -163,7 +163,7 @@ describe('usage and audit events', () => {
       },
     }
     // Its own isolate, on the real time (the store checks the signatures of the multipart calls).
-    const { app, clock } = appWithClock(new Date())
+    const { app, adminApp: admins, clock } = appWithClock(new Date())
     const ctx = createExecutionContext()
     const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
       app.request(
@@ -214,7 +214,7 @@ describe('usage and audit events', () => {
     expect(events.filter((event) => event.keyId === id).map((event) => event.count)).toEqual([
       2, 0, 2, 2,
     ])
-    const usage = await admin(app, env, 'GET', `/usage?principal=api-key:${id}`)
+    const usage = await admin(admins, env, 'GET', `/usage?principal=apiKey:${id}`)
     const { days } = await usage.json<{ days: { origin: string; minted: number }[] }>()
     expect(days).toEqual([expect.objectContaining({ origin: 'e2e', minted: 6 })])
     const aborted = await call('POST', '/v1/uploads/multipart/abort', {

@@ -6,6 +6,7 @@
 import { exports } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/env'
 import { admin, fresh, send, withControl } from '../helpers/control-plane'
@@ -88,6 +89,7 @@ describe('an N-use link', () => {
 
 describe('a refused visit', () => {
   const app = createApp()
+  const adminApp = createAdminApp()
   let env: Env
 
   beforeAll(async () => {
@@ -121,7 +123,7 @@ describe('a refused visit', () => {
     expect((await follow(path)).status).toBe(410)
 
     // A stored key's link, followed after the key is revoked: refused, and nothing counted.
-    const created = await admin(app, env, 'POST', '/keys', {
+    const created = await admin(adminApp, env, 'POST', '/keys', {
       // The whole origin: one with keys "any" takes no prefix grant.
       grants: [{ origin: 'e2e', actions: ['read'] }],
     })
@@ -133,7 +135,10 @@ describe('a refused visit', () => {
     })
     expect(issued.status, await issued.clone().text()).toBe(200)
     const link = (await issued.json<Issued>()).links[0]!
-    const revokedKey = await admin(app, env, 'POST', '/revocations', { kind: 'key', key: keyId })
+    const revokedKey = await admin(adminApp, env, 'POST', '/revocations', {
+      kind: 'key',
+      key: keyId,
+    })
     expect(revokedKey.status).toBe(201)
     const afterRevocation = await app.request(
       new URL(link.url).pathname,

@@ -66,7 +66,7 @@ describe('webhook delivery to a real receiver', () => {
     expect(JSON.parse(records[0]!.body)).toEqual({
       type: 'upload.completed',
       timestamp: sent.timestamp,
-      data: { ...sent.data, etag: 'b1946ac92492d2347c6235b4d2611184-2', principal: 'api-key:e2e' },
+      data: { ...sent.data, etag: 'b1946ac92492d2347c6235b4d2611184-2', principal: 'apiKey:e2e' },
     })
   })
 

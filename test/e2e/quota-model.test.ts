@@ -10,6 +10,7 @@
 
 import fc from 'fast-check'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/env'
 import { elements, text } from '../../src/origins/s3/xml'
@@ -20,6 +21,7 @@ import { store, workerEnv } from '../helpers/worker-env'
 
 const s3 = inject('s3')
 const app = createApp()
+const adminApp = createAdminApp()
 const RUNS = 60
 const ROOT = fresh('quota-model')
 /** The grant's largest upload, and the most slots (keys) a run writes to. */
@@ -348,7 +350,7 @@ describe('upload quotas, against a model of what the store accepts', () => {
           }),
           fc.commands(commands, { maxCommands: 20 }),
           async (quota, steps) => {
-            const created = await admin(app, env, 'POST', '/keys', {
+            const created = await admin(adminApp, env, 'POST', '/keys', {
               grants: [
                 {
                   origin: 'e2e',
@@ -360,7 +362,7 @@ describe('upload quotas, against a model of what the store accepts', () => {
             })
             expect(created.status).toBe(201)
             const { id, key } = await created.json<{ id: string; key: string }>()
-            const set = await admin(app, env, 'POST', '/quotas', {
+            const set = await admin(adminApp, env, 'POST', '/quotas', {
               to: `apiKey:${id}`,
               origin: 'e2e',
               // One window for the whole run: a year.

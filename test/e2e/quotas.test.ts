@@ -5,6 +5,7 @@
 // after the other). test/e2e/quota-model.test.ts states the property over any sequence.
 
 import { beforeAll, describe, expect, it } from 'vitest'
+import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/env'
 import type { QuotaCounter } from '../../src/control/quota-counter'
@@ -14,6 +15,7 @@ import { form, postForm } from '../helpers/forms'
 import { workerEnv } from '../helpers/worker-env'
 
 const app = createApp()
+const adminApp = createAdminApp()
 /** Past every form this file issues (900 s by default) and the quota's hold margin after it. */
 const afterHold = createApp({
   clock: () => new Date(Date.now() + (DEFAULT_EXPIRES_S + QUOTA_HOLD_MARGIN_S + 5) * 1000),
@@ -28,7 +30,7 @@ beforeAll(async () => {
 
 /** A key, with one grant to write up to 1000 bytes anywhere on the e2e origin, and a quota. */
 async function keyWithQuota(quota: { maxObjects?: number; maxBytes?: number }) {
-  const created = await admin(app, env, 'POST', '/keys', {
+  const created = await admin(adminApp, env, 'POST', '/keys', {
     grants: [
       {
         origin: 'e2e',
@@ -41,7 +43,7 @@ async function keyWithQuota(quota: { maxObjects?: number; maxBytes?: number }) {
   })
   expect(created.status).toBe(201)
   const { id, key } = await created.json<{ id: string; key: string }>()
-  const set = await admin(app, env, 'POST', '/quotas', {
+  const set = await admin(adminApp, env, 'POST', '/quotas', {
     to: `apiKey:${id}`,
     origin: 'e2e',
     windowS: 3600,
@@ -218,11 +220,11 @@ describe('a quota counter', () => {
 
 describe('reads', () => {
   it('never touch a quota counter: they sign with the counters unreachable, uploads do not', async () => {
-    const created = await admin(app, env, 'POST', '/keys', {
+    const created = await admin(adminApp, env, 'POST', '/keys', {
       grants: [{ origin: 'e2e', actions: ['read', 'write'] }],
     })
     const { id, key } = await created.json<{ id: string; key: string }>()
-    const set = await admin(app, env, 'POST', '/quotas', {
+    const set = await admin(adminApp, env, 'POST', '/quotas', {
       to: `apiKey:${id}`,
       origin: 'e2e',
       windowS: 3600,

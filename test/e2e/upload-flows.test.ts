@@ -630,7 +630,7 @@ describe('notifications of checked uploads', () => {
         size: 4,
         contentType: 'text/plain',
         mode: 'put',
-        principal: 'api-key:up',
+        principal: 'apiKey:up',
       },
     })
     const record = (await deliveries()).find((delivery) => delivery.id === event.id)

@@ -1,6 +1,7 @@
 // A self-contained app and env for route tests: no network, a fixed clock, two API keys.
 
 import committedDocument from '../../docs/openapi.json'
+import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
 import type { Env } from '../../src/env'
 import { apiKeysBinding } from './api-keys'
@@ -85,6 +86,9 @@ export async function testEnv(overrides: Partial<Env> = {}): Promise<Env> {
 }
 
 export const app = createApp({ clock: () => NOW })
+
+/** The admin plane's app, on the same clock. */
+export const adminApp = createAdminApp({ clock: () => NOW })
 
 export interface Problem {
   type: string

@@ -1,12 +1,14 @@
-// The OpenAPI document: generated from the route schemas, with the limits the code enforces, an
-// operationId, a summary and security on every operation, the committed copy up to date, and that
-// copy what GET /openapi.json serves.
+// The OpenAPI documents, one per Worker: generated from the route schemas, with the limits the code
+// enforces, an operationId, a summary and security on every operation, the committed copies up to
+// date, and each copy what its Worker's GET /openapi.json serves.
 
 import { describe, expect, it } from 'vitest'
+import committedAdmin from '../../docs/admin-openapi.json'
 import committed from '../../docs/openapi.json'
+import { createAdminApp } from '../../src/admin/app'
 import { createApp } from '../../src/app'
 import { MAX_MEDIA_TYPE_CHARS } from '../../src/core/media-type'
-import { generateOpenApi } from '../../src/openapi'
+import { generateAdminOpenApi, generateOpenApi } from '../../src/openapi'
 import { TEST_ASSETS } from '../helpers/routes'
 import {
   MAX_BATCH_CEILING,
@@ -45,30 +47,44 @@ interface Document {
 }
 
 /** The document the routes describe today, as `npm run openapi` writes it (JSON). */
-async function generated(): Promise<Document> {
-  return JSON.parse(JSON.stringify(await generateOpenApi())) as Document
+async function generated(generate = generateOpenApi): Promise<Document> {
+  return JSON.parse(JSON.stringify(await generate())) as Document
 }
+
+const PLANES = [
+  { name: 'data plane', generate: generateOpenApi, committed, app: createApp },
+  {
+    name: 'admin plane',
+    generate: generateAdminOpenApi,
+    committed: committedAdmin,
+    app: createAdminApp,
+  },
+] as const
 
 const operations = (document: Document) =>
   Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
   )
 
-describe('the OpenAPI document', () => {
-  it('is the one committed in docs/openapi.json (npm run openapi regenerates it)', async () => {
-    expect(await generated()).toEqual(committed)
+describe.each(PLANES)('the $name document', ({ generate, committed: document, app }) => {
+  it('is the one committed (npm run openapi regenerates it)', async () => {
+    expect(await generated(generate)).toEqual(document)
   })
 
   it('is what GET /openapi.json serves, from the static assets', async () => {
-    const response = await createApp().request('/openapi.json', {}, { ASSETS: TEST_ASSETS })
+    const assets = {
+      fetch: () => Promise.resolve(Response.json(document)),
+      connect: TEST_ASSETS.connect.bind(TEST_ASSETS),
+    } as Fetcher
+    const response = await app().request('/openapi.json', {}, { ASSETS: assets })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-    expect(await response.json()).toEqual(committed)
+    expect(await response.json()).toEqual(document)
   })
 
   it('is a 404 problem, not a 500, on a deployment without the static assets', async () => {
     for (const path of ['/openapi.json', '/docs']) {
-      const response = await createApp().request(path)
+      const response = await app().request(path)
       expect(response.status, path).toBe(404)
       expect(response.headers.get('content-type'), path).toBe('application/problem+json')
     }
@@ -76,7 +92,7 @@ describe('the OpenAPI document', () => {
 
   it('gives every operation an operationId, a summary and its security', async () => {
     const ids = new Set<string>()
-    for (const { path, method, operation } of operations(await generated())) {
+    for (const { path, method, operation } of operations(await generated(generate))) {
       const where = `${method} ${path}`
       expect(operation.operationId, where).toMatch(/^[a-z][A-Za-z]+$/)
       expect(ids.has(operation.operationId!), where).toBe(false)
@@ -87,7 +103,7 @@ describe('the OpenAPI document', () => {
   })
 
   it('describes every problem as problem+json naming each field', async () => {
-    for (const { path, method, operation } of operations(await generated())) {
+    for (const { path, method, operation } of operations(await generated(generate))) {
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue
         const schema = response.content?.['application/problem+json']?.schema
@@ -96,25 +112,39 @@ describe('the OpenAPI document', () => {
       }
     }
   })
+})
 
-  it("names each problem's codes, and every code some route answers with (the client's list)", async () => {
+describe('the OpenAPI documents together', () => {
+  it('never give two operations one operationId', async () => {
+    const ids = (await Promise.all(PLANES.map(({ generate }) => generated(generate))))
+      .flatMap(operations)
+      .map(({ operation }) => operation.operationId)
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it("name each problem's codes, and every code some route answers with", async () => {
     const named = new Set<unknown>()
-    for (const { path, method, operation } of operations(await generated())) {
-      for (const [status, response] of Object.entries(operation.responses)) {
-        const types = response.content?.['application/problem+json']?.schema.properties?.type?.enum
-        if (types === undefined) continue
-        for (const type of types) {
-          const code = String(type).replace('urn:waybill:problem:', '') as ErrorCode
-          expect(PROBLEMS[code].status, `${method} ${path} ${status}: ${String(type)}`).toBe(
-            Number(status),
-          )
-          named.add(code)
+    for (const { generate } of PLANES) {
+      for (const { path, method, operation } of operations(await generated(generate))) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const types =
+            response.content?.['application/problem+json']?.schema.properties?.type?.enum
+          if (types === undefined) continue
+          for (const type of types) {
+            const code = String(type).replace('urn:waybill:problem:', '') as ErrorCode
+            expect(PROBLEMS[code].status, `${method} ${path} ${status}: ${String(type)}`).toBe(
+              Number(status),
+            )
+            named.add(code)
+          }
         }
       }
     }
     expect([...named].sort()).toEqual(Object.keys(PROBLEMS).sort())
   })
+})
 
+describe('the data plane document', () => {
   it('states the limits the code enforces', async () => {
     const document = await generated()
     const body = document.paths['/v1/sign']!.post!.requestBody!.content['application/json']!.schema

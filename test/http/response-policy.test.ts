@@ -2,9 +2,9 @@
 // cache rule, and only the GETs whose answer is a function of the caller and the URL earn one.
 
 import { describe, expect, it } from 'vitest'
-import { admin, fresh, send, withControl } from '../helpers/control-plane'
+import { admin, adminEnvOf, fresh, send, withControl } from '../helpers/control-plane'
 import { postJson } from '../helpers/requests'
-import { ALL_KEY, app, testEnv } from '../helpers/routes'
+import { adminApp, ALL_KEY, app, testEnv } from '../helpers/routes'
 
 const env = await testEnv()
 const controlEnv = await withControl(env)
@@ -106,34 +106,35 @@ describe('the response policy on the admin API', () => {
   it.each([
     [
       'POST /admin/v1/keys (the key, shown once)',
-      () => admin(app, controlEnv, 'POST', '/keys', { label: fresh('policy') }),
+      () => admin(adminApp, controlEnv, 'POST', '/keys', { label: fresh('policy') }),
       201,
     ],
-    ['GET /admin/v1/keys', () => admin(app, controlEnv, 'GET', '/keys'), 200],
+    ['GET /admin/v1/keys', () => admin(adminApp, controlEnv, 'GET', '/keys'), 200],
     [
       'GET /admin/v1/usage',
-      () => admin(app, controlEnv, 'GET', `/usage?principal=api-key:${fresh('policy')}`),
+      () => admin(adminApp, controlEnv, 'GET', `/usage?principal=apiKey:${fresh('policy')}`),
       200,
     ],
     [
       'DELETE /admin/v1/grants/{id}',
       async () => {
-        const created = await admin(app, controlEnv, 'POST', '/grants', {
+        const created = await admin(adminApp, controlEnv, 'POST', '/grants', {
           to: `sub:${fresh('policy')}`,
           origin: 'photos',
           actions: ['read'],
         })
         const { id } = await created.json<{ id: string }>()
-        return admin(app, controlEnv, 'DELETE', `/grants/${id}`)
+        return admin(adminApp, controlEnv, 'DELETE', `/grants/${id}`)
       },
       204,
     ],
     [
       "a 401 (a caller's API key)",
-      () => send(app, controlEnv, 'GET', '/admin/v1/keys', { bearer: ALL_KEY }),
+      async () =>
+        send(adminApp, await adminEnvOf(controlEnv), 'GET', '/admin/v1/keys', { bearer: ALL_KEY }),
       401,
     ],
-    ['a 405', () => admin(app, controlEnv, 'PUT', '/keys'), 405],
+    ['a 405', () => admin(adminApp, controlEnv, 'PUT', '/keys'), 405],
   ] as const)('%s: no-store', async (_, request, status) => {
     const response = await request()
     expect(response.status, await response.clone().text()).toBe(status)

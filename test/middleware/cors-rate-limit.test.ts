@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ALL_KEY, app, postSign, problemOf, testEnv } from '../helpers/routes'
+import { adminEnvOf, withControl } from '../helpers/control-plane'
+import { adminApp, ALL_KEY, app, postSign, problemOf, testEnv } from '../helpers/routes'
 
 const CORS = { origins: ['https://app.example.com'], credentials: true, maxAgeS: 300 }
 
@@ -48,8 +49,9 @@ describe('CORS for the API', () => {
     expect(actual.headers.get('vary')).toContain('Origin')
   })
 
-  it('never reaches the admin API: an allowed origin gets no CORS headers there', async () => {
-    // The admin API takes the Access cookie: an app's origin must not read its answers.
+  it('never reaches the admin API: it is not on this Worker, and its paths get no CORS here', async () => {
+    // The admin API takes the Access cookie: an app's origin must not read its answers. It is
+    // the admin Worker's (which answers no CORS); here its paths are 404s without CORS headers.
     const env = await testEnv({ WAYBILL_CORS: CORS })
     const preflight = await app.request(
       '/admin/v1/keys',
@@ -63,14 +65,20 @@ describe('CORS for the API', () => {
       },
       env,
     )
-    expect(preflight.status).toBe(405)
+    expect(preflight.status).toBe(404)
     const actual = await app.request(
       '/admin/v1/keys',
       { headers: { origin: 'https://app.example.com', authorization: 'Bearer x' } },
       env,
     )
-    expect(actual.status).toBe(401)
-    for (const response of [preflight, actual]) {
+    expect(actual.status).toBe(404)
+    const onAdmin = await adminApp.request(
+      '/admin/v1/keys',
+      { method: 'OPTIONS', headers: { origin: 'https://app.example.com' } },
+      await adminEnvOf(await withControl(env)),
+    )
+    expect(onAdmin.status).toBe(405)
+    for (const response of [preflight, actual, onAdmin]) {
       const names = [...response.headers.keys()].filter((name) =>
         name.startsWith('access-control-'),
       )

@@ -59,7 +59,7 @@ describe('request log', () => {
       requestId: 'ray-123',
       method: 'POST',
       route: '/v1/sign',
-      principal: 'api-key:all',
+      principal: 'apiKey:all',
       origin: 'photos',
       action: 'read',
       items: 2,

@@ -14,13 +14,16 @@ import {
 import {
   ADMIN_TOKEN,
   admin,
+  adminEnvOf,
   appWithClock,
   fresh,
   send,
   withControl,
+  type AdminApp,
 } from '../helpers/control-plane'
 import { sha256Hex } from '../helpers/hex'
-import { createApp } from '../../src/app'
+import { createAdminApp } from '../../src/admin/app'
+import type { AdminEnv } from '../../src/config/admin'
 import {
   ACCESS_AUD,
   ACCESS_CERTS,
@@ -47,8 +50,8 @@ interface Created {
   grants: { id: string; grant: Record<string, unknown> }[]
 }
 
-async function createKey(app: ReturnType<typeof appWithClock>['app'], body: object) {
-  const response = await admin(app, env, 'POST', '/keys', body)
+async function createKey(adminApp: AdminApp, body: object) {
+  const response = await admin(adminApp, env, 'POST', '/keys', body)
   expect(response.status, await response.clone().text()).toBe(201)
   return response.json<Created>()
 }
@@ -61,9 +64,9 @@ const signA = (app: ReturnType<typeof appWithClock>['app'], key: string, folder:
 
 describe('API keys', () => {
   it('creates a key with its grants, shown once; it signs what its grants allow', async () => {
-    const { app } = appWithClock(NOW)
+    const { app, adminApp } = appWithClock(NOW)
     const folder = fresh('f')
-    const created = await createKey(app, {
+    const created = await createKey(adminApp, {
       label: 'the gallery',
       grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
     })
@@ -80,7 +83,7 @@ describe('API keys', () => {
     expect((await signA(app, created.key, fresh('elsewhere'))).status).toBe(403)
 
     // Listed and shown by prefix only: never the key, never its hash.
-    const one = await admin(app, env, 'GET', `/keys/${created.id}`)
+    const one = await admin(adminApp, env, 'GET', `/keys/${created.id}`)
     const text = await one.text()
     expect(one.status).toBe(200)
     expect(text).not.toContain(created.key)
@@ -89,10 +92,10 @@ describe('API keys', () => {
   })
 
   it('takes an id, a prefix and an expiry; refuses ids in use (409) and grants that do not check', async () => {
-    const { app, clock } = appWithClock(NOW)
+    const { app, adminApp, clock } = appWithClock(NOW)
     const id = fresh('web')
     const folder = fresh('f')
-    const created = await createKey(app, {
+    const created = await createKey(adminApp, {
       id,
       prefix: 'live',
       expiresAt: new Date(NOW.getTime() + 3_600_000).toISOString(),
@@ -101,15 +104,15 @@ describe('API keys', () => {
     expect(created.id).toBe(id)
     expect(created.key).toMatch(/^live_/)
     // Taken: a conflict with what is stored, which the document cannot know (409).
-    const again = await admin(app, env, 'POST', '/keys', { id })
+    const again = await admin(adminApp, env, 'POST', '/keys', { id })
     expect(again.status).toBe(409)
     expect((await problemOf(again)).errors?.map((e) => e.path)).toEqual(['id'])
     // The env's own key ids are taken too.
-    const envId = await admin(app, env, 'POST', '/keys', { id: 'all' })
+    const envId = await admin(adminApp, env, 'POST', '/keys', { id: 'all' })
     expect(envId.status).toBe(409)
     expect((await problemOf(envId)).errors?.map((e) => e.path)).toEqual(['id'])
     // A grant's shape is the body's (400, every grant at fault named)…
-    const bad = await admin(app, env, 'POST', '/keys', {
+    const bad = await admin(adminApp, env, 'POST', '/keys', {
       grants: [
         { origin: 'nowhere', actions: ['read'] },
         { origin: 'photos', actions: ['fly'] },
@@ -122,7 +125,7 @@ describe('API keys', () => {
       'grants.2.to',
     ])
     // …an origin the deployment does not have is not found (404), as the document cannot say it.
-    const nowhere = await admin(app, env, 'POST', '/keys', {
+    const nowhere = await admin(adminApp, env, 'POST', '/keys', {
       grants: [
         { origin: 'photos', actions: ['read'] },
         { origin: 'nowhere', actions: ['read'] },
@@ -137,9 +140,9 @@ describe('API keys', () => {
   })
 
   it('makes a key whose expiry has passed, which never works', async () => {
-    const { app } = appWithClock(NOW)
+    const { app, adminApp } = appWithClock(NOW)
     const folder = fresh('f')
-    const created = await createKey(app, {
+    const created = await createKey(adminApp, {
       expiresAt: '2000-01-01T00:00:00Z',
       grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
     })
@@ -148,12 +151,14 @@ describe('API keys', () => {
   })
 
   it('rotates with an overlap: both secrets work, then only the new one', async () => {
-    const { app, clock } = appWithClock(NOW)
+    const { app, adminApp, clock } = appWithClock(NOW)
     const folder = fresh('f')
-    const created = await createKey(app, {
+    const created = await createKey(adminApp, {
       grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
     })
-    const rotated = await admin(app, env, 'POST', `/keys/${created.id}/rotate`, { overlapS: 60 })
+    const rotated = await admin(adminApp, env, 'POST', `/keys/${created.id}/rotate`, {
+      overlapS: 60,
+    })
     expect(rotated.status).toBe(200)
     const { key } = await rotated.json<{ key: string }>()
     expect(key).not.toBe(created.key)
@@ -163,7 +168,7 @@ describe('API keys', () => {
     expect((await signA(app, created.key, folder)).status).toBe(401)
     expect((await signA(app, key, folder)).status).toBe(200)
     const listed = await (
-      await admin(app, env, 'GET', `/keys/${created.id}`)
+      await admin(adminApp, env, 'GET', `/keys/${created.id}`)
     ).json<{
       secrets: { expiresAt: string | null }[]
     }>()
@@ -175,9 +180,9 @@ describe('API keys', () => {
   })
 
   it('lists keys page by page, with their last use', async () => {
-    const { app, clock } = appWithClock(NOW)
+    const { app, adminApp, clock } = appWithClock(NOW)
     const folder = fresh('f')
-    const created = await createKey(app, {
+    const created = await createKey(adminApp, {
       grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
     })
     const ctx = createExecutionContext()
@@ -189,29 +194,29 @@ describe('API keys', () => {
     await waitOnExecutionContext(ctx)
     clock.advance(USAGE_FLUSH_MS)
     const shown = await (
-      await admin(app, env, 'GET', `/keys/${created.id}`)
+      await admin(adminApp, env, 'GET', `/keys/${created.id}`)
     ).json<{
       lastUsedAt: string | null
     }>()
     expect(shown.lastUsedAt).toBe(NOW.toISOString())
     const first = await (
-      await admin(app, env, 'GET', '/keys?limit=1')
+      await admin(adminApp, env, 'GET', '/keys?limit=1')
     ).json<{
       keys: unknown[]
       cursor: string | null
     }>()
     expect(first.keys).toHaveLength(1)
     expect(first.cursor).not.toBeNull()
-    const next = await admin(app, env, 'GET', `/keys?limit=1&cursor=${first.cursor!}`)
+    const next = await admin(adminApp, env, 'GET', `/keys?limit=1&cursor=${first.cursor!}`)
     expect(next.status).toBe(200)
   })
 })
 
 describe('usage', () => {
   it('counts by day and origin what a key minted, reserved and had refused, and its links followed', async () => {
-    const { app, clock } = appWithClock(NOW)
+    const { app, adminApp, clock } = appWithClock(NOW)
     const folder = fresh('f')
-    const created = await createKey(app, {
+    const created = await createKey(adminApp, {
       grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read', 'write'] }],
     })
     const ctx = createExecutionContext()
@@ -241,7 +246,7 @@ describe('usage', () => {
     clock.advance(USAGE_FLUSH_MS)
     await call('/v1/sign', { origin: 'photos', keys: [`${folder}/c`] })
     await waitOnExecutionContext(ctx)
-    const usage = await admin(app, env, 'GET', `/usage?principal=api-key:${created.id}`)
+    const usage = await admin(adminApp, env, 'GET', `/usage?principal=apiKey:${created.id}`)
     expect(usage.status).toBe(200)
     const { days } = await usage.json<{ days: Record<string, unknown>[] }>()
     expect(days).toEqual([
@@ -268,9 +273,9 @@ describe('usage', () => {
   })
 
   it('answers the days it can: none for a "to" before "from", the last 366 of a longer range', async () => {
-    const { app } = appWithClock(NOW)
+    const { adminApp } = appWithClock(NOW)
     const backwards = await admin(
-      app,
+      adminApp,
       env,
       'GET',
       '/usage?principal=jwt:x&from=2026-11-23&to=2026-11-22',
@@ -283,7 +288,7 @@ describe('usage', () => {
       days: [],
     })
     const long = await admin(
-      app,
+      adminApp,
       env,
       'GET',
       '/usage?principal=jwt:x&from=2024-01-01&to=2026-11-23',
@@ -295,12 +300,12 @@ describe('usage', () => {
 })
 
 describe('grants', () => {
-  it('adds a grant bound to a key, and removes it', async () => {
-    const { app } = appWithClock(NOW)
+  it('adds a grant bound to a key, and removes it (the data plane sees each within the bound)', async () => {
+    const { app, adminApp, clock } = appWithClock(NOW)
     const folder = fresh('f')
-    const created = await createKey(app, {})
+    const created = await createKey(adminApp, {})
     expect((await signA(app, created.key, folder)).status).toBe(403)
-    const grant = await admin(app, env, 'POST', '/grants', {
+    const grant = await admin(adminApp, env, 'POST', '/grants', {
       to: `apiKey:${created.id}`,
       origin: 'photos',
       prefix: `${folder}/`,
@@ -308,21 +313,24 @@ describe('grants', () => {
     })
     expect(grant.status).toBe(201)
     const { id } = await grant.json<{ id: string }>()
+    // Another Worker's caches: within the control plane's bound, not at once.
+    clock.advance(CONTROL_MAX_AGE_MS)
     expect((await signA(app, created.key, folder)).status).toBe(200)
     const listed = await (
-      await admin(app, env, 'GET', `/grants?to=${encodeURIComponent(`apiKey:${created.id}`)}`)
+      await admin(adminApp, env, 'GET', `/grants?to=${encodeURIComponent(`apiKey:${created.id}`)}`)
     ).json<{ grants: { id: string }[] }>()
     expect(listed.grants.map((g) => g.id)).toEqual([id])
-    expect((await admin(app, env, 'DELETE', `/grants/${id}`)).status).toBe(204)
+    expect((await admin(adminApp, env, 'DELETE', `/grants/${id}`)).status).toBe(204)
+    clock.advance(CONTROL_MAX_AGE_MS)
     expect((await signA(app, created.key, folder)).status).toBe(403)
-    expect((await admin(app, env, 'DELETE', `/grants/${id}`)).status).toBe(404)
+    expect((await admin(adminApp, env, 'DELETE', `/grants/${id}`)).status).toBe(404)
   })
 
   it('adds to the env grants of an env key; its limits are one grant’s, never combined', async () => {
-    const { app } = appWithClock(NOW)
+    const { app, adminApp } = appWithClock(NOW)
     const folder = fresh('f')
     // "all" holds read, write and delete on photos in the env; this adds a debug grant.
-    const grant = await admin(app, env, 'POST', '/grants', {
+    const grant = await admin(adminApp, env, 'POST', '/grants', {
       to: 'apiKey:all',
       origin: 'photos',
       prefix: `${folder}/`,
@@ -334,12 +342,12 @@ describe('grants', () => {
       body: { origin: 'photos', keys: [`${folder}/a.jpg`], debug: true },
     })
     expect(debug.status).toBe(200)
-    await admin(app, env, 'DELETE', `/grants/${(await grant.json<{ id: string }>()).id}`)
+    await admin(adminApp, env, 'DELETE', `/grants/${(await grant.json<{ id: string }>()).id}`)
   })
 
   it('refuses a grant the schema of WAYBILL_GRANTS refuses, naming each field', async () => {
-    const { app } = appWithClock(NOW)
-    const response = await admin(app, env, 'POST', '/grants', {
+    const { adminApp } = appWithClock(NOW)
+    const response = await admin(adminApp, env, 'POST', '/grants', {
       to: 'apiKey:x',
       origin: 'nowhere',
       actions: ['read'],
@@ -348,7 +356,7 @@ describe('grants', () => {
     expect(response.status).toBe(400)
     expect((await problemOf(response)).errors?.map((e) => e.path)).toContain('prefix')
     // What the deployment's origins are, the document cannot say: none is not found (404).
-    const origin = await admin(app, env, 'POST', '/grants', {
+    const origin = await admin(adminApp, env, 'POST', '/grants', {
       to: 'apiKey:x',
       origin: 'nowhere',
       actions: ['read'],
@@ -358,7 +366,7 @@ describe('grants', () => {
   })
 
   it("refuses what an origin cannot hold (403), as the callers' routes refuse what it cannot serve", async () => {
-    const { app } = appWithClock(NOW)
+    const { adminApp } = appWithClock(NOW)
     const { photos, docs } = S3_AND_CDN_ORIGINS
     const loose = {
       type: 's3',
@@ -371,7 +379,7 @@ describe('grants', () => {
       await testEnv({ WAYBILL_ORIGINS: JSON.stringify({ photos, docs, loose }) }),
     )
     const grant = (body: object) =>
-      admin(app, looseEnv, 'POST', '/grants', { to: 'apiKey:x', actions: ['write'], ...body })
+      admin(adminApp, looseEnv, 'POST', '/grants', { to: 'apiKey:x', actions: ['write'], ...body })
     // A prefix means nothing where keys such as "a/../b" are signed as they are.
     const prefixed = await grant({ origin: 'loose', prefix: 'a/' })
     expect(prefixed.status).toBe(403)
@@ -385,9 +393,9 @@ describe('grants', () => {
 
 describe('quotas', () => {
   it('are set and listed; under one, a bare PUT URL (any size) is refused for POST /v1/uploads', async () => {
-    const { app } = appWithClock(NOW)
+    const { app, adminApp, clock } = appWithClock(NOW)
     const folder = fresh('f')
-    const created = await createKey(app, {
+    const created = await createKey(adminApp, {
       grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['write'], overwrite: true }],
     })
     const put = () =>
@@ -396,7 +404,7 @@ describe('quotas', () => {
         body: { origin: 'photos', method: 'PUT', keys: [`${folder}/a.bin`] },
       })
     expect((await put()).status).toBe(200)
-    const quota = await admin(app, env, 'POST', '/quotas', {
+    const quota = await admin(adminApp, env, 'POST', '/quotas', {
       to: `apiKey:${created.id}`,
       origin: 'photos',
       maxBytes: 1000,
@@ -404,12 +412,13 @@ describe('quotas', () => {
     })
     expect(quota.status).toBe(201)
     const { id } = await quota.json<{ id: string }>()
+    clock.advance(CONTROL_MAX_AGE_MS)
     const refused = await put()
     expect(refused.status).toBe(403)
     const problem = await problemOf(refused)
     expect(problem.detail).toContain(id)
     expect(problem.errors?.map((e) => e.path)).toEqual(['method'])
-    const again = await admin(app, env, 'POST', '/quotas', {
+    const again = await admin(adminApp, env, 'POST', '/quotas', {
       to: `apiKey:${created.id}`,
       origin: 'photos',
       maxObjects: 1,
@@ -418,59 +427,95 @@ describe('quotas', () => {
     // One per subject and origin: another is a conflict with it (409).
     expect(again.status).toBe(409)
     expect((await problemOf(again)).errors?.map((e) => e.path)).toEqual(['to'])
-    const listed = await (await admin(app, env, 'GET', '/quotas?limit=1000')).text()
+    const listed = await (await admin(adminApp, env, 'GET', '/quotas?limit=1000')).text()
     expect(listed).toContain(id)
-    expect((await admin(app, env, 'DELETE', `/quotas/${id}`)).status).toBe(204)
+    expect((await admin(adminApp, env, 'DELETE', `/quotas/${id}`)).status).toBe(204)
+    clock.advance(CONTROL_MAX_AGE_MS)
     expect((await put()).status).toBe(200)
   })
 })
 
 describe('revocations', () => {
-  it('revokes a key: refused at once in this isolate, and listed', async () => {
-    const { app } = appWithClock(NOW)
+  it('revokes a key: refused by the data plane within the bound, and listed', async () => {
+    const { app, adminApp, clock } = appWithClock(NOW)
     const folder = fresh('f')
-    const created = await createKey(app, {
+    const created = await createKey(adminApp, {
       grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
     })
     expect((await signA(app, created.key, folder)).status).toBe(200)
-    const revoked = await admin(app, env, 'POST', '/revocations', {
+    const revoked = await admin(adminApp, env, 'POST', '/revocations', {
       kind: 'key',
       key: created.id,
     })
     expect(revoked.status).toBe(201)
+    // The admin plane is another Worker: the data plane's caches hold the key until the bound.
+    expect((await signA(app, created.key, folder)).status).toBe(200)
+    clock.advance(CONTROL_MAX_AGE_MS)
     expect((await signA(app, created.key, folder)).status).toBe(401)
-    const unknown = await admin(app, env, 'POST', '/revocations', { kind: 'key', key: fresh('no') })
+    const unknown = await admin(adminApp, env, 'POST', '/revocations', {
+      kind: 'key',
+      key: fresh('no'),
+    })
     expect(unknown.status).toBe(404)
     // A revoked key stays revoked: rotating it is a conflict with that (409).
-    const rotate = await admin(app, env, 'POST', `/keys/${created.id}/rotate`, {})
+    const rotate = await admin(adminApp, env, 'POST', `/keys/${created.id}/rotate`, {})
     expect(rotate.status).toBe(409)
-    const list = await admin(app, env, 'GET', '/revocations?limit=1000')
+    const list = await admin(adminApp, env, 'GET', '/revocations?limit=1000')
     expect(await list.text()).toContain(created.id)
   })
 
   // A link revoked again: test/e2e/control-plane.test.ts (a link revoked by id here would reach
   // every file sharing this database, and test/control/plane.test.ts needs none).
   it('revoking a key again is a 409 naming it, since when, and records nothing more', async () => {
-    const { app, clock } = appWithClock(NOW)
-    const created = await createKey(app, { grants: [{ origin: 'photos', actions: ['read'] }] })
+    const { adminApp, clock } = appWithClock(NOW)
+    const created = await createKey(adminApp, { grants: [{ origin: 'photos', actions: ['read'] }] })
     const body = { kind: 'key', key: created.id }
-    expect((await admin(app, env, 'POST', '/revocations', body)).status).toBe(201)
+    expect((await admin(adminApp, env, 'POST', '/revocations', body)).status).toBe(201)
     clock.advance(60_000)
-    const again = await admin(app, env, 'POST', '/revocations', body)
+    const again = await admin(adminApp, env, 'POST', '/revocations', body)
     expect(again.status).toBe(409)
     const problem = await problemOf(again)
     expect(problem.type).toBe('urn:waybill:problem:conflict')
     expect(problem.errors).toEqual([
       { path: 'key', message: `is revoked already, since ${NOW.toISOString()}` },
     ])
-    const list = await admin(app, env, 'GET', '/revocations?limit=1000')
+    const list = await admin(adminApp, env, 'GET', '/revocations?limit=1000')
     const { revocations } = await list.json<{ revocations: { key?: string }[] }>()
     expect(revocations.filter((r) => r.key === created.id)).toHaveLength(1)
   })
 
+  it("revokes a caller's links by its one name, the name grants and usage give it", async () => {
+    const { app, adminApp, clock } = appWithClock(NOW)
+    const folder = fresh('f')
+    const created = await createKey(adminApp, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    const other = await createKey(adminApp, {
+      grants: [{ origin: 'photos', prefix: `${folder}/`, actions: ['read'] }],
+    })
+    const link = async (key: string) => {
+      const issued = await send(app, env, 'POST', '/v1/links', {
+        bearer: key,
+        body: { origin: 'photos', keys: [`${folder}/a.jpg`] },
+      })
+      expect(issued.status).toBe(200)
+      return new URL((await issued.json<{ links: { url: string }[] }>()).links[0]!.url).pathname
+    }
+    const [mine, theirs] = [await link(created.key), await link(other.key)]
+    clock.advance(1000)
+    const revoked = await admin(adminApp, env, 'POST', '/revocations', {
+      kind: 'links',
+      issuedBefore: clock.now.toISOString(),
+      principal: `apiKey:${created.id}`,
+    })
+    expect(revoked.status).toBe(201)
+    expect((await app.request(mine, {}, env)).status).toBe(410)
+    expect((await app.request(theirs, {}, env)).status).toBe(302)
+  })
+
   it('takes the same revocations by time as WAYBILL_LINK_REVOCATIONS', async () => {
-    const { app } = appWithClock(NOW)
-    const response = await admin(app, env, 'POST', '/revocations', {
+    const { adminApp } = appWithClock(NOW)
+    const response = await admin(adminApp, env, 'POST', '/revocations', {
       kind: 'links',
       issuedBefore: '2000-01-01T00:00:00Z',
       origin: 'photos',
@@ -481,22 +526,24 @@ describe('revocations', () => {
       kind: 'links',
       issuedBefore: '2000-01-01T00:00:00.000Z',
       origin: 'photos',
-      principal: 'api-key:nobody',
+      // One spelling of callers: the one before it (`api-key:`) is read as `apiKey:`.
+      principal: 'apiKey:nobody',
     })
   })
 })
 
 describe('who may call the admin API', () => {
   it('an admin token only: a caller’s key, no credentials and a forged token are 401', async () => {
-    const { app } = appWithClock(NOW)
+    const { adminApp } = appWithClock(NOW)
+    const adminEnv = await adminEnvOf(env)
     for (const bearer of [ALL_KEY, `${ADMIN_TOKEN}x`, undefined]) {
-      const response = await send(app, env, 'GET', '/admin/v1/keys', { bearer })
+      const response = await send(adminApp, adminEnv, 'GET', '/admin/v1/keys', { bearer })
       expect(response.status).toBe(401)
       expect(response.headers.get('www-authenticate')).toMatch(
         /^Bearer realm="waybill", scope="admin"/,
       )
     }
-    expect((await admin(app, env, 'GET', '/keys')).status).toBe(200)
+    expect((await admin(adminApp, env, 'GET', '/keys')).status).toBe(200)
   })
 
   it('an admin token never signs', async () => {
@@ -509,12 +556,12 @@ describe('who may call the admin API', () => {
   })
 
   it('with no admin method configured, every admin request is refused', async () => {
-    const { app } = appWithClock(NOW)
-    const bare = await testEnv()
-    const none = await send(app, bare, 'GET', '/admin/v1/keys')
+    const { adminApp } = appWithClock(NOW)
+    const bare = { ...(await adminEnvOf(env)), WAYBILL_ADMIN_TOKENS: undefined }
+    const none = await send(adminApp, bare, 'GET', '/admin/v1/keys')
     expect(none.status).toBe(401)
     expect((await problemOf(none)).detail).toContain('No admin authentication is configured')
-    const token = await send(app, bare, 'GET', '/admin/v1/keys', { bearer: ADMIN_TOKEN })
+    const token = await send(adminApp, bare, 'GET', '/admin/v1/keys', { bearer: ADMIN_TOKEN })
     expect((await problemOf(token)).detail).toContain('not an admin token')
   })
 
@@ -522,12 +569,14 @@ describe('who may call the admin API', () => {
     let accessKey: TestKey
     let accessEnv: Env
     const server = new FakeJwksServer()
-    const { app } = { app: createApp({ clock: () => NOW, fetch: server.fetch }) }
+    const adminApp = createAdminApp({ clock: () => NOW, fetch: server.fetch })
     const token = (email: string) =>
       sign(accessKey, { iss: ACCESS_TEAM, aud: ACCESS_AUD, sub: `id-${email}`, email })
-    const asAccess = (email: string, environment = accessEnv) =>
-      token(email).then((jwt) =>
-        app.request('/admin/v1/keys', { headers: { 'cf-access-jwt-assertion': jwt } }, environment),
+    const asAccess = async (email: string, environment?: AdminEnv) =>
+      adminApp.request(
+        '/admin/v1/keys',
+        { headers: { 'cf-access-jwt-assertion': await token(email) } },
+        environment ?? (await adminEnvOf(accessEnv)),
       )
 
     beforeAll(async () => {
@@ -553,24 +602,21 @@ describe('who may call the admin API', () => {
       const down = new FakeJwksServer()
       down.down = true
       const jwt = await token('ops@example.com')
-      const response = await createApp({ clock: () => NOW, fetch: down.fetch }).request(
+      const response = await createAdminApp({ clock: () => NOW, fetch: down.fetch }).request(
         '/admin/v1/keys',
         { headers: { 'cf-access-jwt-assertion': jwt } },
-        accessEnv,
+        await adminEnvOf(accessEnv),
       )
       expect(response.status).toBe(503)
       expect(response.headers.get('retry-after')).not.toBeNull()
       expect((await problemOf(response)).type).toBe('urn:waybill:problem:auth_unavailable')
     })
 
-    it('without a control plane, an admin learns it: 503 naming WAYBILL_DB', async () => {
-      const bare = { ...accessEnv, WAYBILL_DB: undefined, WAYBILL_QUOTAS: undefined }
-      const response = await asAccess('ops@example.com', {
-        ...bare,
-        WAYBILL_ADMIN_TOKENS: undefined,
-      })
+    it('without the control plane’s database, an admin learns it: 503 naming WAYBILL_DB', async () => {
+      const bare = { ...(await adminEnvOf(accessEnv)), WAYBILL_DB: undefined }
+      const response = await asAccess('ops@example.com', bare)
       expect(response.status).toBe(503)
-      expect((await problemOf(response)).detail).toContain('WAYBILL_DB')
+      expect((await problemOf(response)).errors?.map((e) => e.path)).toEqual(['WAYBILL_DB'])
     })
   })
 })

@@ -15,6 +15,7 @@ import {
   MAX_LINK_USES,
   MAX_SIGN_JSON_VALUES,
   MAX_REPORTED_ERRORS,
+  MAX_IMPORT_BODY_BYTES,
   MAX_SMALL_BODY_BYTES,
   MAX_TOKEN_BYTES,
 } from '../../src/limits'
@@ -932,10 +933,11 @@ const REDIRECT_ROWS: BadInputCase[] = [
   }),
 ]
 
-// ---- GET /healthz, GET /openapi.json, unknown paths --------------------------------------------
+// ---- GET /healthz, GET /readyz, GET /openapi.json, unknown paths ---------------------------------
 
 const OTHER_ROWS: BadInputCase[] = [
   ...methodRows('/healthz', ALLOW_GET, ['POST', 'PUT', 'DELETE', 'PATCH']),
+  ...methodRows('/readyz', ALLOW_GET, ['POST', 'PUT', 'DELETE']),
   ...methodRows('/openapi.json', ALLOW_GET, ['POST', 'PUT', 'DELETE']),
   {
     name: 'GET an unknown path',
@@ -1626,6 +1628,7 @@ function adminAuthRows(method: string, path: string, body?: RowBody): BadInputCa
 
 const ADMIN: Who = { as: { caller: 'admin' }, auth: adminAuthRows }
 const ADMIN_GET_POST: Who = { ...ADMIN, allow: 'POST, GET, HEAD' }
+const ADMIN_GET_PATCH: Who = { ...ADMIN, allow: 'GET, HEAD, PATCH' }
 
 const adminRow = (
   method: string,
@@ -1708,7 +1711,33 @@ const ADMIN_KEY_ROWS: BadInputCase[] = [
   ).map(([query, errorPath]) =>
     adminRow('GET', `/admin/v1/keys?${query}`, query, undefined, 400, errorPath),
   ),
-  ...getRoute('/admin/v1/keys/web', ADMIN, ['POST', 'PUT', 'DELETE', 'PATCH']),
+  ...(
+    [
+      ['a short Idempotency-Key', 'short'],
+      ['an Idempotency-Key of 256 characters', 'k'.repeat(256)],
+      ['an Idempotency-Key with a space', 'a key with a space in it'],
+    ] as const
+  ).map(([name, key]): BadInputCase => ({
+    ...adminRow('POST', '/admin/v1/keys', name, KEY_VALID, 400, 'Idempotency-Key'),
+    headers: { 'idempotency-key': key },
+  })),
+  ...getRoute('/admin/v1/keys/web', ADMIN_GET_PATCH, ['POST', 'PUT', 'DELETE']),
+  ...adminAuthRows('PATCH', '/admin/v1/keys/web', { json: { label: 'x' } }),
+  ...(
+    [
+      [{}, 'label'],
+      [{ label: 5 }, 'label'],
+      [{ label: 'a\u0000b' }, 'label'],
+      [{ expiresAt: 'now' }, 'expiresAt'],
+      [{ expiresAt: 1_795_000_000 }, 'expiresAt'],
+      [{ label: 'x', colour: 'blue' }, 'colour'],
+      [{ prefix: 'live' }, 'prefix'],
+    ] as const
+  ).map(([body, errorPath]) =>
+    adminRow('PATCH', '/admin/v1/keys/web', JSON.stringify(body), body, 400, errorPath),
+  ),
+  adminRow('PATCH', '/admin/v1/keys/nobody-here', 'an unknown key', { label: 'x' }, 404, 'id'),
+  adminRow('PATCH', '/admin/v1/keys/a%20b', 'an id with a space', { label: 'x' }, 400, 'id'),
   adminRow('GET', "/admin/v1/keys/x'%20OR%20'1'='1", 'an id with SQL in it', undefined, 400, 'id'),
   adminRow(
     'GET',
@@ -1795,6 +1824,38 @@ const ADMIN_GRANT_ROWS: BadInputCase[] = [
     'to',
   ),
   adminRow('GET', '/admin/v1/grants?limit=0', 'limit=0', undefined, 400, 'limit'),
+  ...getRoute(
+    '/admin/v1/grants/effective?caller=apiKey:web',
+    { ...ADMIN, allow: 'GET, HEAD, DELETE' },
+    ['POST', 'PUT'],
+  ),
+  ...(
+    [
+      ['', 'caller'],
+      ['caller=web', 'caller'],
+      ['caller=sub:alice', 'caller'],
+      ['caller=apiKey:web&email=nobody', 'email'],
+      [`caller=jwt:alice&role=${'r'.repeat(201)}`, 'role'],
+      ['caller=jwt:alice&colour=blue', 'colour'],
+    ] as const
+  ).map(([query, errorPath]) =>
+    adminRow(
+      'GET',
+      `/admin/v1/grants/effective?${query}`,
+      query || 'no parameters',
+      undefined,
+      400,
+      errorPath,
+    ),
+  ),
+  adminRow(
+    'POST',
+    '/admin/v1/grants?allowUnknownKey=yes',
+    'allowUnknownKey=yes',
+    GRANT_VALID,
+    400,
+    'allowUnknownKey',
+  ),
   ...methodRows(`/admin/v1/grants/${A_GRANT_ID}`, 'DELETE', ['GET', 'POST', 'PUT']),
   ...adminAuthRows('DELETE', `/admin/v1/grants/${A_GRANT_ID}`),
   adminRow(
@@ -1817,6 +1878,7 @@ const ADMIN_GRANT_ROWS: BadInputCase[] = [
 ]
 
 const LINK_ID = 'AAAAAAAAAAAAAAAA'
+const A_REVOCATION_ID = 'r_0mkz3c9a1b2c3d4e5f6g'
 const revocationRow = (name: string, body: unknown, errorPath: string, status = 400) =>
   adminRow('POST', '/admin/v1/revocations', name, body, status, errorPath)
 
@@ -1858,6 +1920,24 @@ const ADMIN_REVOCATION_ROWS: BadInputCase[] = [
   ),
   ...adminAuthRows('GET', '/admin/v1/revocations'),
   adminRow('GET', '/admin/v1/revocations?limit=-1', 'limit=-1', undefined, 400, 'limit'),
+  ...methodRows(`/admin/v1/revocations/${A_REVOCATION_ID}`, 'DELETE', ['GET', 'POST', 'PUT']),
+  ...adminAuthRows('DELETE', `/admin/v1/revocations/${A_REVOCATION_ID}`),
+  adminRow(
+    'DELETE',
+    `/admin/v1/revocations/${A_GRANT_ID}`,
+    'the id of a grant',
+    undefined,
+    400,
+    'id',
+  ),
+  adminRow(
+    'DELETE',
+    `/admin/v1/revocations/${A_REVOCATION_ID}`,
+    'an unknown revocation',
+    undefined,
+    404,
+    'id',
+  ),
 ]
 
 const QUOTA_VALID = { to: 'apiKey:web', origin: 'photos', maxObjects: 10, windowS: 3600 }
@@ -1888,7 +1968,37 @@ const ADMIN_QUOTA_ROWS: BadInputCase[] = [
   quotaRow('an unknown origin', { ...QUOTA_VALID, origin: 'nowhere' }, 'origin', 404),
   quotaRow('a CloudFront origin', { ...QUOTA_VALID, origin: 'cdn' }, 'origin', 403),
   ...adminAuthRows('GET', '/admin/v1/quotas'),
-  ...methodRows(`/admin/v1/quotas/${A_QUOTA_ID}`, 'DELETE', ['GET', 'POST']),
+  ...methodRows(`/admin/v1/quotas/${A_QUOTA_ID}`, 'GET, HEAD, PATCH, DELETE', ['POST', 'PUT']),
+  ...adminAuthRows('GET', `/admin/v1/quotas/${A_QUOTA_ID}`),
+  adminRow('GET', `/admin/v1/quotas/${A_QUOTA_ID}`, 'an unknown quota', undefined, 404, 'id'),
+  adminRow(
+    'GET',
+    `/admin/v1/quotas/${A_QUOTA_ID}?caller=web`,
+    'a caller without its kind',
+    undefined,
+    400,
+    'caller',
+  ),
+  ...adminAuthRows('PATCH', `/admin/v1/quotas/${A_QUOTA_ID}`, { json: { maxObjects: 5 } }),
+  ...(
+    [
+      [{}, 'maxObjects'],
+      [{ maxObjects: 0 }, 'maxObjects'],
+      [{ maxBytes: '1 GB' }, 'maxBytes'],
+      [{ maxObjects: 5, windowS: 60 }, 'windowS'],
+      [{ maxObjects: 5, to: '*' }, 'to'],
+    ] as const
+  ).map(([body, errorPath]) =>
+    adminRow('PATCH', `/admin/v1/quotas/${A_QUOTA_ID}`, JSON.stringify(body), body, 400, errorPath),
+  ),
+  adminRow(
+    'PATCH',
+    `/admin/v1/quotas/${A_QUOTA_ID}`,
+    'an unknown quota',
+    { maxObjects: 5 },
+    404,
+    'id',
+  ),
   ...adminAuthRows('DELETE', `/admin/v1/quotas/${A_QUOTA_ID}`),
   adminRow('DELETE', `/admin/v1/quotas/${A_GRANT_ID}`, 'the id of a grant', undefined, 400, 'id'),
   adminRow('DELETE', `/admin/v1/quotas/${A_QUOTA_ID}`, 'an unknown quota', undefined, 404, 'id'),
@@ -1897,17 +2007,16 @@ const ADMIN_QUOTA_ROWS: BadInputCase[] = [
 // A range of days the answer cannot cover (a "to" before "from", more than MAX_USAGE_DAYS) is
 // answered for the days it can (test/routes/admin.test.ts), not refused: the document cannot say it.
 const ADMIN_USAGE_ROWS: BadInputCase[] = [
-  ...getRoute('/admin/v1/usage?principal=api-key:web', ADMIN),
+  ...getRoute('/admin/v1/usage?principal=apiKey:web', ADMIN),
   ...(
     [
-      ['', 'principal'],
       ['key=web', 'key'],
-      ['key=web&principal=api-key:web', 'key'],
+      ['key=web&principal=apiKey:web', 'key'],
       ['principal=web', 'principal'],
-      ['principal=api-key:a%0Ab', 'principal'],
-      ['principal=api-key:web&from=2026-13-01', 'from'],
-      ['principal=api-key:web&to=yesterday', 'to'],
-      ['principal=api-key:web&day=2026-11-23', 'day'],
+      ['principal=apiKey:a%0Ab', 'principal'],
+      ['principal=apiKey:web&from=2026-13-01', 'from'],
+      ['principal=apiKey:web&to=yesterday', 'to'],
+      ['principal=apiKey:web&day=2026-11-23', 'day'],
     ] as const
   ).map(([query, errorPath]) =>
     adminRow(
@@ -1919,6 +2028,146 @@ const ADMIN_USAGE_ROWS: BadInputCase[] = [
       errorPath,
     ),
   ),
+  ...getRoute('/admin/v1/usage/top', ADMIN),
+  ...(
+    [
+      ['by=everything', 'by'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['from=2026-02-30', 'from'],
+      ['principal=apiKey:web', 'principal'],
+    ] as const
+  ).map(([query, errorPath]) =>
+    adminRow('GET', `/admin/v1/usage/top?${query}`, query, undefined, 400, errorPath),
+  ),
+]
+
+const EXPLAIN_VALID = { caller: { key: 'web' }, action: 'read', origin: 'photos', key: 'a.jpg' }
+const explainRow = (name: string, body: unknown, errorPath: string) =>
+  adminRow('POST', '/admin/v1/explain', name, body, 400, errorPath)
+
+const ADMIN_EXPLAIN_ROWS: BadInputCase[] = [
+  ...jsonPostRoute(
+    '/admin/v1/explain',
+    EXPLAIN_VALID,
+    MAX_SMALL_BODY_BYTES,
+    ['GET', 'PUT', 'DELETE', 'PATCH'],
+    ADMIN,
+  ),
+  explainRow('no caller', { ...EXPLAIN_VALID, caller: undefined }, 'caller'),
+  explainRow(
+    'a caller with both',
+    { ...EXPLAIN_VALID, caller: { key: 'web', claims: {} } },
+    'caller',
+  ),
+  explainRow('claims that are a list', { ...EXPLAIN_VALID, caller: { claims: [] } }, 'caller'),
+  explainRow('a key id with SQL', { ...EXPLAIN_VALID, caller: { key: "x'--" } }, 'caller.key'),
+  explainRow('an unknown action', { ...EXPLAIN_VALID, action: 'admin' }, 'action'),
+  explainRow('no origin', { ...EXPLAIN_VALID, origin: undefined }, 'origin'),
+  explainRow('a key of 1025 characters', { ...EXPLAIN_VALID, key: 'k'.repeat(1025) }, 'key'),
+  explainRow('a negative length', { ...EXPLAIN_VALID, contentLength: -1 }, 'contentLength'),
+  explainRow('an expiry past seven days', { ...EXPLAIN_VALID, expiresIn: 604_801 }, 'expiresIn'),
+  explainRow('an unknown field', { ...EXPLAIN_VALID, colour: 'blue' }, 'colour'),
+]
+
+const ADMIN_AUDIT_ROWS: BadInputCase[] = [
+  ...getRoute('/admin/v1/audit', ADMIN),
+  ...(
+    [
+      ['action=nope', 'action'],
+      ['action=key.destroy', 'action'],
+      ['outcome=maybe', 'outcome'],
+      ['from=yesterday', 'from'],
+      ['to=2026-11-23', 'to'],
+      ['key=a%20b', 'key'],
+      ['cursor=..%2Fx', 'cursor'],
+      ['limit=0', 'limit'],
+      ['colour=blue', 'colour'],
+    ] as const
+  ).map(([query, errorPath]) =>
+    adminRow('GET', `/admin/v1/audit?${query}`, query, undefined, 400, errorPath),
+  ),
+]
+
+const importRow = (name: string, body: unknown, errorPath: string, status = 400) =>
+  adminRow('POST', '/admin/v1/import', name, body, status, errorPath)
+const SECRET = { prefix: 'wb_abcd', createdAt: '2026-11-23T00:00:00Z', expiresAt: null }
+const IMPORTED_KEY = {
+  id: 'imported',
+  label: null,
+  createdAt: '2026-11-23T00:00:00Z',
+  expiresAt: null,
+  revokedAt: null,
+  secrets: [{ ...SECRET, sha256: 'a'.repeat(64) }],
+}
+
+const ADMIN_CONFIG_ROWS: BadInputCase[] = [
+  ...getRoute('/admin/v1/export', ADMIN),
+  adminRow('GET', '/admin/v1/export?secrets=all', 'secrets=all', undefined, 400, 'secrets'),
+  adminRow('GET', '/admin/v1/export?colour=blue', 'colour=blue', undefined, 400, 'colour'),
+  ...jsonPostRoute(
+    '/admin/v1/import',
+    { version: 1 },
+    MAX_IMPORT_BODY_BYTES,
+    ['GET', 'PUT', 'DELETE', 'PATCH'],
+    ADMIN,
+  ),
+  importRow('no version', {}, 'version'),
+  importRow('another version', { version: 2 }, 'version'),
+  importRow('keys that are not a list', { version: 1, keys: {} }, 'keys'),
+  importRow(
+    'a key without its secrets',
+    { version: 1, keys: [{ ...IMPORTED_KEY, secrets: [SECRET] }] },
+    'keys.0.secrets.0.sha256',
+  ),
+  importRow(
+    'a secret whose hash is not hex',
+    { version: 1, keys: [{ ...IMPORTED_KEY, secrets: [{ ...SECRET, sha256: 'z'.repeat(64) }] }] },
+    'keys.0.secrets.0.sha256',
+  ),
+  importRow(
+    'a grant with an unknown action',
+    {
+      version: 1,
+      grants: [
+        {
+          id: 'g_0000000000000000000',
+          createdAt: '2026-11-23T00:00:00Z',
+          grant: { to: 'apiKey:web', origin: 'photos', actions: ['fly'] },
+        },
+      ],
+    },
+    'grants.0.grant.actions.0',
+  ),
+  importRow(
+    'a quota with no limit',
+    {
+      version: 1,
+      quotas: [
+        {
+          id: 'q_0000000000000000000',
+          createdAt: '2026-11-23T00:00:00Z',
+          to: 'apiKey:web',
+          origin: 'photos',
+          maxObjects: null,
+          maxBytes: null,
+          windowS: 3600,
+        },
+      ],
+    },
+    'quotas.0.maxObjects',
+  ),
+  importRow(
+    'a revocation of another kind',
+    {
+      version: 1,
+      revocations: [
+        { id: 'r_0000000000000000000', createdAt: '2026-11-23T00:00:00Z', kind: 'all' },
+      ],
+    },
+    'revocations.0.kind',
+  ),
+  importRow('an unknown field', { version: 1, colour: 'blue' }, 'colour'),
 ]
 
 /** Every row of the matrix. */
@@ -1937,4 +2186,7 @@ export const BAD_INPUT_CASES: readonly BadInputCase[] = [
   ...ADMIN_REVOCATION_ROWS,
   ...ADMIN_QUOTA_ROWS,
   ...ADMIN_USAGE_ROWS,
+  ...ADMIN_AUDIT_ROWS,
+  ...ADMIN_EXPLAIN_ROWS,
+  ...ADMIN_CONFIG_ROWS,
 ]

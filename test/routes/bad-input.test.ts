@@ -3,9 +3,13 @@
 // real Worker entry. Then the checks that need more than one request: reading stops at the size
 // limit, and an unknown origin answers like an ungranted one (no probing the config).
 
-import { exports } from 'cloudflare:workers'
+import { createExecutionContext } from 'cloudflare:test'
+import { env as workerBindings, exports } from 'cloudflare:workers'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { createAdminApp } from '../../src/admin/app'
+import adminWorker from '../../src/admin/index'
 import { createApp } from '../../src/app'
+import type { AdminEnv } from '../../src/config/admin'
 import { MAX_BODY_BYTES } from '../../src/limits'
 import type { Env } from '../../src/env'
 import {
@@ -18,7 +22,7 @@ import {
   ISSUER,
   makeKey,
 } from '../fixtures/auth'
-import { ADMIN_TOKEN, withControl } from '../helpers/control-plane'
+import { ADMIN_TOKEN, adminEnvOf, withControl } from '../helpers/control-plane'
 import { postJson } from '../helpers/requests'
 import { BAD_INPUT_CASES, MIB, type BadInputCase, type Caller } from './bad-input-cases'
 import {
@@ -35,7 +39,9 @@ const testKeys = inject('testKeys')
 const workerKey = inject('apiKey').key
 
 let env: Env
+let adminEnv: AdminEnv
 let app: ReturnType<typeof createApp>
+let adminApp: ReturnType<typeof createAdminApp>
 
 /** The route-test env plus a CloudFront origin, JWT (HS256 and cookie) and Cloudflare Access. */
 async function matrixEnv(): Promise<Env> {
@@ -72,8 +78,11 @@ beforeAll(async () => {
   const server = new FakeJwksServer()
   server.sets.set(ACCESS_CERTS, { keys: [accessKey.publicJwk] })
   app = createApp({ clock: () => NOW, fetch: server.fetch })
-  // With the control plane: the pool's D1 and quota counters, and an admin token.
+  adminApp = createAdminApp({ clock: () => NOW, fetch: server.fetch })
+  // With the control plane: the pool's D1 and quota counters; the admin Worker's env beside it,
+  // with an admin token.
   env = await withControl(await matrixEnv())
+  adminEnv = await adminEnvOf(env)
   // The env must be valid, or every row would be the same 503.
   const health = await app.request('/healthz', {}, env)
   expect(health.status, await health.clone().text()).toBe(200)
@@ -83,6 +92,9 @@ interface Keys {
   valid: string
   photosOnly: string
 }
+
+const isAdmin = (row: BadInputCase) => row.path.startsWith('/admin/')
+const init = (row: BadInputCase) => requestInit(row, { valid: ALL_KEY, photosOnly: PHOTOS_KEY })
 
 function requestInit(row: BadInputCase, keys: Keys): RequestInit {
   const headers = new Headers()
@@ -203,8 +215,11 @@ describe(`bad-input matrix (${BAD_INPUT_CASES.length} rows)`, () => {
 
   for (const row of BAD_INPUT_CASES) {
     const title = `${row.name} → ${row.status}${row.errorPath === undefined ? '' : ` naming ${printable(row.errorPath)}`}`
+    // The admin API's rows go to the admin Worker's app, the rest to the data plane's.
     const send = () =>
-      app.request(row.path, requestInit(row, { valid: ALL_KEY, photosOnly: PHOTOS_KEY }), env)
+      isAdmin(row)
+        ? adminApp.request(row.path, init(row), adminEnv)
+        : app.request(row.path, init(row), env)
     if (row.knownBug === undefined) {
       it(title, async () => expectProblem(row, await send()))
       continue
@@ -245,10 +260,15 @@ describe(`the same rows through the Worker entry (${WORKER_ROWS.length} rows)`, 
 
   for (const row of WORKER_ROWS) {
     it(`${row.name} → ${row.status}`, async () => {
-      const init = requestInit(row, { valid: workerKey, photosOnly: workerKey })
-      const response = await exports.default.fetch(
-        new Request(`http://waybill.test${row.path}`, init),
+      const request = new Request(
+        `http://waybill.test${row.path}`,
+        requestInit(row, { valid: workerKey, photosOnly: workerKey }),
       )
+      // The admin API is the admin Worker's entry (over the pool's bindings: its D1, and no admin
+      // token); the data plane's Worker has none of it.
+      const response = isAdmin(row)
+        ? await adminWorker.fetch(request, workerBindings, createExecutionContext())
+        : await exports.default.fetch(request)
       await expectProblem(row, response)
     })
   }

@@ -223,6 +223,9 @@ describe('GET /l/{token}', () => {
       [[{ issuedBefore: later }], 410],
       [[{ issuedBefore: later, origin: 'photos' }], 410],
       [[{ issuedBefore: later, origin: 'docs' }], 302],
+      [[{ issuedBefore: later, principal: 'apiKey:all' }], 410],
+      [[{ issuedBefore: later, principal: 'apiKey:photos-only' }], 302],
+      // The spelling before callers had one name still names the same caller.
       [[{ issuedBefore: later, principal: 'api-key:all' }], 410],
       [[{ issuedBefore: later, principal: 'api-key:photos-only' }], 302],
       [[{ issuedBefore: earlier }], 302],

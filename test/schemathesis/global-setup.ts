@@ -1,5 +1,5 @@
 // Runs in Node before the schemathesis project: installs Schemathesis into .tools/ if missing
-// (scripts/schemathesis.mjs), starts the Worker it tests (./target.ts), and hands both to the test.
+// (scripts/schemathesis.mjs), starts the Workers it tests (./target.ts), and hands them to the test.
 
 import type { TestProject } from 'vitest/node'
 import { ensureSchemathesis } from '../../scripts/schemathesis.mjs'
@@ -9,6 +9,8 @@ export interface SchemathesisContext {
   /** The pinned `st` command. */
   st: string
   baseUrl: string
+  /** The admin Worker's origin. */
+  adminUrl: string
   apiKey: string
   adminToken: string
 }
@@ -22,7 +24,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const st = ensureSchemathesis()
   const target = await startFuzzTarget()
-  const { baseUrl, apiKey, adminToken } = target
-  project.provide('schemathesis', { st, baseUrl, apiKey, adminToken })
+  const { baseUrl, adminUrl, apiKey, adminToken } = target
+  project.provide('schemathesis', { st, baseUrl, adminUrl, apiKey, adminToken })
   return target.stop
 }

@@ -1,8 +1,9 @@
-// The Worker Schemathesis tests: `wrangler dev` on a free port against a fresh versitygw, with a
-// configuration that reaches every operation of docs/openapi.json. Its origins carry the names
-// the document's examples use ("photos"), so the examples and the generated requests reach the
-// services, not only the refusal of an unknown origin; one API key may do everything on them, and
-// one admin token calls the admin API (/admin/v1) on the local D1, which spawnWranglerDev migrates.
+// The Workers Schemathesis tests: the data plane's `wrangler dev` on a free port against a fresh
+// versitygw, with a configuration that reaches every operation of docs/openapi.json, and the admin
+// plane's on another, sharing its local state. The origins carry the names the documents' examples
+// use ("photos"), so the examples and the generated requests reach the services, not only the
+// refusal of an unknown origin; one API key may do everything on them, and one admin token calls
+// the admin API (/admin/v1) on the local D1, which spawnWranglerDev migrates.
 
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,6 +22,8 @@ const YEAR_S = 366 * 86_400
 export interface FuzzTarget {
   /** http://127.0.0.1:<port> */
   baseUrl: string
+  /** The admin Worker's: http://127.0.0.1:<another port> */
+  adminUrl: string
   /** An API key granted every action on every origin. */
   apiKey: string
   /** An admin token (WAYBILL_ADMIN_TOKENS): the admin API's only credential here. */
@@ -112,13 +115,16 @@ function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: 
     WAYBILL_ORIGINS: JSON.stringify(origins),
     WAYBILL_API_KEYS: JSON.stringify([hashedEntry('fuzz', apiKey)]),
     WAYBILL_GRANTS: JSON.stringify(grants),
-    WAYBILL_ADMIN_TOKENS: JSON.stringify([hashedEntry('fuzz-admin', adminToken)]),
     WAYBILL_TOKEN_SECRETS: JSON.stringify([{ id: 'f', secret: newSecret() }]),
     // wrangler dev 4.124 can drop its proxy connection when many concurrent requests each log
     // (cloudflare/workers-sdk#15451): log failures only.
     WAYBILL_REQUEST_LOG: 'errors',
   }
-  return { apiKey, adminToken, vars }
+  const adminVars = {
+    WAYBILL_ADMIN_TOKENS: JSON.stringify([hashedEntry('fuzz-admin', adminToken)]),
+    WAYBILL_REQUEST_LOG: 'errors',
+  }
+  return { apiKey, adminToken, vars, adminVars }
 }
 
 /** Starts versitygw and `wrangler dev` with the fuzzing configuration. */
@@ -140,24 +146,36 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     })
     stops.push(s3.stop)
 
-    const { apiKey, adminToken, vars } = fuzzVars({
+    const { apiKey, adminToken, vars, adminVars } = fuzzVars({
       endpoint: s3.endpoint,
       accessKeyId,
       secretAccessKey,
     })
-    const envFile = join(tmp, 'worker.vars')
-    writeFileSync(envFile, envFileText(vars), { mode: 0o600 })
-    const port = await freePort()
-    const wrangler = spawnWranglerDev({
-      port,
-      envFile,
-      inspectorPort: await freePort(),
-      quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
-    })
-    stops.push(() => stopChild(wrangler))
-    const baseUrl = `http://127.0.0.1:${port}`
-    await waitForHealthz(`${baseUrl}/healthz`, wrangler)
-    return { baseUrl, apiKey, adminToken, stop }
+    // Both Workers on one local state (D1, Durable Objects), the admin plane after the data plane.
+    const persistTo = join(tmp, 'state')
+    const urls: string[] = []
+    for (const [config, workerVars] of [
+      ['wrangler.jsonc', vars],
+      ['wrangler.admin.jsonc', adminVars],
+    ] as const) {
+      const envFile = join(tmp, `${config}.vars`)
+      writeFileSync(envFile, envFileText(workerVars), { mode: 0o600 })
+      const port = await freePort()
+      const wrangler = spawnWranglerDev({
+        port,
+        envFile,
+        config,
+        persistTo,
+        inspectorPort: await freePort(),
+        quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
+      })
+      stops.push(() => stopChild(wrangler))
+      const url = `http://127.0.0.1:${port}`
+      await waitForHealthz(`${url}/healthz`, wrangler)
+      urls.push(url)
+    }
+    const [baseUrl, adminUrl] = urls as [string, string]
+    return { baseUrl, adminUrl, apiKey, adminToken, stop }
   } catch (error) {
     await stop()
     throw error

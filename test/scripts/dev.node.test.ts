@@ -45,12 +45,14 @@ describe("the bucket's CORS origins", () => {
 })
 
 describe('npm start options', () => {
-  it('defaults to 8787 and 7070, a fresh demo, no app origin', () => {
+  it('defaults to 8787, 8788 and 7070, a fresh demo, no app origin, text output', () => {
     expect(parseDevArgs([])).toEqual({
       port: 8787,
+      adminPort: 8788,
       s3Port: 7070,
       appOrigins: [],
       keep: false,
+      json: false,
       help: false,
     })
   })
@@ -68,12 +70,17 @@ describe('npm start options', () => {
         '--app-origin',
         APP,
         '--keep',
+        '--admin-port',
+        '8900',
+        '--json',
       ]),
     ).toEqual({
       port: 8899,
+      adminPort: 8900,
       s3Port: 7099,
       appOrigins: [APP, 'https://app.example.com'],
       keep: true,
+      json: true,
       help: false,
     })
   })
@@ -82,7 +89,9 @@ describe('npm start options', () => {
     [['--port', '0'], /--port: "0" is not a port/],
     [['--port', '87.5'], /--port: "87.5" is not a port/],
     [['--s3-port', '65536'], /--s3-port: "65536" is not a port/],
-    [['--port', '9000', '--s3-port', '9000'], /must differ/],
+    [['--port', '9000', '--s3-port', '9000'], /--port and --s3-port must differ/],
+    [['--admin-port', '8787'], /--port and --admin-port must differ/],
+    [['--admin-port', '7070'], /--admin-port and --s3-port must differ/],
     [['--app-origin', 'http://localhost:5180/app'], /--app-origin: .* is not a web origin/],
     [['--app-origin', 'localhost:5180'], /--app-origin: .* is not a web origin/],
     [['--app-origin', 'ftp://example.com'], /--app-origin: .* is not a web origin/],
@@ -94,14 +103,16 @@ describe('npm start options', () => {
 })
 
 describe('what the Worker gets', () => {
-  it('the demo origin on this run’s S3 port, the run’s admin token, signed links, CORS for the app', () => {
+  it('the demo origin on this run’s S3 port, signed links, CORS for the app; the admin plane the run’s admin token', () => {
     const worker = vars({}, [APP])
     expect(JSON.parse(worker.vars.WAYBILL_ORIGINS!)).toEqual({
       demo: { ...WRANGLER_VARS.WAYBILL_ORIGINS.demo, endpoint: 'http://127.0.0.1:7099' },
     })
-    expect(JSON.parse(worker.vars.WAYBILL_ADMIN_TOKENS!)).toEqual([
-      { id: 'npm-start', sha256: SHA256 },
-    ])
+    // The admin tokens are the admin plane's, never the data plane's.
+    expect(worker.vars.WAYBILL_ADMIN_TOKENS).toBeUndefined()
+    expect(worker.adminVars).toEqual({
+      WAYBILL_ADMIN_TOKENS: JSON.stringify([{ id: 'npm-start', sha256: SHA256 }]),
+    })
     // The API key "demo" is made through the admin API once the Worker runs, never configured.
     expect(worker.vars.WAYBILL_API_KEYS).toBeUndefined()
     expect(JSON.parse(worker.vars.WAYBILL_TOKEN_SECRETS!)).toEqual(TOKEN_SECRETS)
@@ -133,7 +144,8 @@ describe('what the Worker gets', () => {
   it('adds the run’s admin token to the tokens of .dev.vars, unless it has its own', () => {
     const mine = { id: 'mine', sha256: 'e'.repeat(64) }
     const added = vars({ WAYBILL_ADMIN_TOKENS: JSON.stringify([mine]) })
-    expect(JSON.parse(added.vars.WAYBILL_ADMIN_TOKENS!)).toEqual([
+    expect(added.vars.WAYBILL_ADMIN_TOKENS).toBeUndefined()
+    expect(JSON.parse(added.adminVars.WAYBILL_ADMIN_TOKENS!)).toEqual([
       mine,
       { id: 'npm-start', sha256: SHA256 },
     ])
@@ -141,7 +153,7 @@ describe('what the Worker gets', () => {
 
     const own = JSON.stringify([{ id: 'npm-start', sha256: 'f'.repeat(64) }])
     const kept = vars({ WAYBILL_ADMIN_TOKENS: own })
-    expect(kept.vars.WAYBILL_ADMIN_TOKENS).toBe(own)
+    expect(kept.adminVars.WAYBILL_ADMIN_TOKENS).toBe(own)
     // Without the run's admin token, the run cannot make its key either.
     expect(kept).toMatchObject({ apiKey: false, admin: false })
     expect(kept.warnings).toEqual([

@@ -5,6 +5,8 @@
 // check's clock window, is test/security/upload-integrity.test.ts, "4: …".)
 
 import { beforeAll, describe, expect, it } from 'vitest'
+import { createAdminApp } from '../../src/admin/app'
+import { createApp } from '../../src/app'
 import type { Env } from '../../src/env'
 import { admin, appWithClock, send, withControl } from '../helpers/control-plane'
 import { form, postForm } from '../helpers/forms'
@@ -12,6 +14,9 @@ import { objectUrl, store } from '../helpers/worker-env'
 import { app, call, problem, ROOT, securityEnv } from '../helpers/security-world'
 
 let env: Env
+/** The admin Worker's app. Its writes reach the data plane's warm caches within the control
+ * plane's bound; a fresh isolate (`createApp()`) sees them at once. */
+const adminApp = createAdminApp()
 const MINE = `${ROOT}/alice/artifacts/`
 
 beforeAll(async () => {
@@ -23,11 +28,11 @@ async function storedKey(
   grants: readonly Record<string, unknown>[],
   quota?: { origin: string; maxObjects?: number; maxBytes?: number },
 ) {
-  const created = await admin(app, env, 'POST', '/keys', { grants })
+  const created = await admin(adminApp, env, 'POST', '/keys', { grants })
   expect(created.status, await created.clone().text()).toBe(201)
   const made = await created.json<{ id: string; key: string }>()
   if (quota !== undefined) {
-    const set = await admin(app, env, 'POST', '/quotas', {
+    const set = await admin(adminApp, env, 'POST', '/quotas', {
       to: `apiKey:${made.id}`,
       windowS: 86_400,
       ...quota,
@@ -37,8 +42,8 @@ async function storedKey(
   return made
 }
 
-const as = (key: string, method: string, path: string, body?: unknown) =>
-  send(app, env, method, path, { bearer: key, body })
+const as = (key: string, method: string, path: string, body?: unknown, worker = app) =>
+  send(worker, env, method, path, { bearer: key, body })
 
 /** Bytes stored under a folder of the bucket, by listing it. */
 async function storedUnder(folder: string): Promise<{ objects: number; bytes: number }> {
@@ -165,26 +170,31 @@ describe('what a caller started stays its own to end', () => {
     })
     expect(started.status, await started.clone().text()).toBe(200)
     const { uploadId } = await started.json<{ uploadId: string }>()
-    const listed = await admin(app, env, 'GET', `/grants?to=apiKey:${made.id}`)
+    const listed = await admin(adminApp, env, 'GET', `/grants?to=apiKey:${made.id}`)
     const ids = (await listed.json<{ grants: { id: string }[] }>()).grants.map((g) => g.id)
     expect(ids).toHaveLength(1)
     for (const id of ids)
-      expect((await admin(app, env, 'DELETE', `/grants/${id}`)).status).toBe(204)
-    // No grant now: nothing new is signed for it, not even more parts of the same upload.
+      expect((await admin(adminApp, env, 'DELETE', `/grants/${id}`)).status).toBe(204)
+    // No grant now (in an isolate that reads the change: a fresh one, where a warm one would
+    // within the control plane's bound): nothing new is signed for it, not even more parts.
+    const later = createApp()
     const ref = { origin: 's3', key, uploadId }
-    const more = await as(made.key, 'POST', '/v1/uploads/multipart/parts', {
-      ...ref,
-      partNumbers: [1],
-    })
+    const more = await as(
+      made.key,
+      'POST',
+      '/v1/uploads/multipart/parts',
+      { ...ref, partNumbers: [1] },
+      later,
+    )
     expect(more.status).toBe(403)
     // Before: 403 too, so the upload could only be left open.
-    const aborted = await as(made.key, 'POST', '/v1/uploads/multipart/abort', ref)
+    const aborted = await as(made.key, 'POST', '/v1/uploads/multipart/abort', ref, later)
     expect(aborted.status, await aborted.clone().text()).toBe(204)
     // Another caller's handle, or this one for another key, opens nothing: the same 403s as before.
     const other = await problem(await call(env, 'POST', '/v1/uploads/multipart/abort', ref, 'bob'))
     expect(other.status).toBe(403)
     const moved = await problem(
-      await as(made.key, 'POST', '/v1/uploads/multipart/abort', { ...ref, key: `${key}.x` }),
+      await as(made.key, 'POST', '/v1/uploads/multipart/abort', { ...ref, key: `${key}.x` }, later),
     )
     expect(moved.status).toBe(403)
     expect(moved.errors?.map((e) => e.path)).toEqual(['origin'])
@@ -210,17 +220,22 @@ describe('faults 1 and 2: a link answers to the key that issued it, on every vis
     expect(issued.status, await issued.clone().text()).toBe(200)
     const { links } = await issued.json<{ links: { url: string }[] }>()
     expect((await follow(links[0]!.url)).status).toBe(302)
-    const revoked = await admin(app, env, 'POST', '/revocations', { kind: 'key', key: made.id })
+    const revoked = await admin(adminApp, env, 'POST', '/revocations', {
+      kind: 'key',
+      key: made.id,
+    })
     expect(revoked.status).toBe(201)
-    // Before: 302 with a fresh URL, for the link's whole life (a week here).
-    const gone = await problem(await follow(links[0]!.url))
+    // Before: 302 with a fresh URL, for the link's whole life (a week here). Now 410 as soon as
+    // an isolate reads the change: a fresh one at once (a warm one within the control plane's
+    // bound, test/e2e/control-plane.test.ts).
+    const gone = await problem(await follow(links[0]!.url, createApp()))
     expect(gone.status).toBe(410)
     expect(gone.detail).toBe('The API key that issued this link was revoked.')
   })
 
   it('never lets a link outlive its key, asked for or by default', async () => {
     const keyExpiresAt = Date.now() + 3_600_000
-    const created = await admin(app, env, 'POST', '/keys', {
+    const created = await admin(adminApp, env, 'POST', '/keys', {
       grants: [readGrant],
       expiresAt: new Date(keyExpiresAt).toISOString(),
     })

@@ -3,6 +3,8 @@
 // under /v1 that is missing from the table fails the suite, so a new route cannot skip a limit.
 
 import { beforeAll, describe, expect, it } from 'vitest'
+import { createAdminApp } from '../../src/admin/app'
+import type { AdminEnv } from '../../src/config/admin'
 import type { Env } from '../../src/env'
 import { HS256_SECRET, sign } from '../fixtures/auth'
 import { objectUrl, store } from '../helpers/worker-env'
@@ -837,6 +839,10 @@ interface AdminRoute {
 }
 
 let adminEnv: Env
+/** The admin Worker's env beside `adminEnv` (its D1, the admin token, the data plane's bridge). */
+let adminWorkerEnv: AdminEnv
+/** The admin Worker's app: the admin API is not on the callers' Worker. */
+const adminApp = createAdminApp()
 let adminToken = ''
 let sentinel = { id: '', key: '' }
 const adminHeaders = () => ({ authorization: `Bearer ${adminToken}` })
@@ -849,7 +855,7 @@ function adminCall(
   body?: unknown,
 ): Promise<Response> {
   return Promise.resolve(
-    app.request(
+    adminApp.request(
       path,
       {
         method,
@@ -859,7 +865,7 @@ function adminCall(
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       },
-      adminEnv,
+      adminWorkerEnv,
     ),
   )
 }
@@ -900,6 +906,20 @@ const ADMIN_ROUTES = {
     ok: 200,
     send: (h, p) => adminCall(h, 'GET', `/admin/v1/keys/${enc(p ?? sentinel.id)}`),
     fields: { id: { status: 400, path: 'id' } },
+  },
+  'update key': {
+    route: 'PATCH /admin/v1/keys/:id',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'PATCH', `/admin/v1/keys/${enc(p ?? sentinel.id)}`, { label: 'sentinel' }),
+    fields: { id: { status: 400, path: 'id' } },
+  },
+  'update key (label)': {
+    route: 'PATCH /admin/v1/keys/:id',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'PATCH', `/admin/v1/keys/${enc(sentinel.id)}`, { label: p ?? 'sentinel' }),
+    fields: { label: { verbatim: echoes('label') } },
   },
   'rotate key': {
     route: 'POST /admin/v1/keys/:id/rotate',
@@ -959,6 +979,27 @@ const ADMIN_ROUTES = {
       },
     },
   },
+  'effective grants': {
+    route: 'GET /admin/v1/grants/effective',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/grants/effective?caller=${enc(`jwt:${p ?? 'nobody'}`)}`),
+    // A caller's name, taken as it is: grants naming it are found, nothing else is run.
+    fields: {
+      caller: {
+        verbatim: async (response, payload) => {
+          expect(response.status).toBe(200)
+          const answer = await response.json<{
+            caller: string
+            grants: { grant: { to: string } }[]
+          }>()
+          expect(answer.caller).toBe(`jwt:${payload}`)
+          // Only grants naming that very subject, or anyone.
+          for (const { grant } of answer.grants) expect(['*', `sub:${payload}`]).toContain(grant.to)
+        },
+      },
+    },
+  },
   'delete grant': {
     route: 'DELETE /admin/v1/grants/:id',
     // No such grant: the admin learns that, and nothing more.
@@ -998,6 +1039,14 @@ const ADMIN_ROUTES = {
       },
     },
   },
+  'delete revocation': {
+    route: 'DELETE /admin/v1/revocations/:id',
+    // No such revocation: the admin learns that, and nothing more.
+    ok: 404,
+    send: (h, p) =>
+      adminCall(h, 'DELETE', `/admin/v1/revocations/${enc(p ?? 'r_0000000000000000000')}`),
+    fields: { id: { status: 400, path: 'id' } },
+  },
   'list revocations': {
     route: 'GET /admin/v1/revocations',
     ok: 200,
@@ -1024,11 +1073,83 @@ const ADMIN_ROUTES = {
       adminCall(h, 'GET', `/admin/v1/quotas${p === undefined ? '' : `?cursor=${enc(p)}`}`),
     fields: { cursor: { status: 400, path: 'cursor' } },
   },
+  'get quota': {
+    route: 'GET /admin/v1/quotas/:id',
+    ok: 404,
+    send: (h, p) => adminCall(h, 'GET', `/admin/v1/quotas/${enc(p ?? 'q_0000000000000000000')}`),
+    fields: { id: { status: 400, path: 'id' } },
+  },
+  'update quota': {
+    route: 'PATCH /admin/v1/quotas/:id',
+    ok: 404,
+    send: (h, p) =>
+      adminCall(h, 'PATCH', `/admin/v1/quotas/${enc(p ?? 'q_0000000000000000000')}`, {
+        maxObjects: 5,
+      }),
+    fields: { id: { status: 400, path: 'id' } },
+  },
   'delete quota': {
     route: 'DELETE /admin/v1/quotas/:id',
     ok: 404,
     send: (h, p) => adminCall(h, 'DELETE', `/admin/v1/quotas/${enc(p ?? 'q_0000000000000000000')}`),
     fields: { id: { status: 400, path: 'id' } },
+  },
+  // A key asked about is data: it comes back in the request explained, and nothing else is run.
+  explain: {
+    route: 'POST /admin/v1/explain',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'POST', '/admin/v1/explain', {
+        caller: { key: sentinel.id },
+        action: 'read',
+        origin: 's3',
+        key: p ?? `${ROOT}/alice/a0.png`,
+      }),
+    fields: {
+      key: {
+        verbatim: async (response, payload) => {
+          expect(response.status).toBe(200)
+          const answer = await response.json<{ request: { body: { keys: string[] } } }>()
+          expect(answer.request.body.keys).toEqual([payload])
+        },
+      },
+    },
+  },
+  // The trail's filters, taken as they are: they find nothing.
+  audit: {
+    route: 'GET /admin/v1/audit',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/audit${p === undefined ? '' : `?principal=${enc(p)}`}`),
+    fields: {
+      principal: {
+        verbatim: async (response) => {
+          expect(response.status).toBe(200)
+          expect((await response.json<{ events: unknown[] }>()).events).toEqual([])
+        },
+      },
+    },
+  },
+  'top usage': {
+    route: 'GET /admin/v1/usage/top',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/usage/top${p === undefined ? '' : `?by=${enc(p)}`}`),
+    fields: { by: { status: 400, path: 'by' } },
+  },
+  export: {
+    route: 'GET /admin/v1/export',
+    ok: 200,
+    send: (h, p) =>
+      adminCall(h, 'GET', `/admin/v1/export${p === undefined ? '' : `?secrets=${enc(p)}`}`),
+    fields: { secrets: { status: 400, path: 'secrets' } },
+  },
+  // An empty document adds nothing; any other version is refused.
+  import: {
+    route: 'POST /admin/v1/import',
+    ok: 200,
+    send: (h, p) => adminCall(h, 'POST', '/admin/v1/import', { version: p ?? 1 }),
+    fields: { version: { status: 400, path: 'version' } },
   },
   // Whose usage is a caller's name, taken as it is: a filter that finds nothing.
   usage: {
@@ -1095,9 +1216,10 @@ const ADMIN_CLASSES: {
 
 describe('the admin surface', () => {
   beforeAll(async () => {
-    const { ADMIN_TOKEN, withControl } = await import('../helpers/control-plane')
+    const { ADMIN_TOKEN, adminEnvOf, withControl } = await import('../helpers/control-plane')
     adminToken = ADMIN_TOKEN
     adminEnv = await withControl(env)
+    adminWorkerEnv = await adminEnvOf(adminEnv)
     const created = await adminCall(adminHeaders(), 'POST', '/admin/v1/keys', {
       label: 'sentinel',
       grants: [{ origin: 's3', prefix: `${ROOT}/alice/`, actions: ['read'] }],
@@ -1106,9 +1228,9 @@ describe('the admin surface', () => {
     sentinel = await created.json<{ id: string; key: string }>()
   })
 
-  it('every admin route the app serves is in the table', () => {
+  it('every admin route the admin app serves is in the table', () => {
     const served = new Set(
-      app.routes
+      adminApp.routes
         .filter((r) => r.method !== 'ALL' && r.path.startsWith('/admin/'))
         .map((r) => `${r.method} ${r.path}`),
     )

@@ -134,7 +134,7 @@ describe('uploadCompletedEvent', () => {
       expect(uploadCompletedEvent(other, NOW).id).not.toBe(a.id)
     }
     const web = uploadCompletedEvent({ ...UPLOAD, principal: { kind: 'api-key', id: 'web' } }, NOW)
-    expect(web.data.principal).toBe('api-key:web')
+    expect(web.data.principal).toBe('apiKey:web')
   })
 })
 

@@ -126,18 +126,16 @@ function refused(failures: readonly WaybillError[]): WaybillError {
 /**
  * Authorizes each upload of a request (one grant must allow each upload's key, type, size,
  * overwrite and lifetime, every limit signed; a `filename` gets its key from the grant's
- * `uploadKey`) and issues them: PUT URLs, POST policies, or a multipart upload with its first part
- * URLs. A batch is all or nothing.
+ * `uploadKey`): each upload's permit and item with its key, or the one problem for them all (a
+ * batch is all or nothing). What POST /v1/uploads judges before a quota counts anything; explain
+ * (src/bridge/) asks the same.
  */
-export async function issueUpload(
+export function authorizeUploads(
   config: Config,
   principal: Principal,
   request: UploadRequest,
-  now: Date,
-  base: string,
-  newUuid: () => string = () => crypto.randomUUID(),
+  newUuid: () => string,
 ) {
-  const minting = mintingFor(config, principal, base)
   const { items, mode } = request
   const at = (i: number) => (request.batch ? `items.${i}.` : '')
   const failures: WaybillError[] = []
@@ -179,6 +177,25 @@ export async function issueUpload(
     }
   })
   if (failures.length > 0) throw refused(failures)
+  return permits
+}
+
+/**
+ * Authorizes each upload of a request (`authorizeUploads`) and issues them: PUT URLs, POST
+ * policies, or a multipart upload with its first part URLs. A batch is all or nothing.
+ */
+export async function issueUpload(
+  config: Config,
+  principal: Principal,
+  request: UploadRequest,
+  now: Date,
+  base: string,
+  newUuid: () => string = () => crypto.randomUUID(),
+) {
+  const minting = mintingFor(config, principal, base)
+  const { mode } = request
+  const at = (i: number) => (request.batch ? `items.${i}.` : '')
+  const permits = authorizeUploads(config, principal, request, newUuid)
   // Reserved against the caller's quota, if one counts them, before anything is signed: at the
   // size each signature admits (a POST policy's most, when no length is given), for as long as
   // the store may accept its URL or policy (a multipart upload ends when completed or aborted).

@@ -10,7 +10,7 @@
 // is what a completion check, a repeated complete, an event or `deleteMismatched` goes by.
 
 import * as v from 'valibot'
-import { principalName, type Principal } from '../../principal'
+import { principalBinding, type Principal } from '../../principal'
 import type { Config, Origin } from '../../config'
 import { base64UrlEncode } from '../../core/bytes'
 import { sealed } from '../../schemas/sealed'
@@ -72,12 +72,12 @@ const handles = sealed(
   HANDLE_PURPOSE,
   Handle,
   (origin: Origin, principal: Principal, key: string) =>
-    `${origin.name}\n${principalName(principal)}\n${key}`,
+    `${origin.name}\n${principalBinding(principal)}\n${key}`,
 )
 const receipts = sealed(
   RECEIPT_PURPOSE,
   Receipt,
-  (origin: Origin, principal: Principal) => `${origin.name}\n${principalName(principal)}`,
+  (origin: Origin, principal: Principal) => `${origin.name}\n${principalBinding(principal)}`,
 )
 
 export function sealHandle(

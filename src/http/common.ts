@@ -1,0 +1,74 @@
+// What both Workers' apps share around their routes (the data plane's src/app.ts and the admin
+// plane's src/admin/app.ts): 405s from the routes themselves, the 404 and the error pipeline,
+// static assets behind routes, and the router built while the Worker loads.
+
+import type { Env, Handler, Hono } from 'hono'
+import { methodNotAllowed as honoMethodNotAllowed } from 'hono/method-not-allowed'
+import { CoreError } from '../core/errors'
+import { fromCoreError, WaybillError } from '../errors'
+import { internalErrorResponse, problemResponse } from './problem'
+
+/** Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves. */
+export function methodNotAllowed<E extends Env>(app: Hono<E>) {
+  return honoMethodNotAllowed({
+    app,
+    onMethodNotAllowed: (_, methods) => {
+      const allow = methods.join(', ')
+      return problemResponse(
+        new WaybillError('method_not_allowed', `This path answers ${allow} only.`, {
+          headers: { allow },
+        }),
+      )
+    },
+  })
+}
+
+/**
+ * A file of the Worker's static assets (made by scripts/docs-assets.mjs). The runtime serves them
+ * before the Worker runs; the route answers GET when it is reached anyway (a deployment without
+ * the assets, or a test), and gives the path its 405s and its document entry.
+ */
+export function asset(path: string): Handler {
+  return (c) => {
+    // No env at all: app.request without one, as a test may call it.
+    const assets = (c.env as { ASSETS?: Fetcher } | undefined)?.ASSETS
+    if (assets === undefined) {
+      throw new WaybillError('not_found', `This deployment serves no ${path} (no static assets).`)
+    }
+    // Its own Response, so that middleware may still set headers (a fetched one's are immutable).
+    return assets
+      .fetch(new URL(path, c.req.url))
+      .then((answer) => new Response(answer.body, answer))
+  }
+}
+
+/**
+ * The 404 for an unknown route, the one error pipeline (a problem for what waybill knows, a plain
+ * 500 logged for what it does not), and the route matcher built now.
+ */
+export function finish<E extends Env>(app: Hono<E>): void {
+  app.notFound(() =>
+    problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),
+  )
+  app.onError((error) => {
+    if (error instanceof WaybillError) return problemResponse(error)
+    if (error instanceof CoreError) return problemResponse(fromCoreError(error))
+    // Unexpected: log where it happened, answer a plain 500. Not the message: a library's
+    // message may quote what it was given (a secret, a token), and the stack's first line is it.
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        message: 'unhandled error',
+        error: error.name,
+        stack: (error.stack ?? '')
+          .split('\n')
+          .filter((line) => /^\s+at /.test(line))
+          .join('\n'),
+      }),
+    )
+    return internalErrorResponse()
+  })
+  // Hono builds its route matcher on the first request it routes. Build it now, while the Worker
+  // loads (which Cloudflare overlaps with the TLS handshake), not in a caller's first request.
+  app.router.match('GET', '/')
+}
