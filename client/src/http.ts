@@ -94,7 +94,7 @@ function baseOf(baseUrl: string | URL): string {
   if (url === undefined || url.username || url.password || url.search || url.hash) {
     throw new WaybillError(
       'invalid_argument',
-      `baseUrl "${String(baseUrl)}" must be a URL: an origin with an optional path, no credentials, query or fragment.`,
+      `baseUrl "${String(baseUrl)}" must be an origin and path, without credentials, query or fragment.`,
     )
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
@@ -152,7 +152,7 @@ export function createHttp(options: ClientOptions): Http {
         if (!timeout.signal.aborted && (await corsRefused())) {
           throw new WaybillError(
             'cors_refused',
-            `waybill at ${base} answers, but its CORS rules do not allow this page (${page}): add ${page} to its WAYBILL_CORS origins.`,
+            `waybill at ${base} answers, but its CORS rules do not allow this page (${page}): add it to WAYBILL_CORS.`,
             { cause: error },
           )
         }

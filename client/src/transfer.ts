@@ -40,14 +40,19 @@ function unreachable(what: string, cause?: unknown): WaybillError {
   const page = pageOrigin()
   return new WaybillError(
     'network_error',
-    `The bucket could not be reached for ${what}: the network failed, or the bucket's CORS rules do not allow ${page === undefined ? 'this page' : `this page (${page})`}.`,
+    `The bucket could not be reached for ${what}: the network failed, or its CORS rules do not allow ${page ?? 'this page'}.`,
     { cause },
   )
 }
 
-/** The store's refusal, with the Code and Message of its S3 XML error when it sent one. */
+/**
+ * The store's refusal, with the Code and Message of its S3 XML error when it sent one, or the
+ * detail of waybill's own problem (an R2 origin's URLs, which waybill serves itself).
+ */
 function refused(what: string, status: number, text: string): WaybillError {
-  const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]
+  // waybill's own problem (an R2 origin's URLs) says why in its detail, S3's XML in its Code.
+  const found = /<Code>([^<]*)<\/Code>|"detail":"([^"]*)/.exec(text)
+  const code = found?.[1] ?? found?.[2]
   const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1]
   const reason =
     code === undefined ? '' : `: ${code}${message === undefined ? '' : ` (${message})`}`

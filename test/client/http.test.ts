@@ -203,7 +203,7 @@ describe('a page on another origin', () => {
       code: 'cors_refused',
       status: 0,
       retryable: false,
-      message: `waybill at ${WAYBILL} answers, but its CORS rules do not allow this page (http://app.test): add http://app.test to its WAYBILL_CORS origins.`,
+      message: `waybill at ${WAYBILL} answers, but its CORS rules do not allow this page (http://app.test): add it to WAYBILL_CORS.`,
     })
     // No retries: one call, one request without CORS to tell why.
     expect(seen).toEqual(['cors /v1/sign', 'no-cors /healthz'])

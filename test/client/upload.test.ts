@@ -166,6 +166,36 @@ describe('one PUT', () => {
     expect(fake.calls('/v1/uploads')).toHaveLength(2)
   })
 
+  it('issues a new URL when waybill itself (an R2 origin) says the URL has expired', async () => {
+    const { fake, client } = setup()
+    let puts = 0
+    fake.hooks.bucket = () =>
+      ++puts === 1
+        ? Response.json(
+            {
+              type: 'urn:waybill:problem:forbidden',
+              title: 'Forbidden',
+              status: 403,
+              detail: 'This URL has expired.',
+              errors: [{ path: 'url', message: 'has expired' }],
+            },
+            { status: 403, headers: { 'content-type': 'application/problem+json' } },
+          )
+        : undefined
+    const stored = await client.upload(file(10), { origin: 'o', key: 'k', retries: 0 })
+    expect(stored.size).toBe(10)
+    expect(fake.calls('/v1/uploads')).toHaveLength(2)
+    // Another refusal names waybill's reason, as an S3 refusal names its Code.
+    fake.hooks.bucket = () =>
+      Response.json(
+        { status: 403, detail: 'This URL does not match its signature.' },
+        { status: 403 },
+      )
+    await expect(client.upload(file(10), { origin: 'o', key: 'k3' })).rejects.toThrow(
+      'The bucket refused the PUT with 403: This URL does not match its signature.',
+    )
+  })
+
   it('issues a new URL before sending when the one it has is about to expire', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     const { fake, client } = setup({ urlLifeMs: 120_000 })
