@@ -9,7 +9,7 @@ import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import * as v from 'valibot'
 import { adminAuthenticated } from '../middleware/admin-authenticated'
-import type { DataPlaneBridge } from '../bridge/types'
+import type { DataPlaneBridge } from '../schemas/bridge'
 import {
   countersCheck,
   errorName,

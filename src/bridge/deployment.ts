@@ -5,7 +5,7 @@
 import { loadConfig, type Config, type Origin } from '../config'
 import type { Env } from '../env'
 import { grantJson } from '../config/grants'
-import type { Deployment, OriginTraits } from './types'
+import type { Deployment, OriginTraits } from '../schemas/bridge'
 
 function traitsOf(origin: Origin): OriginTraits {
   return {

@@ -22,7 +22,7 @@ import { fieldErrors } from '../schemas/valibot'
 import { listPermit } from '../services/list'
 import { signBatch } from '../services/sign'
 import { authorizeUploads } from '../services/uploads/issue'
-import type { Explained, ExplainInput, Verdict } from './types'
+import type { Explained, ExplainInput, Verdict } from '../schemas/bridge'
 
 // Where the Worker's own URLs would start (an R2 origin's /o/): nothing is signed here, so no
 // answer carries one, and the verdict never depends on it.

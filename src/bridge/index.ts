@@ -9,7 +9,7 @@ import type { Env } from '../env'
 import { ControlPlane, type Defer } from '../control/plane'
 import { deploymentOfEnv } from './deployment'
 import { explain } from './explain'
-import type { DataPlaneBridge, Deployment, Explained, ExplainInput } from './types'
+import type { DataPlaneBridge, Deployment, Explained, ExplainInput } from '../schemas/bridge'
 
 /** The control plane's caches for explain: per isolate, as the app's are. */
 const control = new ControlPlane()

@@ -14,7 +14,7 @@
 //   WAYBILL_AUDIT, WAYBILL_AUDIT_QUEUE: as the data plane's (./control.ts), for admin events.
 
 import * as v from 'valibot'
-import type { DataPlaneBridge } from '../bridge/types'
+import type { DataPlaneBridge } from '../schemas/bridge'
 import { authSchema } from './auth'
 import { AuditDataset, AuditQueue, D1Binding, QuotasBinding } from './control'
 import type { Env } from '../env'

@@ -12,25 +12,11 @@ import {
   MAX_GRANTS_PER_SUBJECT,
 } from '../limits'
 import type { KeyRow, GrantRow, QuotaRow, RevocationRow, UsageRow } from './store'
+import { AUDIT_ACTIONS } from '../schemas/admin'
 
 const BUMP_SQL =
   'UPDATE control_epoch SET epoch = epoch + 1, changed_at = ?1 WHERE id = 1 RETURNING epoch'
 
-/** What admin writes and the data plane's refusals are recorded as. */
-export const AUDIT_ACTIONS = [
-  'key.create',
-  'key.update',
-  'key.rotate',
-  'grant.create',
-  'grant.delete',
-  'revocation.create',
-  'revocation.delete',
-  'quota.create',
-  'quota.update',
-  'quota.delete',
-  'import',
-  'auth.refused',
-] as const
 type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 /** What an admin write records in the audit trail. `before` and `after` hold no secret. */

@@ -16,7 +16,6 @@ import {
   MIN_QUOTA_WINDOW_S,
 } from '../limits'
 import { KeyGrant, StoredGrant as GrantBody, StoredSubject } from '../config/grants'
-import { AUDIT_ACTIONS } from '../control/admin-store'
 import {
   characters,
   KeyId,
@@ -30,6 +29,22 @@ import {
   wholeNumber,
 } from './fields'
 import { isRecord, list, strict, strictFields, typeName } from './valibot'
+
+/** What admin writes and the data plane's refusals are recorded as. */
+export const AUDIT_ACTIONS = [
+  'key.create',
+  'key.update',
+  'key.rotate',
+  'grant.create',
+  'grant.delete',
+  'revocation.create',
+  'revocation.delete',
+  'quota.create',
+  'quota.update',
+  'quota.delete',
+  'import',
+  'auth.refused',
+] as const
 
 // ---- API keys ---------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 // here it gets the stored grants' ids and how each reaches the caller, and the quota's use, read
 // from its counter (an upload that would not fit is the 429 the request would get).
 
-import type { Verdict } from '../../bridge/types'
+import type { Verdict } from '../../schemas/bridge'
 import { subjectOf } from '../../principal/subjects'
 import { selectGrantsOf } from '../../control/admin-store'
 import { unavailable } from '../../control/plane'

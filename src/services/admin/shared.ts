@@ -1,7 +1,7 @@
 // What the admin services share: the request's context (the control plane's database, the data
 // plane's deployment, who and when), ids, times, pages, origins, and D1's failures as answers.
 
-import type { DataPlaneBridge, Deployment, OriginTraits } from '../../bridge/types'
+import type { DataPlaneBridge, Deployment, OriginTraits } from '../../schemas/bridge'
 import { scopeProblem, type GrantDefinition } from '../../config/grants'
 import { DEFAULT_ADMIN_PAGE } from '../../limits'
 import { conflict, WaybillError, type FieldError } from '../../errors'

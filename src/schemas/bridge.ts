@@ -4,7 +4,7 @@
 // be answered, it asks the Worker that holds them. Plain data only: it crosses an RPC boundary.
 
 import type { FieldError } from '../errors'
-import type { KeyPolicy } from '../schemas/config'
+import type { KeyPolicy } from './config'
 
 /**
  * What the admin plane must know of an origin to judge a grant or a quota on it: what its driver
