@@ -949,6 +949,10 @@ export interface operations {
                 | {
                     policy: string
                   }
+                | {
+                    prefix: string
+                    message: string
+                  }
             }[]
           }
           'application/x-ndjson': string
@@ -5421,8 +5425,6 @@ export interface operations {
            * @description Last, after every field
            */
           file: string
-        } & {
-          [key: string]: string
         }
       }
     }

@@ -136,7 +136,6 @@ export function servedRoutes({ clock, control }: RouteDeps) {
                 success_action_status: { type: 'string', enum: ['200', '201', '204'] },
                 file: { type: 'string', format: 'binary', description: 'Last, after every field' },
               },
-              additionalProperties: { type: 'string' },
             },
           },
         },

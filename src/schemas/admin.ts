@@ -275,8 +275,8 @@ export const EffectiveGrantsQuery = strict(
     ),
     email: v.optional(
       v.pipe(
-        characters(3, 254, 'must be an email address'),
-        v.email('must be an email address'),
+        // A claim to match grants' `email:` subjects by, as a token would carry it: any text.
+        characters(3, 254, 'must be 3 to 254 characters'),
         v.description("A token caller's verified email."),
       ),
     ),
@@ -479,6 +479,8 @@ const dayMessage = 'must be a day such as "2026-11-23"'
 // A day on the calendar: February 30 has the shape of one (isoDate's regex) but is not.
 const Day = v.pipe(
   v.string(dayMessage),
+  // The document's `format: date`; the check below refuses what has only its shape.
+  v.isoDate(dayMessage),
   v.check(
     (day) =>
       /^\d{4}-\d{2}-\d{2}$/.test(day) &&

@@ -154,9 +154,11 @@ export const SignBody = v.pipe(
 )
 export type SignBody = v.InferOutput<typeof SignBody>
 
+// What each kind of URL signs: SigV4's, CloudFront's policy, or waybill's own (prefix, message).
 const SigningSteps = v.union([
   v.object({ canonicalRequest: v.string(), stringToSign: v.string() }),
   v.object({ policy: v.string() }),
+  v.object({ prefix: v.string(), message: v.string() }),
 ])
 
 export const SignAnswer = v.object({

@@ -62,6 +62,13 @@ values = ["photos", "cdn", "media"]
 [[operations]]
 include-path = "/l/{token}"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "410", "429", "5xx"]
+
+# A time range whose "from" is after its "to" is a 400 naming "from", and an imported quota with
+# neither limit a 400 naming it: rules across fields, which the document does not state.
+# Schemathesis' defaults, and that.
+[[operations]]
+include-path-regex = "^/admin/v1/(audit|usage|usage/top|import)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 `
 
 const HOOKS = resolve('test/schemathesis/hooks.py')
