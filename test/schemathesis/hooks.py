@@ -32,7 +32,6 @@ FOLLOW_UPS = {
 # The R2 origin's routes: a URL it signed, by the method it is signed for (HEAD is a GET's).
 SERVED = {method: cycle(urls) for method, urls in UPLOADS["served"].items() if urls}
 SIGNED_FOR = {"GET": "GET", "HEAD": "GET", "PUT": "PUT", "DELETE": "DELETE"}
-FORMS = cycle(UPLOADS["forms"]) if UPLOADS["forms"] else None
 
 
 def sign_served(case):
@@ -42,16 +41,6 @@ def sign_served(case):
     url = next(urls)
     case.path_parameters = {**(case.path_parameters or {}), "origin": url["origin"], "key": url["key"]}
     case.query = {**url["query"]}
-
-
-def is_valid_form(body):
-    # The document's form, as a negative case would break it: each field a string (the file
-    # bytes), the required ones there, the status one of three.
-    if not isinstance(body, dict) or not {"key", "policy", "file"} <= body.keys():
-        return False
-    if body.get("success_action_status", "204") not in ("200", "201", "204"):
-        return False
-    return all(isinstance(value, (str, bytes)) for value in body.values())
 
 
 def is_negative(case):
@@ -64,13 +53,6 @@ def before_call(context, case, kwargs):
     # A negative case stays as generated: its invalid part is the point of it.
     if case.operation.path == "/o/{origin}/{key}":
         return None if is_negative(case) else sign_served(case)
-    # A form goes to an R2 origin with the fields of one waybill signed (a policy no generator
-    # can sign) and the 5 bytes it allows; a body that is not an object goes as generated.
-    if case.operation.path == "/o/{origin}":
-        case.path_parameters = {**(case.path_parameters or {}), "origin": "media"}
-        if FORMS is not None and is_valid_form(case.body) and not is_negative(case):
-            case.body = {**next(FORMS), "file": b"hello"}
-        return
     follow_up = FOLLOW_UPS.get(case.operation.path)
     # A body that is not an object is a negative case about its shape: it goes as generated.
     if follow_up is None or not isinstance(case.body, dict):

@@ -88,8 +88,6 @@ interface MadeUploads {
   put: { origin: string; key: string; receipt: string; etag: string | undefined }[]
   /** Signed URLs of the R2 origin "media", by the method they are signed for. */
   served: Record<'GET' | 'PUT' | 'DELETE', ServedUrl[]>
-  /** Forms waybill signed for "media": their fields, for a 5-byte file. */
-  forms: Record<string, string>[]
 }
 
 /** `POST /v1/uploads` as the fuzzed caller; its JSON answer. */
@@ -110,7 +108,7 @@ async function createUpload(baseUrl: string, apiKey: string, body: object) {
  * store's, as a caller's would be).
  */
 async function makeUploads(baseUrl: string, apiKey: string): Promise<MadeUploads> {
-  const made: Omit<MadeUploads, 'served' | 'forms'> = { multipart: [], abortable: [], put: [] }
+  const made: Omit<MadeUploads, 'served'> = { multipart: [], abortable: [], put: [] }
   for (let i = 0; i < 2 * UPLOADS; i++) {
     const started = await createUpload(baseUrl, apiKey, {
       mode: 'multipart',
@@ -152,19 +150,7 @@ async function makeUploads(baseUrl: string, apiKey: string): Promise<MadeUploads
       etag,
     })
   }
-  const forms: MadeUploads['forms'] = []
-  for (let i = 0; i < 2; i++) {
-    const issued = await createUpload(baseUrl, apiKey, {
-      origin: 'media',
-      mode: 'post',
-      key: `fuzz/form-${i}.txt`,
-      contentType: 'text/plain',
-      contentLength: 5,
-      overwrite: true,
-    })
-    forms.push(issued.fields as Record<string, string>)
-  }
-  return { ...made, served: await makeServedUrls(baseUrl, apiKey), forms }
+  return { ...made, served: await makeServedUrls(baseUrl, apiKey) }
 }
 
 /** `POST /v1/sign` on "media" as the fuzzed caller: the URL, as hooks.py sets a request to it. */
@@ -240,14 +226,18 @@ const NO_UPLOADS: MadeUploads = {
   abortable: [],
   put: [],
   served: { GET: [], PUT: [], DELETE: [] },
-  forms: [],
 }
 
 /**
  * Schemathesis over `document`'s operations at `url`, ./hooks.py drawing from `uploads`; its
  * output, once it has passed.
  */
-async function fuzz(document: string, url: string, uploads: MadeUploads = NO_UPLOADS) {
+async function fuzz(
+  document: string,
+  url: string,
+  uploads: MadeUploads = NO_UPLOADS,
+  filter: string[] = [],
+) {
   const { st, apiKey, adminToken } = inject('schemathesis')
   // Its caches and the examples it finds stay in a folder of this run's, not the checkout.
   const dir = mkdtempSync(join(tmpdir(), 'waybill-schemathesis-'))
@@ -269,6 +259,7 @@ async function fuzz(document: string, url: string, uploads: MadeUploads = NO_UPL
       // constructor recursion depth mismatch", python/cpython#106905), and gain nothing here.
       '--workers', '1',
       '--generation-database', 'none',
+      ...filter,
     ], dir, {
       WAYBILL_FUZZ_API_KEY: apiKey,
       WAYBILL_FUZZ_ADMIN_TOKEN: adminToken,
@@ -296,7 +287,14 @@ async function fuzz(document: string, url: string, uploads: MadeUploads = NO_UPL
 it("finds no failure of any check in the callers' operations (with the API key)", async () => {
   const { baseUrl, apiKey } = inject('schemathesis')
   const uploads = await makeUploads(baseUrl, apiKey)
-  const output = await fuzz(DOCUMENT, baseUrl, uploads)
+  // Not a form posted to an R2 origin: its body must carry a policy waybill signed for its exact
+  // fields and file, which no generator can make, and one put in by a hook would turn Schemathesis'
+  // negative cases into valid forms. test/origins/r2/uploads.test.ts and test/browser/r2.test.ts
+  // post real ones, and their refusals.
+  const output = await fuzz(DOCUMENT, baseUrl, uploads, [
+    '--exclude-operation-id',
+    'postServedForm',
+  ])
   // What it ran: a run that generated nothing would pass too.
   expect(output).toContain(`Operations:       ${OPERATIONS} selected / ${OPERATIONS} total`)
   expect(output).toMatch(/Test cases:\s+\d{4,} generated, \d+ passed/)
