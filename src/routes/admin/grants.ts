@@ -99,8 +99,8 @@ export function grantRoutes({ clock, adminAuthenticated, idempotent }: AdminRout
       },
     )
     .delete(
-      // An id has a `_` (`g_…`); the effective grants' path has none, so its 405 names GET alone.
-      '/:id{[0-9A-Za-z]+_.+}',
+      // Any id but the effective grants' own path, so that its 405 names GET alone.
+      '/:id{(?!effective$).+}',
       describeRoute({
         operationId: 'adminDeleteGrant',
         summary: 'Remove a grant; it allows nothing more within seconds, everywhere',
