@@ -56,13 +56,18 @@ values = ["photos", "cdn", "media"]
 "path.origin" = { dictionary = "origins", probability = 0.9 }
 "query.origin" = { dictionary = "origins", probability = 0.9 }
 
+`
+
+/** Each run's own operations: a filter that matches none of a document's is a warning. */
+const CALLERS_CONFIG = `
 # Time decides this answer, not the request's shape: a link made with a generated expiresIn of a
 # second may have expired when it is followed, which the document answers with 410. Schemathesis'
 # defaults, and that.
 [[operations]]
 include-path = "/l/{token}"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "410", "429", "5xx"]
-
+`
+const ADMIN_CONFIG = `
 # A time range whose "from" is after its "to" is a 400 naming "from", and an imported quota with
 # neither limit a 400 naming it: rules across fields, which the document does not state.
 # Schemathesis' defaults, and that.
@@ -237,12 +242,13 @@ async function fuzz(
   url: string,
   uploads: MadeUploads = NO_UPLOADS,
   filter: string[] = [],
+  operations = '',
 ) {
   const { st, apiKey, adminToken } = inject('schemathesis')
   // Its caches and the examples it finds stay in a folder of this run's, not the checkout.
   const dir = mkdtempSync(join(tmpdir(), 'waybill-schemathesis-'))
   try {
-    writeFileSync(join(dir, 'schemathesis.toml'), CONFIG)
+    writeFileSync(join(dir, 'schemathesis.toml'), CONFIG + operations)
     const uploadsFile = join(dir, 'uploads.json')
     writeFileSync(uploadsFile, JSON.stringify(uploads))
     // prettier-ignore
@@ -291,18 +297,21 @@ it("finds no failure of any check in the callers' operations (with the API key)"
   // fields and file, which no generator can make, and one put in by a hook would turn Schemathesis'
   // negative cases into valid forms. test/origins/r2/uploads.test.ts and test/browser/r2.test.ts
   // post real ones, and their refusals.
-  const output = await fuzz(DOCUMENT, baseUrl, uploads, [
-    '--exclude-operation-id',
-    'postServedForm',
-  ])
+  const output = await fuzz(
+    DOCUMENT,
+    baseUrl,
+    uploads,
+    ['--exclude-operation-id', 'postServedForm'],
+    CALLERS_CONFIG,
+  )
   // What it ran: a run that generated nothing would pass too.
-  expect(output).toContain(`Operations:       ${OPERATIONS} selected / ${OPERATIONS} total`)
+  expect(output).toContain(`Operations:       ${OPERATIONS - 1} selected / ${OPERATIONS} total`)
   expect(output).toMatch(/Test cases:\s+\d{4,} generated, \d+ passed/)
 })
 
 it('finds no failure of any check in the admin API, on its own Worker (with the admin token)', async () => {
   const { adminUrl } = inject('schemathesis')
-  const output = await fuzz(ADMIN_DOCUMENT, adminUrl)
+  const output = await fuzz(ADMIN_DOCUMENT, adminUrl, NO_UPLOADS, [], ADMIN_CONFIG)
   expect(output).toContain(
     `Operations:       ${ADMIN_OPERATIONS} selected / ${ADMIN_OPERATIONS} total`,
   )
