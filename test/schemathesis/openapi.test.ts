@@ -42,12 +42,6 @@ hooks = "\${WAYBILL_FUZZ_HOOKS}"
 [cache]
 enabled = false
 
-[auth.openapi.apiKey]
-bearer = "\${WAYBILL_FUZZ_API_KEY}"
-
-[auth.openapi.adminToken]
-bearer = "\${WAYBILL_FUZZ_ADMIN_TOKEN}"
-
 [dictionaries.origins]
 values = ["photos", "cdn", "media"]
 
@@ -58,8 +52,14 @@ values = ["photos", "cdn", "media"]
 
 `
 
-/** Each run's own operations: a filter that matches none of a document's is a warning. */
+/**
+ * Each run's own auth and operations: a scheme or filter that matches none of a document's is a
+ * warning.
+ */
 const CALLERS_CONFIG = `
+[auth.openapi.apiKey]
+bearer = "\${WAYBILL_FUZZ_API_KEY}"
+
 # Time decides this answer, not the request's shape: a link made with a generated expiresIn of a
 # second may have expired when it is followed, which the document answers with 410. Schemathesis'
 # defaults, and that.
@@ -68,6 +68,9 @@ include-path = "/l/{token}"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "410", "429", "5xx"]
 `
 const ADMIN_CONFIG = `
+[auth.openapi.adminToken]
+bearer = "\${WAYBILL_FUZZ_ADMIN_TOKEN}"
+
 # A time range whose "from" is after its "to" is a 400 naming "from", and an imported quota with
 # neither limit a 400 naming it: rules across fields, which the document does not state.
 # Schemathesis' defaults, and that.
