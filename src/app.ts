@@ -22,6 +22,7 @@ import { redirectRoutes } from './routes/redirect'
 import { servedRoutes } from './routes/served'
 import { signRoutes } from './routes/sign'
 import { uploadRoutes } from './routes/uploads'
+import { DOCS } from '#docs'
 
 export interface AppOptions {
   /** Signing and token-checking time source; the request time unless a test fixes it. */
@@ -75,32 +76,41 @@ export function createApp(options: AppOptions = {}) {
 
   app.get(
     '/healthz',
-    describeRoute({
-      operationId: 'getHealth',
-      summary: 'Liveness and configuration check',
-      description: 'No authentication. 503 lists each problem when the configuration is invalid.',
-      security: [],
-      responses: {
-        200: HEALTH.response,
-        ...publicProblems('method_not_allowed', 'config_invalid'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'getHealth',
+            summary: 'Liveness and configuration check',
+            description:
+              'No authentication. 503 lists each problem when the configuration is invalid.',
+            security: [],
+            responses: {
+              200: HEALTH.response,
+              ...publicProblems('method_not_allowed', 'config_invalid'),
+            },
+          }
+        : {},
+    ),
     requireConfig(),
     (c) => HEALTH.json(c, { ok: true }),
   )
   app.get(
     '/readyz',
-    describeRoute({
-      operationId: 'getReadiness',
-      summary: 'Readiness: the control plane answers, migrated',
-      description:
-        'No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.',
-      security: [],
-      responses: {
-        200: READY.response,
-        ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'getReadiness',
+            summary: 'Readiness: the control plane answers, migrated',
+            description:
+              'No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.',
+            security: [],
+            responses: {
+              200: READY.response,
+              ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
+            },
+          }
+        : {},
+    ),
     requireConfig(),
     async (c) => {
       const control = c.get('config').control
@@ -116,30 +126,38 @@ export function createApp(options: AppOptions = {}) {
   )
   app.get(
     '/openapi.json',
-    describeRoute({
-      operationId: 'getOpenApi',
-      summary: 'This document',
-      security: [],
-      responses: {
-        200: { description: 'The OpenAPI 3.1 document' },
-        ...publicProblems('not_found', 'method_not_allowed'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'getOpenApi',
+            summary: 'This document',
+            security: [],
+            responses: {
+              200: { description: 'The OpenAPI 3.1 document' },
+              ...publicProblems('not_found', 'method_not_allowed'),
+            },
+          }
+        : {},
+    ),
     // Generated from the routes at build time (src/openapi.ts, npm run openapi), not in the Worker.
     asset('/openapi.json'),
   )
 
   app.get(
     '/docs',
-    describeRoute({
-      operationId: 'getApiReference',
-      summary: 'This API, as an interactive reference page',
-      security: [],
-      responses: {
-        200: { description: 'An HTML page (Scalar) reading /openapi.json' },
-        ...publicProblems('not_found', 'method_not_allowed'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'getApiReference',
+            summary: 'This API, as an interactive reference page',
+            security: [],
+            responses: {
+              200: { description: 'An HTML page (Scalar) reading /openapi.json' },
+              ...publicProblems('not_found', 'method_not_allowed'),
+            },
+          }
+        : {},
+    ),
     // Rendered at build time with Scalar's browser bundle beside it (scripts/docs-assets.mjs).
     asset('/docs'),
   )

@@ -29,6 +29,7 @@ import { requestId, requestLog } from '../middleware/request-log'
 import type { AdminAppEnv } from '../middleware/types'
 import { adminRoutes } from '../routes/admin'
 import { idempotency } from '../routes/admin/idempotency'
+import { DOCS } from '#docs'
 
 export interface AdminAppOptions {
   /** The time of admin writes and Access token checks; the request time unless a test fixes it. */
@@ -84,32 +85,41 @@ export function createAdminApp(options: AdminAppOptions = {}) {
 
   app.get(
     '/healthz',
-    describeRoute({
-      operationId: 'getAdminHealth',
-      summary: 'Liveness and configuration check',
-      description: 'No authentication. 503 lists each problem when the configuration is invalid.',
-      security: [],
-      responses: {
-        200: HEALTH.response,
-        ...publicProblems('method_not_allowed', 'config_invalid'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'getAdminHealth',
+            summary: 'Liveness and configuration check',
+            description:
+              'No authentication. 503 lists each problem when the configuration is invalid.',
+            security: [],
+            responses: {
+              200: HEALTH.response,
+              ...publicProblems('method_not_allowed', 'config_invalid'),
+            },
+          }
+        : {},
+    ),
     requireAdminConfig(),
     (c) => HEALTH.json(c, { ok: true }),
   )
   app.get(
     '/readyz',
-    describeRoute({
-      operationId: 'getAdminReadiness',
-      summary: 'Readiness: the control plane and the data plane answer',
-      description:
-        'No authentication. The D1 database at the latest migration (`d1`), the quota counters answering (`durableObjects`, when bound), and the data plane answering over its service binding with a valid configuration (`dataPlane`). 503 `control_unavailable` names each check that fails.',
-      security: [],
-      responses: {
-        200: READY.response,
-        ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'getAdminReadiness',
+            summary: 'Readiness: the control plane and the data plane answer',
+            description:
+              'No authentication. The D1 database at the latest migration (`d1`), the quota counters answering (`durableObjects`, when bound), and the data plane answering over its service binding with a valid configuration (`dataPlane`). 503 `control_unavailable` names each check that fails.',
+            security: [],
+            responses: {
+              200: READY.response,
+              ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
+            },
+          }
+        : {},
+    ),
     requireAdminConfig(),
     async (c) => {
       const { control, dataPlane } = c.get('config')
@@ -123,29 +133,37 @@ export function createAdminApp(options: AdminAppOptions = {}) {
   )
   app.get(
     '/openapi.json',
-    describeRoute({
-      operationId: 'getAdminOpenApi',
-      summary: 'This document',
-      security: [],
-      responses: {
-        200: { description: 'The OpenAPI 3.1 document of the admin API' },
-        ...publicProblems('not_found', 'method_not_allowed'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'getAdminOpenApi',
+            summary: 'This document',
+            security: [],
+            responses: {
+              200: { description: 'The OpenAPI 3.1 document of the admin API' },
+              ...publicProblems('not_found', 'method_not_allowed'),
+            },
+          }
+        : {},
+    ),
     // Generated at build time (npm run openapi: docs/admin-openapi.json), served as a file.
     asset('/openapi.json'),
   )
   app.get(
     '/docs',
-    describeRoute({
-      operationId: 'getAdminApiReference',
-      summary: 'This API, as an interactive reference page',
-      security: [],
-      responses: {
-        200: { description: 'An HTML page (Scalar) reading /openapi.json' },
-        ...publicProblems('not_found', 'method_not_allowed'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'getAdminApiReference',
+            summary: 'This API, as an interactive reference page',
+            security: [],
+            responses: {
+              200: { description: 'An HTML page (Scalar) reading /openapi.json' },
+              ...publicProblems('not_found', 'method_not_allowed'),
+            },
+          }
+        : {},
+    ),
     asset('/docs'),
   )
 

@@ -14,6 +14,7 @@ import type { Action, Grant, Origin } from './types'
 import { subjectOf, subjectText, type GrantSubject } from '../principal/subjects'
 import { grantTypePattern, MEDIA_FAMILIES, parseMediaType } from '../core/media-type'
 import type { FieldError } from '../errors'
+import { DOCS } from '#docs'
 
 const ACTIONS = ['read', 'write', 'delete', 'list', 'debug'] as const satisfies readonly Action[]
 /** `{claim}` placeholders in a prefix. */
@@ -163,7 +164,7 @@ function keyTemplate(
       (template) => problem(template) === undefined,
       (issue) => problem(issue.input) ?? templateMessage,
     ),
-    v.metadata({ pattern }),
+    v.metadata(DOCS ? { pattern } : {}),
   )
 }
 
@@ -172,7 +173,9 @@ const Prefix = keyTemplate(0, prefixProblem, PREFIX_PATTERN)
 const UploadKey = v.pipe(
   keyTemplate(1, uploadKeyProblem, UPLOAD_KEY_PATTERN),
   v.description(
-    'The key an upload by file name gets: {uuid} and {filename} (last segment only), and claims as in the prefix; under the prefix.',
+    DOCS
+      ? 'The key an upload by file name gets: {uuid} and {filename} (last segment only), and claims as in the prefix; under the prefix.'
+      : '',
   ),
 )
 
@@ -207,7 +210,9 @@ function mediaTypes(min: number, message: string) {
       (issue) => issue.input.map(mediaPatternProblem).find((p) => p !== undefined) ?? message,
     ),
     // The list's problems are the list's (the first one named); the document says it per item.
-    v.metadata({ items: { type: 'string', pattern: grantTypePattern(), maxLength: 256 } }),
+    v.metadata(
+      DOCS ? { items: { type: 'string', pattern: grantTypePattern(), maxLength: 256 } } : {},
+    ),
     v.transform((types) => Object.freeze(types)),
   )
 }
@@ -280,18 +285,22 @@ function grantRules<T extends Fields>(to: 'to' | 'apiKey', subjectOf: (grant: T)
       'uploadKey',
     ]),
     fills('uploadKey'),
-    v.metadata({
-      allOf: [
-        ...placeholderRules('prefix', to),
-        ...placeholderRules('uploadKey', to),
-        {
-          not: {
-            properties: { actions: { not: { contains: { const: 'write' } } } },
-            required: ['uploadKey'],
-          },
-        },
-      ],
-    }),
+    v.metadata(
+      DOCS
+        ? {
+            allOf: [
+              ...placeholderRules('prefix', to),
+              ...placeholderRules('uploadKey', to),
+              {
+                not: {
+                  properties: { actions: { not: { contains: { const: 'write' } } } },
+                  required: ['uploadKey'],
+                },
+              },
+            ],
+          }
+        : {},
+    ),
   ]
   // A validation hands on its input as it is: rules over these fields hold for any T with them.
   return rules as unknown as v.GenericValidation<T>[]

@@ -12,7 +12,7 @@ import {
   MAX_GRANTS_PER_SUBJECT,
 } from '../limits'
 import type { KeyRow, GrantRow, QuotaRow, RevocationRow, UsageRow } from './store'
-import { AUDIT_ACTIONS } from '../schemas/admin'
+import { AUDIT_ACTIONS } from './admin-schemas'
 
 const BUMP_SQL =
   'UPDATE control_epoch SET epoch = epoch + 1, changed_at = ?1 WHERE id = 1 RETURNING epoch'

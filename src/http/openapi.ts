@@ -6,6 +6,7 @@ import { resolver, type DescribeRouteOptions } from 'hono-openapi'
 import * as v from 'valibot'
 import { PROBLEMS, type ErrorCode } from '../errors'
 import { problemType } from './problem'
+import { DOCS } from '#docs'
 
 /**
  * An RFC 9457 problem whose `type` is one of `codes`' (the client's codes come from these). Built
@@ -24,25 +25,30 @@ const newProblemSchema = (codes: readonly ErrorCode[]) =>
   v.pipe(
     v.object({
       type: v.picklist(codes.map(problemType)),
-      title: v.pipe(v.string(), v.examples(['Invalid request'])),
-      status: v.pipe(v.number(), v.integer(), v.examples([400])),
-      detail: v.pipe(v.string(), v.examples(['items.3.key: must be at most 1024 bytes of UTF-8'])),
+      title: v.pipe(v.string(), v.examples(DOCS ? ['Invalid request'] : [])),
+      status: v.pipe(v.number(), v.integer(), v.examples(DOCS ? [400] : [])),
+      detail: v.pipe(
+        v.string(),
+        v.examples(DOCS ? ['items.3.key: must be at most 1024 bytes of UTF-8'] : []),
+      ),
       errors: v.optional(
         v.pipe(
           v.array(
             v.object({
               path: v.pipe(
                 v.string(),
-                v.description('The field, as a dotted path into the request: `items.3.key`.'),
+                v.description(
+                  DOCS ? 'The field, as a dotted path into the request: `items.3.key`.' : '',
+                ),
               ),
               message: v.string(),
             }),
           ),
-          v.description('Every field at fault, up to 100.'),
+          v.description(DOCS ? 'Every field at fault, up to 100.' : ''),
         ),
       ),
     }),
-    v.description('An RFC 9457 problem. `type` is `urn:waybill:problem:<code>`.'),
+    v.description(DOCS ? 'An RFC 9457 problem. `type` is `urn:waybill:problem:<code>`.' : ''),
   )
 
 /**

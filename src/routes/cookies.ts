@@ -11,6 +11,7 @@ import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validBody } from '../middleware/validate'
 import { CookiesAnswer, CookiesBody } from '../schemas/cookies'
 import { signCookies } from '../services/cookies'
+import { DOCS } from '#docs'
 
 /** The success answer: its schema, in the document and the handler's type. */
 const COOKIES = new Answer(CookiesAnswer, 'The cookies, also set with Set-Cookie')
@@ -22,15 +23,19 @@ const COOKIES = new Answer(CookiesAnswer, 'The cookies, also set with Set-Cookie
 export function cookieRoutes({ clock, authenticated }: RouteDeps) {
   return new Hono<AppEnv>().post(
     '/',
-    describeRoute({
-      operationId: 'signCookies',
-      summary: 'CloudFront signed cookies for everything under a prefix',
-      security: SECURITY,
-      responses: {
-        200: COOKIES.response,
-        ...problems(...BAD_BODY, 'forbidden'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'signCookies',
+            summary: 'CloudFront signed cookies for everything under a prefix',
+            security: SECURITY,
+            responses: {
+              200: COOKIES.response,
+              ...problems(...BAD_BODY, 'forbidden'),
+            },
+          }
+        : {},
+    ),
     authenticated,
     jsonBody(),
     validBody(CookiesBody),

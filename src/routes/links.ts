@@ -12,6 +12,7 @@ import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validBody, validParams } from '../middleware/validate'
 import { LinkParams, LinksAnswer, LinksBody } from '../schemas/links'
 import { followLink, issueLinks } from '../services/links'
+import { DOCS } from '#docs'
 
 /** The success answer of `POST /v1/links`: its schema, in the document and the handler's type. */
 const LINKS = new Answer(LinksAnswer, 'One link per key, in input order')
@@ -20,17 +21,21 @@ const LINKS = new Answer(LinksAnswer, 'One link per key, in input order')
 export function linkRoutes({ clock, authenticated }: RouteDeps) {
   return new Hono<AppEnv>().post(
     '/',
-    describeRoute({
-      operationId: 'createLinks',
-      summary: 'Signed links to objects, for an <img src>, an email or a chat',
-      description:
-        'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. With `maxUses`, each link works that many times (1: a one-time link), counted by a Durable Object.',
-      security: SECURITY,
-      responses: {
-        200: LINKS.response,
-        ...problems(...BAD_BODY, 'forbidden'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'createLinks',
+            summary: 'Signed links to objects, for an <img src>, an email or a chat',
+            description:
+              'Needs a `read` grant on every key. Each link works until it expires (capped by the grant’s `maxLinkExpiresIn`) for anyone holding it: following it answers a 302 to a URL signed for a few minutes. With `maxUses`, each link works that many times (1: a one-time link), counted by a Durable Object.',
+            security: SECURITY,
+            responses: {
+              200: LINKS.response,
+              ...problems(...BAD_BODY, 'forbidden'),
+            },
+          }
+        : {},
+    ),
     authenticated,
     jsonBody(),
     validBody(LinksBody),
@@ -52,23 +57,27 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
 export function followRoutes({ clock, control }: RouteDeps) {
   return new Hono<AppEnv>().get(
     '/:token',
-    describeRoute({
-      operationId: 'followLink',
-      summary: 'Follow a signed link: a 302 to a URL signed for a few minutes',
-      description:
-        'A link with `maxUses` counts this visit (a HEAD as a GET) once every other check has passed, and answers 410 once its uses are spent; 503 when its counter cannot be reached, never an uncounted visit.',
-      security: [],
-      responses: {
-        302: FOUND,
-        ...publicProblems(
-          'forbidden',
-          'not_found',
-          'gone',
-          'config_invalid',
-          'control_unavailable',
-        ),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'followLink',
+            summary: 'Follow a signed link: a 302 to a URL signed for a few minutes',
+            description:
+              'A link with `maxUses` counts this visit (a HEAD as a GET) once every other check has passed, and answers 410 once its uses are spent; 503 when its counter cannot be reached, never an uncounted visit.',
+            security: [],
+            responses: {
+              302: FOUND,
+              ...publicProblems(
+                'forbidden',
+                'not_found',
+                'gone',
+                'config_invalid',
+                'control_unavailable',
+              ),
+            },
+          }
+        : {},
+    ),
     requireConfig(),
     validParams(LinkParams),
     async (c) => {

@@ -18,6 +18,7 @@ import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validParams, validQuery } from '../middleware/validate'
 import { ListAnswer, ListParams, ListQuery } from '../schemas/list'
 import { listPage } from '../services/list'
+import { DOCS } from '#docs'
 
 /**
  * The success answer: its schema, in the document and the JSON answer's type (the NDJSON lines
@@ -37,18 +38,22 @@ const LIST = new Answer(
 export function listRoutes({ clock, authenticated }: RouteDeps) {
   return new Hono<AppEnv>().get(
     '/:origin',
-    describeRoute({
-      operationId: 'listObjects',
-      summary: 'A signed listing: objects under one or more prefixes, each with a URL',
-      description:
-        'Needs a `list` grant containing each whole prefix; objects the caller may not read come without `url`. `If-None-Match` with the ETag answers 304. With `Accept: application/x-ndjson`, one item per line, then `{"prefixes","cursor"}`.',
-      security: SECURITY,
-      responses: {
-        200: LIST.response,
-        304: { description: 'Not modified: the ETag matched' },
-        ...problems('invalid_request', 'forbidden', 'upstream_error'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'listObjects',
+            summary: 'A signed listing: objects under one or more prefixes, each with a URL',
+            description:
+              'Needs a `list` grant containing each whole prefix; objects the caller may not read come without `url`. `If-None-Match` with the ETag answers 304. With `Accept: application/x-ndjson`, one item per line, then `{"prefixes","cursor"}`.',
+            security: SECURITY,
+            responses: {
+              200: LIST.response,
+              304: { description: 'Not modified: the ETag matched' },
+              ...problems('invalid_request', 'forbidden', 'upstream_error'),
+            },
+          }
+        : {},
+    ),
     authenticated,
     validParams(ListParams),
     validQuery(ListQuery),

@@ -11,6 +11,7 @@ import { validQuery } from '../middleware/validate'
 import { RedirectQuery, RedirectTarget } from '../schemas/redirect'
 import { parse } from '../schemas/valibot'
 import { redirectTo } from '../services/redirect'
+import { DOCS } from '#docs'
 
 const PREFIX = '/v1/redirect/'
 
@@ -54,18 +55,22 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
   // [\s\S]: Hono matches the decoded path, and a key may hold line terminators (%0A, %E2%80%A8).
   return new Hono<AppEnv>().get(
     '/:origin/:key{[\\s\\S]+}',
-    describeRoute({
-      operationId: 'redirectToObject',
-      summary: 'A 302 to a fresh signed URL for one object',
-      description:
-        'For an `<img src>` or a link: the JWT cookie (WAYBILL_AUTH.jwt.cookie) works here as well as the usual credentials. The answer may be cached privately until shortly before the URL expires.',
-      security: [...SECURITY, { jwtCookie: [] }],
-      parameters: pathParameters(RedirectTarget),
-      responses: {
-        302: FOUND,
-        ...problems('invalid_request', 'forbidden'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'redirectToObject',
+            summary: 'A 302 to a fresh signed URL for one object',
+            description:
+              'For an `<img src>` or a link: the JWT cookie (WAYBILL_AUTH.jwt.cookie) works here as well as the usual credentials. The answer may be cached privately until shortly before the URL expires.',
+            security: [...SECURITY, { jwtCookie: [] }],
+            parameters: pathParameters(RedirectTarget),
+            responses: {
+              302: FOUND,
+              ...problems('invalid_request', 'forbidden'),
+            },
+          }
+        : {},
+    ),
     authenticatedByCookie,
     validQuery(RedirectQuery),
     async (c) => {

@@ -10,6 +10,7 @@ import { publicProblems } from '../http/openapi'
 import { logFields } from '../middleware/request-log'
 import type { AppEnv, RouteDeps } from '../middleware/types'
 import { serveObject } from '../services/served'
+import { DOCS } from '#docs'
 
 const WHAT = {
   GET: 'read',
@@ -100,61 +101,73 @@ export function servedRoutes({ clock, control }: RouteDeps) {
     app.on(
       method,
       '/:origin/:key{[\\s\\S]+}',
-      describeRoute({
-        operationId: `${method.toLowerCase()}ServedObject`,
-        summary: answer.summary,
-        description: answer.description,
-        security: [],
-        responses: {
-          ...answer.success,
-          ...publicProblems(...answer.problems, ...PROBLEMS_EVERYWHERE),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: `${method.toLowerCase()}ServedObject`,
+              summary: answer.summary,
+              description: answer.description,
+              security: [],
+              responses: {
+                ...answer.success,
+                ...publicProblems(...answer.problems, ...PROBLEMS_EVERYWHERE),
+              },
+            }
+          : {},
+      ),
       requireConfig(),
       handler,
     )
   }
   app.post(
     '/:origin',
-    describeRoute({
-      operationId: 'postServedForm',
-      summary: 'Upload a file with a browser form (POST policy) waybill signed',
-      description:
-        'The form’s fields as `POST /v1/uploads` gave them, then the file (last, named `file`). Every field is checked against the signed policy and the file’s size against its range before a byte is stored. Answers 204, or the form’s `success_action_status` (201 with S3’s XML).',
-      security: [],
-      requestBody: {
-        required: true,
-        content: {
-          'multipart/form-data': {
-            schema: {
-              type: 'object',
-              required: ['key', 'policy', 'file'],
-              properties: {
-                key: { type: 'string', description: 'As the form’s fields gave it' },
-                policy: { type: 'string', description: 'The policy waybill signed' },
-                'Content-Type': { type: 'string' },
-                success_action_status: { type: 'string', enum: ['200', '201', '204'] },
-                file: { type: 'string', format: 'binary', description: 'Last, after every field' },
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'postServedForm',
+            summary: 'Upload a file with a browser form (POST policy) waybill signed',
+            description:
+              'The form’s fields as `POST /v1/uploads` gave them, then the file (last, named `file`). Every field is checked against the signed policy and the file’s size against its range before a byte is stored. Answers 204, or the form’s `success_action_status` (201 with S3’s XML).',
+            security: [],
+            requestBody: {
+              required: true,
+              content: {
+                'multipart/form-data': {
+                  schema: {
+                    type: 'object',
+                    required: ['key', 'policy', 'file'],
+                    properties: {
+                      key: { type: 'string', description: 'As the form’s fields gave it' },
+                      policy: { type: 'string', description: 'The policy waybill signed' },
+                      'Content-Type': { type: 'string' },
+                      success_action_status: { type: 'string', enum: ['200', '201', '204'] },
+                      file: {
+                        type: 'string',
+                        format: 'binary',
+                        description: 'Last, after every field',
+                      },
+                    },
+                  },
+                },
               },
             },
-          },
-        },
-      },
-      responses: {
-        200: { description: 'Stored (`success_action_status` 200)' },
-        201: { description: 'Stored: S3’s `PostResponse` XML (`success_action_status` 201)' },
-        204: { description: 'Stored: `ETag` and `Location` name the object' },
-        ...publicProblems(
-          'invalid_request',
-          'forbidden',
-          'length_required',
-          'payload_too_large',
-          'unsupported_media_type',
-          'precondition_failed',
-          ...PROBLEMS_EVERYWHERE,
-        ),
-      },
-    }),
+            responses: {
+              200: { description: 'Stored (`success_action_status` 200)' },
+              201: { description: 'Stored: S3’s `PostResponse` XML (`success_action_status` 201)' },
+              204: { description: 'Stored: `ETag` and `Location` name the object' },
+              ...publicProblems(
+                'invalid_request',
+                'forbidden',
+                'length_required',
+                'payload_too_large',
+                'unsupported_media_type',
+                'precondition_failed',
+                ...PROBLEMS_EVERYWHERE,
+              ),
+            },
+          }
+        : {},
+    ),
     requireConfig(),
     handler,
   )

@@ -11,6 +11,7 @@ import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validBody } from '../middleware/validate'
 import { SignAnswer, SignBody } from '../schemas/sign'
 import { signBatch } from '../services/sign'
+import { DOCS } from '#docs'
 
 /**
  * The success answer, described by its schema. Both forms stream as they are signed (the batch
@@ -27,17 +28,21 @@ const SIGNED = new Answer(
 export function signRoutes({ clock, authenticated }: RouteDeps) {
   return new Hono<AppEnv>().post(
     '/',
-    describeRoute({
-      operationId: 'signUrls',
-      summary: 'Presigned URLs for a batch of keys',
-      description:
-        'Signs every key or none (403 lists each key no grant covers). With `Accept: application/x-ndjson` the URLs stream one JSON object per line.',
-      security: SECURITY,
-      responses: {
-        200: SIGNED.response,
-        ...problems(...BAD_BODY, 'forbidden'),
-      },
-    }),
+    describeRoute(
+      DOCS
+        ? {
+            operationId: 'signUrls',
+            summary: 'Presigned URLs for a batch of keys',
+            description:
+              'Signs every key or none (403 lists each key no grant covers). With `Accept: application/x-ndjson` the URLs stream one JSON object per line.',
+            security: SECURITY,
+            responses: {
+              200: SIGNED.response,
+              ...problems(...BAD_BODY, 'forbidden'),
+            },
+          }
+        : {},
+    ),
     authenticated,
     // Room for 12 values per entry of the configured batch (items with every override).
     jsonBody((c: Context<AppEnv>) => ({

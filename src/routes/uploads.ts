@@ -37,6 +37,7 @@ import {
   uploadCompletedEvent,
   type CompletedUpload,
 } from '../services/notify'
+import { DOCS } from '#docs'
 
 /**
  * Tells the configured webhook and queue that an upload was checked complete, after the answer:
@@ -98,20 +99,30 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
   return new Hono<AppEnv>()
     .post(
       '/',
-      describeRoute({
-        operationId: 'createUpload',
-        summary: 'Permission to upload objects straight to the bucket',
-        description:
-          "Needs a `write` grant covering each key that admits the content type and size; each of the grant's limits is signed into what comes back. One upload, or many PUT or POST uploads with `items` (all or nothing). With `filename` instead of `key`, the grant's `uploadKey` chooses the key.",
-        security: SECURITY,
-        responses: {
-          200: {
-            ...UPLOAD.response,
-            links: UPLOAD_LINKS,
-          },
-          ...problems(...BAD_BODY, 'forbidden', 'conflict', 'upstream_error', 'quota_exceeded'),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'createUpload',
+              summary: 'Permission to upload objects straight to the bucket',
+              description:
+                "Needs a `write` grant covering each key that admits the content type and size; each of the grant's limits is signed into what comes back. One upload, or many PUT or POST uploads with `items` (all or nothing). With `filename` instead of `key`, the grant's `uploadKey` chooses the key.",
+              security: SECURITY,
+              responses: {
+                200: {
+                  ...UPLOAD.response,
+                  links: UPLOAD_LINKS,
+                },
+                ...problems(
+                  ...BAD_BODY,
+                  'forbidden',
+                  'conflict',
+                  'upstream_error',
+                  'quota_exceeded',
+                ),
+              },
+            }
+          : {},
+      ),
       authenticated,
       jsonBody(),
       validBody(UploadBody),
@@ -138,17 +149,21 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
     )
     .get(
       '/rules',
-      describeRoute({
-        operationId: 'getUploadRules',
-        summary: 'What the caller may upload on an origin, before a file is picked',
-        description:
-          "The caller's effective upload rules: one per `write` grant on the origin, as `POST /v1/uploads` judges uploads (the key prefix and `uploadKey` filled for the caller, the types, the most bytes, the modes, overwrite, the longest lifetime). A page can build a file input's `accept` from them, and refuse a file before any request. Signs nothing.",
-        security: SECURITY,
-        responses: {
-          200: RULES.response,
-          ...problems('invalid_request', 'forbidden'),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'getUploadRules',
+              summary: 'What the caller may upload on an origin, before a file is picked',
+              description:
+                "The caller's effective upload rules: one per `write` grant on the origin, as `POST /v1/uploads` judges uploads (the key prefix and `uploadKey` filled for the caller, the types, the most bytes, the modes, overwrite, the longest lifetime). A page can build a file input's `accept` from them, and refuse a file before any request. Signs nothing.",
+              security: SECURITY,
+              responses: {
+                200: RULES.response,
+                ...problems('invalid_request', 'forbidden'),
+              },
+            }
+          : {},
+      ),
       authenticated,
       validQuery(UploadRulesQuery),
       (c) => {
@@ -160,15 +175,19 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
     )
     .post(
       '/multipart/parts',
-      describeRoute({
-        operationId: 'signUploadParts',
-        summary: 'More part URLs for a multipart upload',
-        security: SECURITY,
-        responses: {
-          200: PARTS.response,
-          ...problems(...BAD_BODY, 'forbidden', 'conflict'),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'signUploadParts',
+              summary: 'More part URLs for a multipart upload',
+              security: SECURITY,
+              responses: {
+                200: PARTS.response,
+                ...problems(...BAD_BODY, 'forbidden', 'conflict'),
+              },
+            }
+          : {},
+      ),
       authenticated,
       jsonBody(),
       validBody(PartsBody),
@@ -182,24 +201,28 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
     )
     .post(
       '/multipart/complete',
-      describeRoute({
-        operationId: 'completeUpload',
-        summary: 'Complete a multipart upload, once its parts are checked',
-        description:
-          'Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size (409 otherwise). Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.',
-        security: SECURITY,
-        responses: {
-          200: COMPLETE.response,
-          ...problems(
-            ...BAD_BODY,
-            'forbidden',
-            'not_found',
-            'conflict',
-            'precondition_failed',
-            'upstream_error',
-          ),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'completeUpload',
+              summary: 'Complete a multipart upload, once its parts are checked',
+              description:
+                'Lists the parts the store holds first: each must be there with that ETag (and its SHA-256, for an upload created with partChecksums) and its pinned size, and together they must make the declared size (409 otherwise). Unless the upload may overwrite, an object already at the key is not replaced (412). Repeating a complete that succeeded (its answer lost) answers the object again when `parts` names the parts it was completed with and the object at the key is exactly what they make.',
+              security: SECURITY,
+              responses: {
+                200: COMPLETE.response,
+                ...problems(
+                  ...BAD_BODY,
+                  'forbidden',
+                  'not_found',
+                  'conflict',
+                  'precondition_failed',
+                  'upstream_error',
+                ),
+              },
+            }
+          : {},
+      ),
       authenticated,
       jsonBody(),
       validBody(CompleteBody),
@@ -219,17 +242,21 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
     )
     .post(
       '/multipart/list',
-      describeRoute({
-        operationId: 'listUploadParts',
-        summary: 'The parts a multipart upload already holds, to resume it',
-        description:
-          "The caller's own upload only: the uploadId is bound to the caller and key that started it, and a write grant must still cover the key.",
-        security: SECURITY,
-        responses: {
-          200: LIST_PARTS.response,
-          ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'listUploadParts',
+              summary: 'The parts a multipart upload already holds, to resume it',
+              description:
+                "The caller's own upload only: the uploadId is bound to the caller and key that started it, and a write grant must still cover the key.",
+              security: SECURITY,
+              responses: {
+                200: LIST_PARTS.response,
+                ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
+              },
+            }
+          : {},
+      ),
       authenticated,
       jsonBody(),
       validBody(ListPartsBody),
@@ -241,24 +268,28 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
     )
     .post(
       '/complete',
-      describeRoute({
-        operationId: 'checkUpload',
-        summary: 'Check that a PUT or POST upload finished and is what was signed',
-        description:
-          "Reads the object back (HeadObject) and passes it only when this upload stored it (it carries the upload's tag, the `x-amz-meta-waybill-upload` value its URL or policy signed; and, when `etag` is given, it is still those bytes) and it is what was signed (size, content type, checksum). 422 otherwise: an object that is not this upload's is never passed nor deleted, whenever it was stored; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.",
-        security: SECURITY,
-        responses: {
-          200: CHECK.response,
-          ...problems(
-            ...BAD_BODY,
-            'forbidden',
-            'not_found',
-            'gone',
-            'upload_mismatch',
-            'upstream_error',
-          ),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'checkUpload',
+              summary: 'Check that a PUT or POST upload finished and is what was signed',
+              description:
+                "Reads the object back (HeadObject) and passes it only when this upload stored it (it carries the upload's tag, the `x-amz-meta-waybill-upload` value its URL or policy signed; and, when `etag` is given, it is still those bytes) and it is what was signed (size, content type, checksum). 422 otherwise: an object that is not this upload's is never passed nor deleted, whenever it was stored; this upload's bytes that are not what was signed are deleted (only while unchanged) where a grant says `deleteMismatched`. 410 once the receipt has expired.",
+              security: SECURITY,
+              responses: {
+                200: CHECK.response,
+                ...problems(
+                  ...BAD_BODY,
+                  'forbidden',
+                  'not_found',
+                  'gone',
+                  'upload_mismatch',
+                  'upstream_error',
+                ),
+              },
+            }
+          : {},
+      ),
       authenticated,
       jsonBody(),
       validBody(CheckBody),
@@ -273,15 +304,19 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
     )
     .post(
       '/multipart/abort',
-      describeRoute({
-        operationId: 'abortUpload',
-        summary: 'Abort a multipart upload and drop its parts',
-        security: SECURITY,
-        responses: {
-          204: { description: 'Aborted' },
-          ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'abortUpload',
+              summary: 'Abort a multipart upload and drop its parts',
+              security: SECURITY,
+              responses: {
+                204: { description: 'Aborted' },
+                ...problems(...BAD_BODY, 'forbidden', 'not_found', 'upstream_error'),
+              },
+            }
+          : {},
+      ),
       authenticated,
       jsonBody(),
       validBody(AbortBody),

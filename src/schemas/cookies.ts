@@ -5,6 +5,7 @@ import { MAX_COOKIE_PREFIX_BYTES } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { AnyOriginName, ExpiresIn } from './fields'
 import { strict } from './valibot'
+import { DOCS } from '#docs'
 
 const prefixMessage = `must be a key prefix of at most ${MAX_COOKIE_PREFIX_BYTES} bytes`
 
@@ -12,9 +13,11 @@ export const CookiesBody = strict({
   origin: v.pipe(
     AnyOriginName,
     v.description(
-      'A CloudFront origin configured in WAYBILL_ORIGINS (an S3 one issues no cookies).',
+      DOCS
+        ? 'A CloudFront origin configured in WAYBILL_ORIGINS (an S3 one issues no cookies).'
+        : '',
     ),
-    v.examples(['cdn']),
+    v.examples(DOCS ? ['cdn'] : []),
   ),
   prefix: v.optional(
     v.pipe(
@@ -23,8 +26,8 @@ export const CookiesBody = strict({
         (prefix) => isWellFormedKey(prefix) && utf8Length(prefix) <= MAX_COOKIE_PREFIX_BYTES,
         prefixMessage,
       ),
-      v.description('Everything under this key prefix; "" for the whole distribution.'),
-      v.examples(['users/alice/']),
+      v.description(DOCS ? 'Everything under this key prefix; "" for the whole distribution.' : ''),
+      v.examples(DOCS ? ['users/alice/'] : []),
     ),
     '',
   ),
@@ -34,19 +37,28 @@ export type CookiesBody = v.InferOutput<typeof CookiesBody>
 
 export const CookiesAnswer = v.object({
   origin: v.string(),
-  resource: v.pipe(v.string(), v.description('The policy’s resource: `<baseUrl><prefix>*`.')),
+  resource: v.pipe(
+    v.string(),
+    v.description(DOCS ? 'The policy’s resource: `<baseUrl><prefix>*`.' : ''),
+  ),
   expiresAt: v.pipe(v.string(), v.isoTimestamp()),
   cookies: v.pipe(
     v.record(v.string(), v.string()),
     v.description(
-      "The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm).",
+      DOCS
+        ? "The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm)."
+        : '',
     ),
-    v.examples([
-      {
-        'CloudFront-Policy': 'eyJTdGF0ZW1lbnQiOlt7…',
-        'CloudFront-Signature': 'k3h0…',
-        'CloudFront-Key-Pair-Id': 'K2JCJMDEHXQW5F',
-      },
-    ]),
+    v.examples(
+      DOCS
+        ? [
+            {
+              'CloudFront-Policy': 'eyJTdGF0ZW1lbnQiOlt7…',
+              'CloudFront-Signature': 'k3h0…',
+              'CloudFront-Key-Pair-Id': 'K2JCJMDEHXQW5F',
+            },
+          ]
+        : [],
+    ),
   ),
 })

@@ -29,6 +29,7 @@ import { checkObjectKey } from '../core/keys'
 import { checkHeaderValue } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { isRecord, list, record, strict, typeName } from './valibot'
+import { DOCS } from '#docs'
 
 const mustBeString = (issue: v.BaseIssue<unknown>) =>
   `must be a string, not ${typeName(issue.input)}`
@@ -44,8 +45,8 @@ export const AnyOriginName = v.pipe(
 
 export const OriginName = v.pipe(
   AnyOriginName,
-  v.description('An origin configured in WAYBILL_ORIGINS.'),
-  v.examples(['photos']),
+  v.description(DOCS ? 'An origin configured in WAYBILL_ORIGINS.' : ''),
+  v.examples(DOCS ? ['photos'] : []),
 )
 
 /** An object key as S3 takes it: well-formed Unicode, 1 to 1024 bytes of UTF-8. */
@@ -59,9 +60,11 @@ export const ObjectKey = v.pipe(
     (issue) => checkObjectKey(issue.input) ?? 'is not an object key',
   ),
   v.description(
-    `An object key: any Unicode without lone surrogates, 1 to ${MAX_KEY_BYTES} bytes of UTF-8.`,
+    DOCS
+      ? `An object key: any Unicode without lone surrogates, 1 to ${MAX_KEY_BYTES} bytes of UTF-8.`
+      : '',
   ),
-  v.examples(['gallery/2026/cat.jpg']),
+  v.examples(DOCS ? ['gallery/2026/cat.jpg'] : []),
 )
 
 /** A key prefix: a key's start, possibly empty. */
@@ -71,7 +74,9 @@ export const KeyPrefix = v.pipe(
     (prefix) => isWellFormedKey(prefix) && utf8Length(prefix) <= MAX_KEY_BYTES,
     `must be valid Unicode of at most ${MAX_KEY_BYTES} bytes`,
   ),
-  v.description(`A key prefix: valid Unicode, at most ${MAX_KEY_BYTES} bytes of UTF-8.`),
+  v.description(
+    DOCS ? `A key prefix: valid Unicode, at most ${MAX_KEY_BYTES} bytes of UTF-8.` : '',
+  ),
 )
 
 const expiresMessage = `must be a whole number of seconds from ${MIN_EXPIRES_S} to ${MAX_EXPIRES_S}`
@@ -83,9 +88,11 @@ export const ExpiresIn = v.pipe(
   v.minValue(MIN_EXPIRES_S, expiresMessage),
   v.maxValue(MAX_EXPIRES_S, expiresMessage),
   v.description(
-    'Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.',
+    DOCS
+      ? 'Seconds every URL stays valid from now; default WAYBILL_DEFAULT_EXPIRES_S (900), capped by the grant.'
+      : '',
   ),
-  v.examples([900]),
+  v.examples(DOCS ? [900] : []),
 )
 
 const windowMessage = `must be a whole number of seconds from 0 to ${MAX_SIGNING_WINDOW_S}`
@@ -97,7 +104,9 @@ export const SigningWindow = v.pipe(
   v.minValue(0, windowMessage),
   v.maxValue(MAX_SIGNING_WINDOW_S, windowMessage),
   v.description(
-    'Seconds: URLs signed in the same window are byte-identical (see Stable URLs); 0 signs at the request time.',
+    DOCS
+      ? 'Seconds: URLs signed in the same window are byte-identical (see Stable URLs); 0 signs at the request time.'
+      : '',
   ),
 )
 
@@ -129,7 +138,7 @@ export function characters(min: number, max: number, message: string) {
       const n = codePoints(text)
       return n >= min && n <= max
     }, message),
-    v.metadata({ minLength: min, maxLength: max }),
+    v.metadata(DOCS ? { minLength: min, maxLength: max } : {}),
   )
 }
 
@@ -158,7 +167,7 @@ function mediaType(example: string, pattern: string) {
     v.maxLength(MAX_MEDIA_TYPE_CHARS, `must be at most ${MAX_MEDIA_TYPE_CHARS} characters`),
     v.check((text) => canonicalMediaType(text) !== undefined, message),
     // The parser's grammar for the document (with one parameter: see mediaTypePattern).
-    v.metadata({ pattern }),
+    v.metadata(DOCS ? { pattern } : {}),
     v.transform((text) => canonicalMediaType(text)!),
   )
 }
@@ -172,9 +181,11 @@ export const UploadContentType = v.pipe(
   ),
   mediaType('image/png', mediaTypePattern()),
   v.description(
-    "The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types.",
+    DOCS
+      ? "The exact Content-Type the upload must be sent with (the file's own type). A grant's family such as `image/*` admits only its passive types."
+      : '',
   ),
-  v.examples(['image/png']),
+  v.examples(DOCS ? ['image/png'] : []),
 )
 
 /** A value S3 echoes into a response header: printable ASCII, 1 to 1024 characters. */
@@ -187,7 +198,7 @@ const HeaderValue = v.pipe(
     (issue) => checkHeaderValue(issue.input) ?? 'must be printable ASCII',
   ),
   // checkHeaderValue's rule, for the document.
-  v.metadata({ pattern: '^[\\x20-\\x7e]*$' }),
+  v.metadata(DOCS ? { pattern: '^[\\x20-\\x7e]*$' } : {}),
 )
 
 /**
@@ -199,7 +210,9 @@ export const OverrideContentType = v.pipe(
   // may name others, which the authorization checks (src/auth/policy/).
   mediaType('application/pdf', passiveTypePattern()),
   v.description(
-    "Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly.",
+    DOCS
+      ? "Only passive types (images, audio, video, plain text, PDF, …, as the pattern lists them) unless the grant's responseContentTypes names the type exactly."
+      : '',
   ),
 )
 
@@ -210,7 +223,9 @@ export const ResponseOverrides = strict(
     contentDisposition: v.optional(
       v.pipe(
         HeaderValue,
-        v.description("Put a Unicode file name in filename*=UTF-8''<percent-encoded> (RFC 6266)."),
+        v.description(
+          DOCS ? "Put a Unicode file name in filename*=UTF-8''<percent-encoded> (RFC 6266)." : '',
+        ),
       ),
     ),
     contentEncoding: v.optional(HeaderValue),
@@ -279,10 +294,14 @@ export const Metadata = v.pipe(
       MAX_CALLER_METADATA_BYTES,
     `must total at most ${MAX_CALLER_METADATA_BYTES} bytes (names and values; S3 allows ${MAX_METADATA_BYTES}, and waybill's upload tag takes the rest)`,
   ),
-  v.metadata({
-    not: { anyOf: [...RESERVED_NAMES, UPLOAD_TAG].map((name) => ({ required: [name] })) },
-  }),
-  v.description('User metadata, sent as x-amz-meta-<name> headers.'),
+  v.metadata(
+    DOCS
+      ? {
+          not: { anyOf: [...RESERVED_NAMES, UPLOAD_TAG].map((name) => ({ required: [name] })) },
+        }
+      : {},
+  ),
+  v.description(DOCS ? 'User metadata, sent as x-amz-meta-<name> headers.' : ''),
 )
 
 /** Why `name` cannot be a download's file name (any Unicode a header can carry), or undefined. */
@@ -313,7 +332,7 @@ export function documentedName(least: 0 | 1): string {
  */
 export const Disposition = v.pipe(
   v.union([v.literal(true), v.string()], 'must be true or a file name'),
-  v.metadata({ pattern: documentedName(1) }),
+  v.metadata(DOCS ? { pattern: documentedName(1) } : {}),
   v.check(
     (value) => value === true || filenameProblem(value) === undefined,
     (issue) => (typeof issue.input === 'string' ? filenameProblem(issue.input) : undefined) ?? '',
@@ -321,9 +340,11 @@ export const Disposition = v.pipe(
   // The same sanitizer as upload names: no bidi or format characters, no path, NFC.
   v.transform((value) => (value === true ? value : sanitizeFilename(value, Infinity))),
   v.description(
-    "A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode).",
+    DOCS
+      ? "A file name (or true for the key's last segment): the object comes with Content-Disposition naming it (RFC 6266, with filename* for Unicode)."
+      : '',
   ),
-  v.examples(['report 2026.pdf']),
+  v.examples(DOCS ? ['report 2026.pdf'] : []),
 )
 
 // The rules across one object's `download`, `inline` and `response`: one disposition at most,
@@ -384,7 +405,9 @@ export const UploadId = v.pipe(
   v.string('must be the uploadId POST /v1/uploads returned'),
   v.regex(SEALED, 'must be the uploadId POST /v1/uploads returned'),
   v.description(
-    "waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it.",
+    DOCS
+      ? "waybill's handle for a multipart upload: opaque, bound to the caller and the key that started it."
+      : '',
   ),
 )
 
@@ -392,14 +415,16 @@ export const UploadReceipt = v.pipe(
   v.string('must be the receipt POST /v1/uploads returned'),
   v.regex(SEALED, 'must be the receipt POST /v1/uploads returned'),
   v.description(
-    'What a PUT URL or POST policy was signed for (key, type, size, checksum): opaque, bound to the caller.',
+    DOCS
+      ? 'What a PUT URL or POST policy was signed for (key, type, size, checksum): opaque, bound to the caller.'
+      : '',
   ),
 )
 
 export const Cursor = v.pipe(
   v.string('is not a cursor from a previous page of this listing'),
   v.regex(SEALED, 'is not a cursor from a previous page of this listing'),
-  v.description('Where the previous page ended; opaque, bound to the listing.'),
+  v.description(DOCS ? 'Where the previous page ended; opaque, bound to the listing.' : ''),
 )
 
 /** A whole number in a range, with one message for every way to miss it. */
@@ -422,7 +447,7 @@ export const Batch = <TItem extends v.GenericSchema>(item: TItem, description: s
         (issue) =>
           `must contain at most ${MAX_BATCH_CEILING} entries (got ${issue.input.length}); split the batch`,
       ),
-      v.description(description),
+      v.description(DOCS ? description : ''),
     ),
   )
 
@@ -459,8 +484,10 @@ const idMessage = 'must be 1-64 characters of A-Z, a-z, 0-9, ".", "_" and "-"'
 export const KeyId = v.pipe(
   v.string(idMessage),
   v.regex(new RegExp(`^${KEY_ID_PATTERN}$`), idMessage),
-  v.description('A key id: the caller `apiKey:<id>`, in grants, quotas, logs and usage alike.'),
-  v.examples(['web']),
+  v.description(
+    DOCS ? 'A key id: the caller `apiKey:<id>`, in grants, quotas, logs and usage alike.' : '',
+  ),
+  v.examples(DOCS ? ['web'] : []),
 )
 
 // Text without control characters (Unicode's Cc: C0, DEL and C1), as the document's pattern says.
@@ -471,7 +498,7 @@ const labelMessage = 'must be a string of at most 200 characters, without contro
 export const KeyLabel = v.pipe(
   characters(0, 200, labelMessage),
   v.regex(NO_CONTROLS, labelMessage),
-  v.description('What the key is for, for people.'),
+  v.description(DOCS ? 'What the key is for, for people.' : ''),
 )
 
 const timeMessage = 'must be a time such as "2026-11-23T12:00:00Z"'
@@ -495,7 +522,7 @@ export const PrincipalName = v.pipe(
   characters(1, 300, principalMessage),
   v.regex(/^(?:apiKey|api-key|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, principalMessage),
   v.transform((name) => (name.startsWith('api-key:') ? `apiKey:${name.slice(8)}` : name)),
-  v.examples(['apiKey:web']),
+  v.examples(DOCS ? ['apiKey:web'] : []),
 )
 
 /** What a stored key starts with, before "_" and its random part (`wb`, `live`). */

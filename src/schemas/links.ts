@@ -17,6 +17,7 @@ import {
   keysOrItems,
 } from './fields'
 import { strict } from './valibot'
+import { DOCS } from '#docs'
 
 /** An entry of `items`, and the rules across its fields. */
 const LinkItem = v.pipe(
@@ -38,7 +39,7 @@ const LinkItem = v.pipe(
   v.forward(v.partialCheck([['key'], ['inline']], namesFile('inline'), NEEDS_FILE_NAME), [
     'inline',
   ]),
-  v.metadata({ allOf: DISPOSITION_RULES }),
+  v.metadata(DOCS ? { allOf: DISPOSITION_RULES } : {}),
 )
 
 const batch = <TItem extends v.GenericSchema>(item: TItem) =>
@@ -54,7 +55,9 @@ const linkFields = strict({
         `must be a whole number of seconds from 1 to ${MAX_LINK_EXPIRES_S}`,
       ),
       v.description(
-        "Seconds the link works; default a day, capped by the grant's maxLinkExpiresIn (default its maxExpiresIn).",
+        DOCS
+          ? "Seconds the link works; default a day, capped by the grant's maxLinkExpiresIn (default its maxExpiresIn)."
+          : '',
       ),
     ),
   ),
@@ -62,7 +65,9 @@ const linkFields = strict({
     v.pipe(
       wholeNumber(1, MAX_LINK_USES),
       v.description(
-        'How many times each link may be followed (1: a one-time link); no limit when absent. A visit refused for any other reason never counts; a HEAD counts as a GET does. Needs the WAYBILL_LINK_USES binding.',
+        DOCS
+          ? 'How many times each link may be followed (1: a one-time link); no limit when absent. A visit refused for any other reason never counts; a HEAD counts as a GET does. Needs the WAYBILL_LINK_USES binding.'
+          : '',
       ),
     ),
   ),
@@ -72,21 +77,35 @@ const linkFields = strict({
 
 export const LinksBody = v.pipe(
   keysOrItems(linkFields),
-  v.metadata({ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }),
-  v.examples([
-    { origin: 'photos', expiresIn: 604_800, items: [{ key: 'reports/2026.pdf', download: true }] },
-  ]),
+  v.metadata(DOCS ? { oneOf: [{ required: ['keys'] }, { required: ['items'] }] } : {}),
+  v.examples(
+    DOCS
+      ? [
+          {
+            origin: 'photos',
+            expiresIn: 604_800,
+            items: [{ key: 'reports/2026.pdf', download: true }],
+          },
+        ]
+      : [],
+  ),
 )
 export type LinksBody = v.InferOutput<typeof LinksBody>
 
 export const LinksAnswer = v.object({
   origin: v.string(),
-  expiresAt: v.pipe(v.string(), v.isoTimestamp(), v.description('When the links stop working.')),
+  expiresAt: v.pipe(
+    v.string(),
+    v.isoTimestamp(),
+    v.description(DOCS ? 'When the links stop working.' : ''),
+  ),
   maxUses: v.optional(
     v.pipe(
       v.number(),
       v.integer(),
-      v.description('How many times each link may be followed, when the request limited it.'),
+      v.description(
+        DOCS ? 'How many times each link may be followed, when the request limited it.' : '',
+      ),
     ),
   ),
   links: v.array(
@@ -95,12 +114,16 @@ export const LinksAnswer = v.object({
       url: v.pipe(
         v.string(),
         v.url(),
-        v.description('https://<this waybill>/l/<token>: anyone holding it may follow it.'),
+        v.description(
+          DOCS ? 'https://<this waybill>/l/<token>: anyone holding it may follow it.' : '',
+        ),
       ),
       id: v.pipe(
         v.string(),
         v.description(
-          "The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }.",
+          DOCS
+            ? "The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }."
+            : '',
         ),
       ),
     }),
@@ -114,6 +137,8 @@ export const LinksAnswer = v.object({
 export const LinkParams = strict({
   token: v.pipe(
     v.string(),
-    v.description('`<secret id>.<base64url payload>.<base64url tag>`, as POST /v1/links made it.'),
+    v.description(
+      DOCS ? '`<secret id>.<base64url payload>.<base64url tag>`, as POST /v1/links made it.' : '',
+    ),
   ),
 })

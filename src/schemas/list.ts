@@ -13,6 +13,7 @@ import {
   wholeNumber,
 } from './fields'
 import { list, strict } from './valibot'
+import { DOCS } from '#docs'
 
 export const ListParams = strict({ origin: OriginName })
 
@@ -32,9 +33,11 @@ export const ListQuery = strict(
           (prefix, index, prefixes) => prefixes.indexOf(prefix) === index,
           'repeats an earlier prefix',
         ),
-        v.metadata({ uniqueItems: true }),
+        v.metadata(DOCS ? { uniqueItems: true } : {}),
         v.description(
-          `Key prefixes to list, in order, each once (repeat up to ${MAX_LIST_PREFIXES} times); the whole bucket when absent.`,
+          DOCS
+            ? `Key prefixes to list, in order, each once (repeat up to ${MAX_LIST_PREFIXES} times); the whole bucket when absent.`
+            : '',
         ),
       ),
       [''],
@@ -42,7 +45,7 @@ export const ListQuery = strict(
     delimiter: v.optional(
       v.pipe(
         characters(1, 16, 'must be 1 to 16 characters, such as "/"'),
-        v.description('Group keys into common prefixes at this string, as S3 does.'),
+        v.description(DOCS ? 'Group keys into common prefixes at this string, as S3 does.' : ''),
       ),
     ),
     limit: v.optional(
@@ -52,7 +55,9 @@ export const ListQuery = strict(
           `must be a whole number from 1 to ${MAX_LIST_LIMIT}`,
         ),
         v.description(
-          'Entries (objects and common prefixes) in this answer; default 1,000 or the caller’s maxBatch if less.',
+          DOCS
+            ? 'Entries (objects and common prefixes) in this answer; default 1,000 or the caller’s maxBatch if less.'
+            : '',
         ),
       ),
     ),
@@ -69,16 +74,21 @@ const ListedItem = v.object({
   size: v.number(),
   etag: v.string(),
   lastModified: v.string(),
-  url: v.optional(v.pipe(v.string(), v.description('Absent where the caller may not read.'))),
+  url: v.optional(
+    v.pipe(v.string(), v.description(DOCS ? 'Absent where the caller may not read.' : '')),
+  ),
 })
 
 export const ListAnswer = v.object({
   origin: v.string(),
   items: v.array(ListedItem),
-  prefixes: v.pipe(v.array(v.string()), v.description('Common prefixes (with a delimiter).')),
+  prefixes: v.pipe(
+    v.array(v.string()),
+    v.description(DOCS ? 'Common prefixes (with a delimiter).' : ''),
+  ),
   cursor: v.pipe(
     v.nullable(v.string()),
-    v.description('Pass back as `cursor` to continue; null at the end.'),
+    v.description(DOCS ? 'Pass back as `cursor` to continue; null at the end.' : ''),
   ),
   expiresAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
 })

@@ -10,6 +10,7 @@ import {
   QueryExpiresIn,
 } from './fields'
 import { strict, strictFields } from './valibot'
+import { DOCS } from '#docs'
 
 /** The origin and the key, from the raw path (the key decoded exactly once): always an object. */
 export const RedirectTarget = strictFields({
@@ -17,7 +18,9 @@ export const RedirectTarget = strictFields({
   key: v.pipe(
     ObjectKey,
     v.description(
-      'The rest of the path, percent-decoded once: `%2F` is a slash inside the key, `%25` a percent sign.',
+      DOCS
+        ? 'The rest of the path, percent-decoded once: `%2F` is a slash inside the key, `%25` a percent sign.'
+        : '',
     ),
   ),
 })
@@ -28,7 +31,7 @@ const QueryDisposition = v.pipe(
   v.transform((value): true | string => (value === '' ? true : value)),
   Disposition,
   // In a query, empty is the key's last segment.
-  v.metadata({ pattern: documentedName(0) }),
+  v.metadata(DOCS ? { pattern: documentedName(0) } : {}),
 )
 
 /**
@@ -39,14 +42,19 @@ const QueryDisposition = v.pipe(
 export const RedirectQuery = strict(
   {
     expiresIn: v.optional(
-      v.pipe(QueryExpiresIn, v.description('Seconds the URL stays valid; capped by the grant.')),
+      v.pipe(
+        QueryExpiresIn,
+        v.description(DOCS ? 'Seconds the URL stays valid; capped by the grant.' : ''),
+      ),
     ),
     download: v.optional(QueryDisposition),
     inline: v.optional(
       v.pipe(
         QueryDisposition,
         v.description(
-          'As `download`, but the browser may show the object; ignored with `download`.',
+          DOCS
+            ? 'As `download`, but the browser may show the object; ignored with `download`.'
+            : '',
         ),
       ),
     ),

@@ -22,6 +22,7 @@ import {
   keysOrItems,
 } from './fields'
 import { isRecord, strict, strictFields, typeName } from './valibot'
+import { DOCS } from '#docs'
 
 /** A batch field: `keys` or `items`. */
 const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>
@@ -61,7 +62,7 @@ const ReadItem = v.pipe(
   v.forward(v.partialCheck([['key'], ['inline']], namesFile('inline'), NEEDS_FILE_NAME), [
     'inline',
   ]),
-  v.metadata({ allOf: [...DISPOSITION_RULES, ...OVERRIDE_RULES] }),
+  v.metadata(DOCS ? { allOf: [...DISPOSITION_RULES, ...OVERRIDE_RULES] } : {}),
 )
 
 /** A field a method does not take: refused with why (the document says `not: {}`). */
@@ -101,7 +102,9 @@ const fields = {
     v.pipe(
       v.picklist(['canned', 'wildcard'], 'must be "canned" or "wildcard"'),
       v.description(
-        'CloudFront only: a canned policy per URL, or one wildcard policy for the batch.',
+        DOCS
+          ? 'CloudFront only: a canned policy per URL, or one wildcard policy for the batch.'
+          : '',
       ),
     ),
   ),
@@ -109,7 +112,7 @@ const fields = {
   debug: v.optional(
     v.pipe(
       v.boolean('must be true or false'),
-      v.description('Also answer what was signed per URL (needs a debug grant).'),
+      v.description(DOCS ? 'Also answer what was signed per URL (needs a debug grant).' : ''),
     ),
     false,
   ),
@@ -124,7 +127,9 @@ const methods = v.variant(
       method: v.optional(
         v.pipe(
           v.picklist(['GET', 'HEAD']),
-          v.description('GET (the default) and HEAD need a read grant, PUT write, DELETE delete.'),
+          v.description(
+            DOCS ? 'GET (the default) and HEAD need a read grant, PUT write, DELETE delete.' : '',
+          ),
         ),
         'GET',
       ),
@@ -147,10 +152,20 @@ const signFields = v.pipe(
 export const SignBody = v.pipe(
   keysOrItems(signFields),
   // The variant is the document's `oneOf` of methods; this one goes beside it.
-  v.metadata({ allOf: [{ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }] }),
-  v.examples([
-    { origin: 'photos', method: 'GET', expiresIn: 900, keys: ['a.jpg', 'b/c d.png'], debug: false },
-  ]),
+  v.metadata(DOCS ? { allOf: [{ oneOf: [{ required: ['keys'] }, { required: ['items'] }] }] } : {}),
+  v.examples(
+    DOCS
+      ? [
+          {
+            origin: 'photos',
+            method: 'GET',
+            expiresIn: 900,
+            keys: ['a.jpg', 'b/c d.png'],
+            debug: false,
+          },
+        ]
+      : [],
+  ),
 )
 export type SignBody = v.InferOutput<typeof SignBody>
 
@@ -164,12 +179,18 @@ const SigningSteps = v.union([
 export const SignAnswer = v.object({
   origin: v.string(),
   method: v.picklist(['GET', 'HEAD', 'PUT', 'DELETE']),
-  expiresAt: v.pipe(v.string(), v.isoTimestamp(), v.description('When the URLs stop working.')),
+  expiresAt: v.pipe(
+    v.string(),
+    v.isoTimestamp(),
+    v.description(DOCS ? 'When the URLs stop working.' : ''),
+  ),
   urls: v.array(
     v.object({
       key: v.string(),
       url: v.pipe(v.string(), v.url()),
-      debug: v.optional(v.pipe(SigningSteps, v.description('With "debug": what was signed.'))),
+      debug: v.optional(
+        v.pipe(SigningSteps, v.description(DOCS ? 'With "debug": what was signed.' : '')),
+      ),
     }),
   ),
 })

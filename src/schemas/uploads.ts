@@ -24,6 +24,7 @@ import {
   wholeNumber,
 } from './fields'
 import { isRecord, list, strict, strictFields, typeName } from './valibot'
+import { DOCS } from '#docs'
 
 // 32 bytes are 43 characters and a "=": the last character holds 4 bits of them, and 2 zero bits
 // (src/core/bytes.ts). Any other spelling decodes to the same bytes for some, and is refused by
@@ -41,7 +42,9 @@ const Filename = v.pipe(
   characters(1, 1024, "must be the file's name, 1 to 1024 characters"),
   v.check((name) => name.isWellFormed(), 'must be valid Unicode (it contains a lone surrogate)'),
   v.description(
-    "Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized.",
+    DOCS
+      ? "Instead of `key`: the file's name; the grant's `uploadKey` template (such as `users/{sub}/{uuid}-{filename}`) chooses the key, with the name sanitized."
+      : '',
   ),
 )
 
@@ -59,20 +62,24 @@ const objectFields = {
     v.pipe(
       ObjectKey,
       v.description(
-        'POST on origins with keys "any" only: the form may choose any key starting with this.',
+        DOCS
+          ? 'POST on origins with keys "any" only: the form may choose any key starting with this.'
+          : '',
       ),
     ),
   ),
   filename: v.optional(Filename),
   contentType: UploadContentType,
   contentLength: v.optional(
-    v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(lengthDescription)),
+    v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(DOCS ? lengthDescription : '')),
   ),
   checksumSha256: v.optional(
     v.pipe(
       Sha256('the file'),
       v.description(
-        'PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes.',
+        DOCS
+          ? 'PUT and POST: signed, so the store refuses any other bytes (and a body cut off mid-transfer); the completion check then attests exactly these bytes.'
+          : '',
       ),
     ),
   ),
@@ -80,7 +87,9 @@ const objectFields = {
     v.pipe(
       v.boolean('must be true or false'),
       v.description(
-        'true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one.',
+        DOCS
+          ? 'true: the upload may replace an object already at the key (needs a grant with overwrite). By default PUT URLs and multipart completes sign If-None-Match: *, and the store refuses (412) to replace one.'
+          : '',
       ),
     ),
   ),
@@ -93,7 +102,7 @@ const putFields = {
   contentLength: v.optional(
     v.pipe(
       wholeNumber(0, MAX_PUT_BYTES, `must be a whole number from 0 to ${MAX_PUT_BYTES}`),
-      v.description(lengthDescription),
+      v.description(DOCS ? lengthDescription : ''),
     ),
   ),
 }
@@ -102,7 +111,9 @@ const POST_OVERWRITES =
 const postOverwrite = v.pipe(
   v.literal(true, POST_OVERWRITES),
   v.description(
-    'Mode "post": must be true, since a POST form cannot refuse to replace an object already at its key (a grant must allow overwrite too).',
+    DOCS
+      ? 'Mode "post": must be true, since a POST form cannot refuse to replace an object already at its key (a grant must allow overwrite too).'
+      : '',
   ),
 )
 /** What a POST policy takes: it replaces what is at its key, so the request must say so. */
@@ -114,7 +125,10 @@ const postFields = {
 const multipartFields = {
   ...objectFields,
   keyPrefix: refused(POST_ONLY),
-  contentLength: v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(lengthDescription)),
+  contentLength: v.pipe(
+    wholeNumber(0, MAX_UPLOAD_BYTES),
+    v.description(DOCS ? lengthDescription : ''),
+  ),
   checksumSha256: refused('is for modes "put" and "post"; a multipart upload takes partChecksums'),
 }
 type ObjectField = keyof typeof objectFields
@@ -177,7 +191,7 @@ function uploadItem(fields: v.GenericSchema<unknown, UploadObject>) {
     v.forward(v.partialCheck([['key'], ['keyPrefix'], ['filename']], namesItself, KEY_REQUIRED), [
       'key',
     ]),
-    v.metadata(NAMED_ONCE),
+    v.metadata(DOCS ? NAMED_ONCE : {}),
   )
 }
 
@@ -200,7 +214,7 @@ const SUCCESS_STATUSES = 'is 200, 201 or 204, for mode "post" only'
 const putUpload = strictFields(
   {
     origin: OriginName,
-    mode: v.optional(v.pipe(v.literal('put'), v.description(modeDescription)), 'put'),
+    mode: v.optional(v.pipe(v.literal('put'), v.description(DOCS ? modeDescription : '')), 'put'),
     ...putFields,
     contentType: v.optional(UploadContentType),
     items: Batch(PutItem, itemsDescription),
@@ -235,7 +249,7 @@ const multipartUpload = strictFields(
     partSize: v.optional(
       v.pipe(
         wholeNumber(MIN_PART_SIZE_BYTES, MAX_PART_SIZE_BYTES),
-        v.description(partSizeDescription),
+        v.description(DOCS ? partSizeDescription : ''),
       ),
     ),
     partChecksums: v.optional(
@@ -243,7 +257,7 @@ const multipartUpload = strictFields(
         list(Sha256('the part'), () => 'must be an array of base64 SHA-256 values, one per part'),
         v.minLength(1, 'must list the SHA-256 of at least the first part'),
         v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
-        v.description(partChecksumsDescription),
+        v.description(DOCS ? partChecksumsDescription : ''),
       ),
     ),
     successActionStatus: refused(SUCCESS_STATUSES),
@@ -358,52 +372,70 @@ const checkedUpload = v.pipe(
 
 export const UploadBody = v.pipe(
   checkedUpload,
-  v.metadata({
-    allOf: [
-      {
-        oneOf: [
+  v.metadata(
+    DOCS
+      ? {
+          allOf: [
+            {
+              oneOf: [
+                {
+                  required: ['items'],
+                  not: { anyOf: OBJECT_FIELDS.map((field) => ({ required: [field] })) },
+                },
+                { not: { required: ['items'] }, required: ['contentType'], ...NAMED_ONCE },
+              ],
+            },
+            // A single POST form says overwrite (each of a batch's does, by its item's schema).
+            {
+              anyOf: [
+                { not: { required: ['mode'], properties: { mode: { const: 'post' } } } },
+                { required: ['items'] },
+                { required: ['overwrite'] },
+              ],
+            },
+            { anyOf: [{ not: { required: ['partChecksums'] } }, { required: ['partSize'] }] },
+          ],
+        }
+      : {},
+  ),
+  v.examples(
+    DOCS
+      ? [
           {
-            required: ['items'],
-            not: { anyOf: OBJECT_FIELDS.map((field) => ({ required: [field] })) },
+            origin: 'photos',
+            mode: 'put' as const,
+            key: 'uploads/cat.png',
+            contentType: 'image/png',
+            contentLength: 48213,
           },
-          { not: { required: ['items'] }, required: ['contentType'], ...NAMED_ONCE },
-        ],
-      },
-      // A single POST form says overwrite (each of a batch's does, by its item's schema).
-      {
-        anyOf: [
-          { not: { required: ['mode'], properties: { mode: { const: 'post' } } } },
-          { required: ['items'] },
-          { required: ['overwrite'] },
-        ],
-      },
-      { anyOf: [{ not: { required: ['partChecksums'] } }, { required: ['partSize'] }] },
-    ],
-  }),
-  v.examples([
-    {
-      origin: 'photos',
-      mode: 'put' as const,
-      key: 'uploads/cat.png',
-      contentType: 'image/png',
-      contentLength: 48213,
-    },
-    {
-      origin: 'photos',
-      mode: 'multipart' as const,
-      key: 'uploads/film.mp4',
-      contentType: 'video/mp4',
-      contentLength: 26_214_400,
-    },
-    {
-      origin: 'photos',
-      mode: 'post' as const,
-      items: [
-        { filename: 'cat.png', contentType: 'image/png', contentLength: 48213, overwrite: true },
-        { filename: 'dog.jpg', contentType: 'image/jpeg', contentLength: 91822, overwrite: true },
-      ],
-    },
-  ]),
+          {
+            origin: 'photos',
+            mode: 'multipart' as const,
+            key: 'uploads/film.mp4',
+            contentType: 'video/mp4',
+            contentLength: 26_214_400,
+          },
+          {
+            origin: 'photos',
+            mode: 'post' as const,
+            items: [
+              {
+                filename: 'cat.png',
+                contentType: 'image/png',
+                contentLength: 48213,
+                overwrite: true,
+              },
+              {
+                filename: 'dog.jpg',
+                contentType: 'image/jpeg',
+                contentLength: 91822,
+                overwrite: true,
+              },
+            ],
+          },
+        ]
+      : [],
+  ),
   v.transform(
     ({ origin, mode, expiresIn, partSize, partChecksums, successActionStatus, items, ...one }) => ({
       origin,
@@ -419,12 +451,16 @@ export const UploadBody = v.pipe(
 )
 export type UploadRequest = v.InferOutput<typeof UploadBody>
 
-const Expiry = v.pipe(v.string(), v.isoTimestamp(), v.description('When the URLs stop working.'))
+const Expiry = v.pipe(
+  v.string(),
+  v.isoTimestamp(),
+  v.description(DOCS ? 'When the URLs stop working.' : ''),
+)
 const PartUrl = v.object({ partNumber: v.number(), url: v.pipe(v.string(), v.url()) })
 
 const Receipt = v.pipe(
   UploadReceipt,
-  v.description('For POST /v1/uploads/complete once the browser has uploaded.'),
+  v.description(DOCS ? 'For POST /v1/uploads/complete once the browser has uploaded.' : ''),
 )
 /** The key the object will have; a form with `keyPrefix` chooses its own. */
 const named = {
@@ -440,7 +476,9 @@ const OneUpload = v.variant('mode', [
     url: v.pipe(v.string(), v.url()),
     headers: v.pipe(
       v.record(v.string(), v.string()),
-      v.description('Exactly the headers to send (a browser sets Content-Length itself).'),
+      v.description(
+        DOCS ? 'Exactly the headers to send (a browser sets Content-Length itself).' : '',
+      ),
     ),
     receipt: Receipt,
     expiresAt: Expiry,
@@ -452,7 +490,7 @@ const OneUpload = v.variant('mode', [
     url: v.pipe(v.string(), v.url()),
     fields: v.pipe(
       v.record(v.string(), v.string()),
-      v.description('Form fields to send in this order, then the file last as `file`.'),
+      v.description(DOCS ? 'Form fields to send in this order, then the file last as `file`.' : ''),
     ),
     receipt: Receipt,
     expiresAt: Expiry,
@@ -464,7 +502,7 @@ const OneUpload = v.variant('mode', [
     uploadId: UploadId,
     partSize: v.number(),
     partCount: v.number(),
-    parts: v.pipe(v.array(PartUrl), v.description('The first 100 part URLs.')),
+    parts: v.pipe(v.array(PartUrl), v.description(DOCS ? 'The first 100 part URLs.' : '')),
     expiresAt: Expiry,
   }),
 ])
@@ -473,10 +511,15 @@ export const UploadAnswer = v.pipe(
   v.union([
     OneUpload,
     v.object({
-      uploads: v.pipe(v.array(OneUpload), v.description('One per entry of `items`, in order.')),
+      uploads: v.pipe(
+        v.array(OneUpload),
+        v.description(DOCS ? 'One per entry of `items`, in order.' : ''),
+      ),
     }),
   ]),
-  v.description('What to do next depends on `mode`; a request with `items` gets `uploads`.'),
+  v.description(
+    DOCS ? 'What to do next depends on `mode`; a request with `items` gets `uploads`.' : '',
+  ),
 )
 
 /** What names a multipart upload in every follow-up. */
@@ -494,7 +537,9 @@ export const PartsBody = strict({
       list(Sha256('the part'), () => 'must be an array of base64 SHA-256 values'),
       v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
       v.description(
-        "For an upload created with partChecksums (required then): each part's base64 SHA-256, one per entry of partNumbers, in the same order.",
+        DOCS
+          ? "For an upload created with partChecksums (required then): each part's base64 SHA-256, one per entry of partNumbers, in the same order."
+          : '',
       ),
     ),
   ),
@@ -522,7 +567,9 @@ export const CompleteBody = strict({
       v.minLength(1, 'must be a non-empty array of { partNumber, etag }'),
       v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
       v.description(
-        "The parts, each once, with the ETag each part's PUT returned (waybill completes them in part-number order). Without them, every part of the upload as the store lists it.",
+        DOCS
+          ? "The parts, each once, with the ETag each part's PUT returned (waybill completes them in part-number order). Without them, every part of the upload as the store lists it."
+          : '',
       ),
     ),
   ),
@@ -532,7 +579,7 @@ export const CompleteBody = strict({
 const StoredObject = {
   origin: v.string(),
   key: v.string(),
-  size: v.pipe(v.number(), v.description('Bytes.')),
+  size: v.pipe(v.number(), v.description(DOCS ? 'Bytes.' : '')),
   contentType: v.string(),
   etag: v.string(),
 }
@@ -554,24 +601,34 @@ export const ListPartsAnswer = v.object({
         etag: v.string(),
         size: v.number(),
         checksumSha256: v.optional(
-          v.pipe(v.string(), v.description('For an upload created with partChecksums.')),
+          v.pipe(
+            v.string(),
+            v.description(DOCS ? 'For an upload created with partChecksums.' : ''),
+          ),
         ),
       }),
     ),
-    v.description('The parts the store holds, ascending: a resuming client uploads the others.'),
+    v.description(
+      DOCS ? 'The parts the store holds, ascending: a resuming client uploads the others.' : '',
+    ),
   ),
 })
 
 export const CheckBody = strict({
   origin: OriginName,
-  key: v.pipe(ObjectKey, v.description('The uploaded object: the key the upload answer named.')),
+  key: v.pipe(
+    ObjectKey,
+    v.description(DOCS ? 'The uploaded object: the key the upload answer named.' : ''),
+  ),
   receipt: UploadReceipt,
   etag: v.optional(
     v.pipe(
       v.string('must be the ETag the store answered the upload with'),
       v.regex(/^[\x21-\x7e]{1,1024}$/, 'must be the ETag the store answered the upload with'),
       v.description(
-        'The ETag the store answered the PUT or POST with: when given, the object must still be those bytes (a replay of the same upload since is refused).',
+        DOCS
+          ? 'The ETag the store answered the PUT or POST with: when given, the object must still be those bytes (a replay of the same upload since is refused).'
+          : '',
       ),
     ),
   ),

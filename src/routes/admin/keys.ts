@@ -20,10 +20,11 @@ import {
   PageQuery,
   RotateBody,
   RotatedAnswer,
-} from '../../schemas/admin'
+} from '../../control/admin-schemas'
 import { createKey, getKey, listKeys, patchKey, rotate } from '../../services/admin/keys'
 import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
+import { DOCS } from '#docs'
 
 const KEY_CREATED = new Answer(KeyCreatedAnswer, 'The key (shown once) and its grants', 201)
 const KEY_LIST = new Answer(KeyListAnswer, 'One page of keys, by id')
@@ -36,25 +37,29 @@ export function keyRoutes({ clock, adminAuthenticated, idempotent }: AdminRouteD
   return new Hono<AdminAppEnv>()
     .post(
       '/',
-      describeRoute({
-        operationId: 'adminCreateKey',
-        summary: 'Make an API key, with its grants; the key is in this answer only',
-        description:
-          'Only its SHA-256 is stored. Grants are as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema. An id already taken (here or in WAYBILL_API_KEYS) is a 409. A grant on an origin not configured is a 404; what its origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403, as the caller\'s routes answer what an origin cannot serve. Takes an `Idempotency-Key`: a retry gets the same key.',
-        security: ADMIN_SECURITY,
-        parameters: [IDEMPOTENCY_HEADER],
-        responses: {
-          201: {
-            ...KEY_CREATED.response,
-            links: {
-              adminGetKey: byId('adminGetKey', 'The key as stored.'),
-              adminUpdateKey: byId('adminUpdateKey', 'Relabel it, or change its expiry.'),
-              adminRotateKey: byId('adminRotateKey', 'A new secret for it.'),
-            },
-          },
-          ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminCreateKey',
+              summary: 'Make an API key, with its grants; the key is in this answer only',
+              description:
+                'Only its SHA-256 is stored. Grants are as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema. An id already taken (here or in WAYBILL_API_KEYS) is a 409. A grant on an origin not configured is a 404; what its origin cannot hold (a prefix on an origin with keys "any", an uploadKey outside the prefix) a 403, as the caller\'s routes answer what an origin cannot serve. Takes an `Idempotency-Key`: a retry gets the same key.',
+              security: ADMIN_SECURITY,
+              parameters: [IDEMPOTENCY_HEADER],
+              responses: {
+                201: {
+                  ...KEY_CREATED.response,
+                  links: {
+                    adminGetKey: byId('adminGetKey', 'The key as stored.'),
+                    adminUpdateKey: byId('adminUpdateKey', 'Relabel it, or change its expiry.'),
+                    adminRotateKey: byId('adminRotateKey', 'A new secret for it.'),
+                  },
+                },
+                ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       idempotent,
       jsonBody(),
@@ -63,49 +68,61 @@ export function keyRoutes({ clock, adminAuthenticated, idempotent }: AdminRouteD
     )
     .get(
       '/',
-      describeRoute({
-        operationId: 'adminListKeys',
-        summary: 'The API keys made through the admin API, with their last use',
-        security: ADMIN_SECURITY,
-        responses: {
-          200: KEY_LIST.response,
-          ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminListKeys',
+              summary: 'The API keys made through the admin API, with their last use',
+              security: ADMIN_SECURITY,
+              responses: {
+                200: KEY_LIST.response,
+                ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       validQuery(PageQuery),
       async (c) => KEY_LIST.json(c, await listKeys(ctx(c), c.req.valid('query'))),
     )
     .get(
       '/:id',
-      describeRoute({
-        operationId: 'adminGetKey',
-        summary: 'One API key: its secrets by prefix, expiry, revocation, last use, grants',
-        description:
-          'Its grants are every grant that reaches it: the env’s and the stored ones, those naming it and those naming anyone (`*`). An API key holds no role or email, so grants naming those never reach it.',
-        security: ADMIN_SECURITY,
-        responses: {
-          200: KEY.response,
-          ...publicProblems('invalid_request', 'not_found', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminGetKey',
+              summary: 'One API key: its secrets by prefix, expiry, revocation, last use, grants',
+              description:
+                'Its grants are every grant that reaches it: the env’s and the stored ones, those naming it and those naming anyone (`*`). An API key holds no role or email, so grants naming those never reach it.',
+              security: ADMIN_SECURITY,
+              responses: {
+                200: KEY.response,
+                ...publicProblems('invalid_request', 'not_found', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       validParams(KeyParams),
       async (c) => KEY.json(c, await getKey(ctx(c), c.req.valid('param').id)),
     )
     .patch(
       '/:id',
-      describeRoute({
-        operationId: 'adminUpdateKey',
-        summary: "Relabel a key, or change its expiry; what the body doesn't name stays",
-        description:
-          'A new expiry reaches every isolate within the control plane’s bound; what the key issued answers to it (its links answer 410 once it has expired). Audited, with the key before and after.',
-        security: ADMIN_SECURITY,
-        responses: {
-          200: KEY_UPDATED.response,
-          ...publicProblems(...BAD_BODY, 'not_found', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminUpdateKey',
+              summary: "Relabel a key, or change its expiry; what the body doesn't name stays",
+              description:
+                'A new expiry reaches every isolate within the control plane’s bound; what the key issued answers to it (its links answer 410 once it has expired). Audited, with the key before and after.',
+              security: ADMIN_SECURITY,
+              responses: {
+                200: KEY_UPDATED.response,
+                ...publicProblems(...BAD_BODY, 'not_found', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       validParams(KeyParams),
       jsonBody(),
@@ -115,18 +132,22 @@ export function keyRoutes({ clock, adminAuthenticated, idempotent }: AdminRouteD
     )
     .post(
       '/:id/rotate',
-      describeRoute({
-        operationId: 'adminRotateKey',
-        summary: 'A new secret for a key; the old one keeps working for the overlap',
-        description:
-          'A revoked key is a 409: make a new one instead. Takes an `Idempotency-Key`: a retry gets the same secret.',
-        security: ADMIN_SECURITY,
-        parameters: [IDEMPOTENCY_HEADER],
-        responses: {
-          200: ROTATED.response,
-          ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminRotateKey',
+              summary: 'A new secret for a key; the old one keeps working for the overlap',
+              description:
+                'A revoked key is a 409: make a new one instead. Takes an `Idempotency-Key`: a retry gets the same secret.',
+              security: ADMIN_SECURITY,
+              parameters: [IDEMPOTENCY_HEADER],
+              responses: {
+                200: ROTATED.response,
+                ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       idempotent,
       validParams(KeyParams),

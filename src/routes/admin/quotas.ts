@@ -17,7 +17,7 @@ import {
   QuotaUpdateBody,
   QuotaUseAnswer,
   recordParams,
-} from '../../schemas/admin'
+} from '../../control/admin-schemas'
 import {
   createQuota,
   getQuota,
@@ -27,6 +27,7 @@ import {
 } from '../../services/admin/quotas'
 import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
+import { DOCS } from '#docs'
 
 const QUOTA = new Answer(QuotaAnswer, 'The quota', 201)
 const QUOTA_USE = new Answer(QuotaUseAnswer, 'The quota, and what its caller has used of it')
@@ -37,25 +38,30 @@ export function quotaRoutes({ clock, adminAuthenticated, idempotent }: AdminRout
   return new Hono<AdminAppEnv>()
     .post(
       '/',
-      describeRoute({
-        operationId: 'adminCreateQuota',
-        summary: 'Set an upload quota: objects and bytes per window, per caller, on an origin',
-        description:
-          'One per subject and origin: another is a 409 (change the one there: PATCH). An origin not configured is a 404; one that cannot hold a quota (not S3, or no quota counters bound) a 403. Takes an `Idempotency-Key`.',
-        security: ADMIN_SECURITY,
-        parameters: [IDEMPOTENCY_HEADER],
-        responses: {
-          201: {
-            ...QUOTA.response,
-            links: {
-              adminGetQuota: byId('adminGetQuota', 'It, with its use.'),
-              adminUpdateQuota: byId('adminUpdateQuota', 'Change its limits in place.'),
-              adminDeleteQuota: byId('adminDeleteQuota', 'Remove it.'),
-            },
-          },
-          ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminCreateQuota',
+              summary:
+                'Set an upload quota: objects and bytes per window, per caller, on an origin',
+              description:
+                'One per subject and origin: another is a 409 (change the one there: PATCH). An origin not configured is a 404; one that cannot hold a quota (not S3, or no quota counters bound) a 403. Takes an `Idempotency-Key`.',
+              security: ADMIN_SECURITY,
+              parameters: [IDEMPOTENCY_HEADER],
+              responses: {
+                201: {
+                  ...QUOTA.response,
+                  links: {
+                    adminGetQuota: byId('adminGetQuota', 'It, with its use.'),
+                    adminUpdateQuota: byId('adminUpdateQuota', 'Change its limits in place.'),
+                    adminDeleteQuota: byId('adminDeleteQuota', 'Remove it.'),
+                  },
+                },
+                ...publicProblems(...BAD_BODY, 'not_found', 'conflict', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       idempotent,
       jsonBody(),
@@ -64,32 +70,41 @@ export function quotaRoutes({ clock, adminAuthenticated, idempotent }: AdminRout
     )
     .get(
       '/',
-      describeRoute({
-        operationId: 'adminListQuotas',
-        summary: 'The upload quotas, each with what the key it names has used',
-        security: ADMIN_SECURITY,
-        responses: {
-          200: QUOTA_LIST.response,
-          ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminListQuotas',
+              summary: 'The upload quotas, each with what the key it names has used',
+              security: ADMIN_SECURITY,
+              responses: {
+                200: QUOTA_LIST.response,
+                ...publicProblems('invalid_request', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       validQuery(PageQuery),
       async (c) => QUOTA_LIST.json(c, await listQuotas(ctx(c), c.req.valid('query'))),
     )
     .get(
       '/:id',
-      describeRoute({
-        operationId: 'adminGetQuota',
-        summary: 'One quota, with a caller’s use: objects and bytes counted, room left, reset',
-        description:
-          'Read from the caller’s counter (the data plane’s Durable Object) in the window holding now. The caller is the key the quota names, or `caller` for a quota naming a role, an email, a subject or `*` (each caller is counted apart).',
-        security: ADMIN_SECURITY,
-        responses: {
-          200: QUOTA_USE.response,
-          ...publicProblems('invalid_request', 'not_found', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminGetQuota',
+              summary:
+                'One quota, with a caller’s use: objects and bytes counted, room left, reset',
+              description:
+                'Read from the caller’s counter (the data plane’s Durable Object) in the window holding now. The caller is the key the quota names, or `caller` for a quota naming a role, an email, a subject or `*` (each caller is counted apart).',
+              security: ADMIN_SECURITY,
+              responses: {
+                200: QUOTA_USE.response,
+                ...publicProblems('invalid_request', 'not_found', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       validParams(recordParams('q')),
       validQuery(QuotaQuery),
@@ -101,17 +116,21 @@ export function quotaRoutes({ clock, adminAuthenticated, idempotent }: AdminRout
     )
     .patch(
       '/:id',
-      describeRoute({
-        operationId: 'adminUpdateQuota',
-        summary: 'Change a quota’s limits in place: its counters keep what they counted',
-        description:
-          'Raising 3 uploads to 4 allows one more in the window, not four: the counters are the quota’s, and stay. The window cannot change (a quota with another window is another quota). Both limits null is a 403.',
-        security: ADMIN_SECURITY,
-        responses: {
-          200: QUOTA_USE.response,
-          ...publicProblems(...BAD_BODY, 'not_found', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminUpdateQuota',
+              summary: 'Change a quota’s limits in place: its counters keep what they counted',
+              description:
+                'Raising 3 uploads to 4 allows one more in the window, not four: the counters are the quota’s, and stay. The window cannot change (a quota with another window is another quota). Both limits null is a 403.',
+              security: ADMIN_SECURITY,
+              responses: {
+                200: QUOTA_USE.response,
+                ...publicProblems(...BAD_BODY, 'not_found', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       validParams(recordParams('q')),
       jsonBody(),
@@ -121,15 +140,19 @@ export function quotaRoutes({ clock, adminAuthenticated, idempotent }: AdminRout
     )
     .delete(
       '/:id',
-      describeRoute({
-        operationId: 'adminDeleteQuota',
-        summary: 'Remove an upload quota',
-        security: ADMIN_SECURITY,
-        responses: {
-          204: { description: 'Removed' },
-          ...publicProblems('invalid_request', 'not_found', ...ADMIN_PROBLEMS),
-        },
-      }),
+      describeRoute(
+        DOCS
+          ? {
+              operationId: 'adminDeleteQuota',
+              summary: 'Remove an upload quota',
+              security: ADMIN_SECURITY,
+              responses: {
+                204: { description: 'Removed' },
+                ...publicProblems('invalid_request', 'not_found', ...ADMIN_PROBLEMS),
+              },
+            }
+          : {},
+      ),
       adminAuthenticated,
       validParams(recordParams('q')),
       async (c) => {

@@ -8,7 +8,7 @@ import { selectAudit, type AuditEntry, type AuditRow } from '../../control/admin
 import type { AuditConfig } from '../../config'
 import { invalid } from '../../errors'
 import { DEFAULT_ADMIN_PAGE } from '../../limits'
-import type { AuditQuery } from '../../schemas/admin'
+import type { AuditQuery } from '../../control/admin-schemas'
 import { iso, stored, type AdminContext } from './shared'
 
 const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text))

@@ -12,7 +12,7 @@ import {
 } from '../../control/admin-store'
 import { conflict } from '../../errors'
 import { subjectText } from '../../principal/subjects'
-import type { ExportQuery, ImportBody } from '../../schemas/admin'
+import type { ExportQuery, ImportBody } from '../../control/admin-schemas'
 import { grantView } from './grants'
 import { keyView } from './keys'
 import { checkQuotaOrigin, quotaView } from './quotas'

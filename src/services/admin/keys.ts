@@ -21,7 +21,7 @@ import {
   STORED_KEY_RANDOM_BYTES,
   STORED_KEY_SHOWN_CHARS,
 } from '../../limits'
-import type { KeyCreateBody, KeyUpdateBody } from '../../schemas/admin'
+import type { KeyCreateBody, KeyUpdateBody } from '../../control/admin-schemas'
 import { effectiveGrants } from './grants'
 import {
   checkOnOrigin,

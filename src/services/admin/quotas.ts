@@ -18,7 +18,7 @@ import type { QuotaRow } from '../../control/store'
 import { unavailable } from '../../control/plane'
 import { conflict } from '../../errors'
 import { bindingOfName } from '../../principal'
-import type { QuotaBody, QuotaUpdateBody } from '../../schemas/admin'
+import type { QuotaBody, QuotaUpdateBody } from '../../control/admin-schemas'
 import {
   cannotHold,
   iso,

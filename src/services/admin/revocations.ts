@@ -13,7 +13,7 @@ import {
 import type { RevocationRow } from '../../control/store'
 import { conflict, WaybillError } from '../../errors'
 import { MAX_LINK_RULES } from '../../limits'
-import type { RevocationBody } from '../../schemas/admin'
+import type { RevocationBody } from '../../control/admin-schemas'
 import {
   iso,
   newId,

@@ -122,7 +122,7 @@ export async function stored<T>(read: () => Promise<T>, taken?: FieldError): Pro
   }
 }
 
-/** Which page of a list: `limit` records from just after `cursor` (src/schemas/admin.ts). */
+/** Which page of a list: `limit` records from just after `cursor` (src/control/admin-schemas.ts). */
 export type PageQuery = { limit?: number | undefined; cursor?: string | undefined }
 
 /**

@@ -7,7 +7,7 @@ import { bindingOfName } from '../../principal'
 import { selectTopUsage, selectUsage } from '../../control/admin-store'
 import type { UsageRow } from '../../control/store'
 import { DAY_MS, DEFAULT_USAGE_DAYS, MAX_USAGE_DAYS } from '../../limits'
-import type { UsageQuery, UsageTopQuery } from '../../schemas/admin'
+import type { UsageQuery, UsageTopQuery } from '../../control/admin-schemas'
 import { stored, type AdminContext } from './shared'
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)

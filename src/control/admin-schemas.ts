@@ -1,7 +1,8 @@
-// The admin API's requests and answers (/admin/v1, src/routes/admin.ts). A grant's own schema is
-// the configuration's (src/config/grants.ts: the one WAYBILL_GRANTS is checked by, with `to` as the
-// control plane stores it); a key's id and label are the fields WAYBILL_API_KEYS shares
-// (./fields.ts).
+// The admin API's requests and answers (/admin/v1, src/routes/admin/): the control plane's records
+// as operators write and read them, so they live with the control plane, above the configuration
+// whose grant shapes they reuse (src/config/grants.ts: the one WAYBILL_GRANTS is checked by, with
+// `to` as the control plane stores it); a key's id and label are the fields WAYBILL_API_KEYS shares
+// (src/schemas/fields.ts).
 
 import * as v from 'valibot'
 import {
@@ -27,8 +28,9 @@ import {
   SECRET_PREFIX,
   Time,
   wholeNumber,
-} from './fields'
-import { isRecord, list, strict, strictFields, typeName } from './valibot'
+} from '../schemas/fields'
+import { isRecord, list, strict, strictFields, typeName } from '../schemas/valibot'
+import { DOCS } from '#docs'
 
 /** What admin writes and the data plane's refusals are recorded as. */
 export const AUDIT_ACTIONS = [
@@ -55,21 +57,28 @@ const SecretPrefix = v.pipe(
   v.string(prefixMessage),
   v.regex(new RegExp(`^${SECRET_PREFIX}$`), prefixMessage),
   v.description(
-    `What the key starts with, before "_" and its ${RANDOM_CHARS} random characters (default "wb"): \`live\` makes \`live_…\`.`,
+    DOCS
+      ? `What the key starts with, before "_" and its ${RANDOM_CHARS} random characters (default "wb"): \`live\` makes \`live_…\`.`
+      : '',
   ),
-  v.examples(['live']),
+  v.examples(DOCS ? ['live'] : []),
 )
 
 export const KeyCreateBody = strict({
   id: v.optional(
-    v.pipe(KeyId, v.description('The key id; a new one when absent (`k_…`). Cannot be changed.')),
+    v.pipe(
+      KeyId,
+      v.description(DOCS ? 'The key id; a new one when absent (`k_…`). Cannot be changed.' : ''),
+    ),
   ),
   label: v.optional(KeyLabel),
   prefix: v.optional(SecretPrefix),
   expiresAt: v.optional(
     v.pipe(
       Time,
-      v.description('When the key stops working; never when absent (a time past: it never works).'),
+      v.description(
+        DOCS ? 'When the key stops working; never when absent (a time past: it never works).' : '',
+      ),
     ),
   ),
   grants: v.optional(
@@ -77,7 +86,9 @@ export const KeyCreateBody = strict({
       list(KeyGrant),
       v.maxLength(MAX_GRANTS_PER_SUBJECT, `must hold at most ${MAX_GRANTS_PER_SUBJECT} grants`),
       v.description(
-        'Grants for this key, each as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema.',
+        DOCS
+          ? 'Grants for this key, each as in WAYBILL_GRANTS without "to" (it is `apiKey:<id>`), checked by the same schema.'
+          : '',
       ),
     ),
   ),
@@ -89,7 +100,9 @@ export const RotateBody = strict({
     v.pipe(
       wholeNumber(0, MAX_ROTATION_OVERLAP_S),
       v.description(
-        'Seconds the current secret keeps working beside the new one (default 86400; 0 retires it now).',
+        DOCS
+          ? 'Seconds the current secret keeps working beside the new one (default 86400; 0 retires it now).'
+          : '',
       ),
     ),
   ),
@@ -106,13 +119,15 @@ const namesOne =
 export const KeyUpdateBody = v.pipe(
   strict({
     label: v.optional(
-      v.pipe(v.nullable(KeyLabel), v.description('A new label, or null for none.')),
+      v.pipe(v.nullable(KeyLabel), v.description(DOCS ? 'A new label, or null for none.' : '')),
     ),
     expiresAt: v.optional(
       v.pipe(
         v.nullable(Time),
         v.description(
-          'When the key stops working, or null for never. A time past makes it stop now.',
+          DOCS
+            ? 'When the key stops working, or null for never. A time past makes it stop now.'
+            : '',
         ),
       ),
     ),
@@ -125,11 +140,11 @@ export const KeyUpdateBody = v.pipe(
     ),
     ['label'],
   ),
-  v.metadata({ anyOf: [{ required: ['label'] }, { required: ['expiresAt'] }] }),
+  v.metadata(DOCS ? { anyOf: [{ required: ['label'] }, { required: ['expiresAt'] }] } : {}),
 )
 export type KeyUpdateBody = v.InferOutput<typeof KeyUpdateBody>
 
-const NullableTime = v.nullable(v.pipe(v.string(), v.description('ISO 8601, or null.')))
+const NullableTime = v.nullable(v.pipe(v.string(), v.description(DOCS ? 'ISO 8601, or null.' : '')))
 
 const KeyView = v.object({
   id: v.string(),
@@ -139,17 +154,19 @@ const KeyView = v.object({
   revokedAt: NullableTime,
   lastUsedAt: v.pipe(
     NullableTime,
-    v.description('Written at most once a minute, a few seconds after the use.'),
+    v.description(DOCS ? 'Written at most once a minute, a few seconds after the use.' : ''),
   ),
   secrets: v.pipe(
     v.array(v.object({ prefix: v.string(), createdAt: v.string(), expiresAt: NullableTime })),
-    v.description('Its secrets, by their first characters only: two while a rotation overlaps.'),
+    v.description(
+      DOCS ? 'Its secrets, by their first characters only: two while a rotation overlaps.' : '',
+    ),
   ),
 })
 
 const StoredGrant = v.pipe(
   v.record(v.string(), v.unknown()),
-  v.description('The grant as stored: canonical, with its defaults filled in.'),
+  v.description(DOCS ? 'The grant as stored: canonical, with its defaults filled in.' : ''),
 )
 const GrantRecord = v.object({ id: v.string(), createdAt: v.string(), grant: StoredGrant })
 
@@ -157,20 +174,24 @@ const GrantRecord = v.object({ id: v.string(), createdAt: v.string(), grant: Sto
 const EffectiveGrant = v.object({
   source: v.pipe(
     v.picklist(['env', 'stored']),
-    v.description('WAYBILL_GRANTS (`env`, no id), or the control plane (`stored`).'),
+    v.description(DOCS ? 'WAYBILL_GRANTS (`env`, no id), or the control plane (`stored`).' : ''),
   ),
   id: v.nullable(v.string()),
   createdAt: v.nullable(v.string()),
   via: v.pipe(
     v.picklist(['direct', 'email', 'role', 'any']),
-    v.description('How it reaches the caller: by its own name, its email, a role, or `*`.'),
+    v.description(
+      DOCS ? 'How it reaches the caller: by its own name, its email, a role, or `*`.' : '',
+    ),
   ),
   grant: StoredGrant,
 })
 const EffectiveGrants = v.pipe(
   v.array(EffectiveGrant),
   v.description(
-    'Every grant that reaches the caller, the env’s and the stored ones: what authorize weighs.',
+    DOCS
+      ? 'Every grant that reaches the caller, the env’s and the stored ones: what authorize weighs.'
+      : '',
   ),
 )
 
@@ -178,7 +199,9 @@ export const KeyCreatedAnswer = v.object({
   ...KeyView.entries,
   key: v.pipe(
     v.string(),
-    v.description('The key itself: shown this once, stored nowhere (only its SHA-256 is).'),
+    v.description(
+      DOCS ? 'The key itself: shown this once, stored nowhere (only its SHA-256 is).' : '',
+    ),
   ),
   grants: v.array(GrantRecord),
 })
@@ -186,11 +209,11 @@ export const KeyAnswer = v.object({ ...KeyView.entries, grants: EffectiveGrants 
 export const KeyUpdatedAnswer = KeyView
 export const RotatedAnswer = v.object({
   id: v.string(),
-  key: v.pipe(v.string(), v.description('The new secret: shown this once.')),
+  key: v.pipe(v.string(), v.description(DOCS ? 'The new secret: shown this once.' : '')),
   prefix: v.string(),
   previousExpiresAt: v.pipe(
     v.string(),
-    v.description('When the secrets before this one stop working.'),
+    v.description(DOCS ? 'When the secrets before this one stop working.' : ''),
   ),
 })
 
@@ -204,7 +227,7 @@ const pageFields = {
         wholeNumber(1, MAX_ADMIN_PAGE),
         `must be a whole number from 1 to ${MAX_ADMIN_PAGE}`,
       ),
-      v.description(`Entries per page, 1 to ${MAX_ADMIN_PAGE} (default 100).`),
+      v.description(DOCS ? `Entries per page, 1 to ${MAX_ADMIN_PAGE} (default 100).` : ''),
     ),
   ),
   cursor: v.optional(
@@ -222,7 +245,7 @@ export const GrantsQuery = strict(
           300,
           'must be a grant subject such as "apiKey:web", of at most 300 characters',
         ),
-        v.description('Only the grants of this subject.'),
+        v.description(DOCS ? 'Only the grants of this subject.' : ''),
       ),
     ),
   },
@@ -230,7 +253,7 @@ export const GrantsQuery = strict(
 )
 const Next = v.pipe(
   v.nullable(v.string()),
-  v.description('The next page’s cursor; null at the end.'),
+  v.description(DOCS ? 'The next page’s cursor; null at the end.' : ''),
 )
 
 export const GrantCreateQuery = strict(
@@ -240,7 +263,7 @@ export const GrantCreateQuery = strict(
         v.picklist(['true', 'false'], 'must be "true" or "false"'),
         v.transform((text) => text === 'true'),
         v.description(
-          'Grant an `apiKey:<id>` no key has yet (a 404 otherwise): for a key to come.',
+          DOCS ? 'Grant an `apiKey:<id>` no key has yet (a 404 otherwise): for a key to come.' : '',
         ),
       ),
     ),
@@ -253,14 +276,14 @@ const callerMessage = 'must be a caller: "apiKey:<id>", "jwt:<sub>" or "access:<
 const CallerName = v.pipe(
   characters(1, 300, callerMessage),
   v.regex(/^(?:apiKey|jwt|access):[^\x00-\x1f\x7f-\x9f]+$/, callerMessage),
-  v.examples(['apiKey:web', 'jwt:alice']),
+  v.examples(DOCS ? ['apiKey:web', 'jwt:alice'] : []),
 )
 
 export const EffectiveGrantsQuery = strict(
   {
     caller: v.pipe(
       CallerName,
-      v.description('Whose grants: the caller as the request log names it.'),
+      v.description(DOCS ? 'Whose grants: the caller as the request log names it.' : ''),
     ),
     role: v.optional(
       v.pipe(
@@ -270,14 +293,14 @@ export const EffectiveGrantsQuery = strict(
         ),
         v.transform((roles) => (typeof roles === 'string' ? [roles] : roles)),
         v.maxLength(50, 'must name at most 50 roles'),
-        v.description('A role a token caller holds (repeat for several).'),
+        v.description(DOCS ? 'A role a token caller holds (repeat for several).' : ''),
       ),
     ),
     email: v.optional(
       v.pipe(
         // A claim to match grants' `email:` subjects by, as a token would carry it: any text.
         characters(3, 254, 'must be 3 to 254 characters'),
-        v.description("A token caller's verified email."),
+        v.description(DOCS ? "A token caller's verified email." : ''),
       ),
     ),
   },
@@ -311,21 +334,21 @@ const revocationKinds = v.variant(
   [
     strictFields({
       kind: v.literal('key'),
-      key: v.pipe(KeyId, v.description('The API key: it stops working everywhere.')),
+      key: v.pipe(KeyId, v.description(DOCS ? 'The API key: it stops working everywhere.' : '')),
     }),
     strictFields({
       kind: v.literal('link'),
       link: v.pipe(
         v.string(linkIdMessage),
         v.regex(/^[A-Za-z0-9_-]{16}$/, linkIdMessage),
-        v.description('One link, by the id POST /v1/links answered with it.'),
+        v.description(DOCS ? 'One link, by the id POST /v1/links answered with it.' : ''),
       ),
     }),
     strictFields({
       kind: v.literal('links'),
-      issuedBefore: v.pipe(Time, v.description('Links issued before this time…')),
-      origin: v.optional(v.pipe(OriginName, v.description('…on this origin…'))),
-      principal: v.optional(v.pipe(PrincipalName, v.description('…by this caller.'))),
+      issuedBefore: v.pipe(Time, v.description(DOCS ? 'Links issued before this time…' : '')),
+      origin: v.optional(v.pipe(OriginName, v.description(DOCS ? '…on this origin…' : ''))),
+      principal: v.optional(v.pipe(PrincipalName, v.description(DOCS ? '…by this caller.' : ''))),
     }),
   ],
   'must be "key", "link" or "links"',
@@ -373,29 +396,31 @@ export const QuotaBody = v.pipe(
       characters(1, 300, subjectMessage),
       StoredSubject,
       v.description(
-        'Whose uploads: a subject as in grants; each caller it names is counted apart.',
+        DOCS ? 'Whose uploads: a subject as in grants; each caller it names is counted apart.' : '',
       ),
     ),
     origin: OriginName,
     maxObjects: v.optional(
-      v.pipe(wholeNumber(1, 1_000_000_000), v.description('Uploads per window.')),
+      v.pipe(wholeNumber(1, 1_000_000_000), v.description(DOCS ? 'Uploads per window.' : '')),
     ),
     maxBytes: v.optional(
       v.pipe(
         wholeNumber(1, MAX_UPLOAD_BYTES * 1000),
-        v.description('Bytes per window: declared sizes, settled to the real ones once checked.'),
+        v.description(
+          DOCS ? 'Bytes per window: declared sizes, settled to the real ones once checked.' : '',
+        ),
       ),
     ),
     windowS: v.pipe(
       wholeNumber(MIN_QUOTA_WINDOW_S, MAX_QUOTA_WINDOW_S),
-      v.description('The window, in seconds (86400: a day, from midnight UTC).'),
+      v.description(DOCS ? 'The window, in seconds (86400: a day, from midnight UTC).' : ''),
     ),
   }),
   v.forward(
     v.partialCheck([['maxObjects'], ['maxBytes']], oneLimit, 'is required (or "maxBytes")'),
     ['maxObjects'],
   ),
-  v.metadata({ anyOf: [{ required: ['maxObjects'] }, { required: ['maxBytes'] }] }),
+  v.metadata(DOCS ? { anyOf: [{ required: ['maxObjects'] }, { required: ['maxBytes'] }] } : {}),
 )
 export type QuotaBody = v.InferOutput<typeof QuotaBody>
 
@@ -414,23 +439,32 @@ const QuotaUse = v.pipe(
   v.nullable(
     v.object({
       caller: v.string(),
-      objects: v.pipe(v.number(), v.description('Uploads counted in this window.')),
+      objects: v.pipe(v.number(), v.description(DOCS ? 'Uploads counted in this window.' : '')),
       bytes: v.pipe(
         v.number(),
-        v.description('Their bytes: the most each admits, settled to the real size once checked.'),
+        v.description(
+          DOCS ? 'Their bytes: the most each admits, settled to the real size once checked.' : '',
+        ),
       ),
       held: v.pipe(
         v.number(),
-        v.description('Uploads whose URL or policy may still store, so hold their most.'),
+        v.description(
+          DOCS ? 'Uploads whose URL or policy may still store, so hold their most.' : '',
+        ),
       ),
       remainingObjects: v.nullable(v.number()),
       remainingBytes: v.nullable(v.number()),
       windowStart: v.string(),
-      resetAt: v.pipe(v.string(), v.description('When the window ends, and the room comes back.')),
+      resetAt: v.pipe(
+        v.string(),
+        v.description(DOCS ? 'When the window ends, and the room comes back.' : ''),
+      ),
     }),
   ),
   v.description(
-    'Read from the counter of the one caller the quota names (an API key), or of `caller`; null when there is none to read.',
+    DOCS
+      ? 'Read from the counter of the one caller the quota names (an API key), or of `caller`; null when there is none to read.'
+      : '',
   ),
 )
 const QuotaWithUse = v.object({ ...QuotaRecord.entries, use: QuotaUse })
@@ -442,7 +476,10 @@ export const QuotaListAnswer = v.object({ quotas: v.array(QuotaWithUse), cursor:
 export const QuotaQuery = strict(
   {
     caller: v.optional(
-      v.pipe(CallerName, v.description('Whose use to read (default: the key the quota names).')),
+      v.pipe(
+        CallerName,
+        v.description(DOCS ? 'Whose use to read (default: the key the quota names).' : ''),
+      ),
     ),
   },
   { noun: 'parameter' },
@@ -452,7 +489,7 @@ const Limit = (what: string, max: number) =>
   v.optional(
     v.pipe(
       v.nullable(wholeNumber(1, max)),
-      v.description(`${what}, or null for no such limit (one of the two must remain).`),
+      v.description(DOCS ? `${what}, or null for no such limit (one of the two must remain).` : ''),
     ),
   )
 
@@ -469,7 +506,7 @@ export const QuotaUpdateBody = v.pipe(
     ),
     ['maxObjects'],
   ),
-  v.metadata({ anyOf: [{ required: ['maxObjects'] }, { required: ['maxBytes'] }] }),
+  v.metadata(DOCS ? { anyOf: [{ required: ['maxObjects'] }, { required: ['maxBytes'] }] } : {}),
 )
 export type QuotaUpdateBody = v.InferOutput<typeof QuotaUpdateBody>
 
@@ -494,11 +531,13 @@ const days = {
     v.pipe(
       Day,
       v.description(
-        `The first day (UTC); default 30 days before "to". At most ${MAX_USAGE_DAYS} days are answered, the last ones: the answer's "from" says where they start.`,
+        DOCS
+          ? `The first day (UTC); default 30 days before "to". At most ${MAX_USAGE_DAYS} days are answered, the last ones: the answer's "from" says where they start.`
+          : '',
       ),
     ),
   ),
-  to: v.optional(v.pipe(Day, v.description('The last day (UTC); default today.'))),
+  to: v.optional(v.pipe(Day, v.description(DOCS ? 'The last day (UTC); default today.' : ''))),
 }
 
 export const UsageQuery = strict(
@@ -507,7 +546,9 @@ export const UsageQuery = strict(
       v.pipe(
         PrincipalName,
         v.description(
-          'The caller, as the request log names it (`apiKey:<id>` for an API key); every caller together when absent.',
+          DOCS
+            ? 'The caller, as the request log names it (`apiKey:<id>` for an API key); every caller together when absent.'
+            : '',
         ),
       ),
     ),
@@ -526,7 +567,9 @@ export const UsageTopQuery = strict(
       v.pipe(
         v.picklist(USAGE_RANKS, `must be ${USAGE_RANKS.join(', ')}`),
         v.description(
-          'Artifacts minted (the default), bytes of uploads signed, bytes checked complete, or requests refused.',
+          DOCS
+            ? 'Artifacts minted (the default), bytes of uploads signed, bytes checked complete, or requests refused.'
+            : '',
         ),
       ),
       'minted',
@@ -537,7 +580,7 @@ export const UsageTopQuery = strict(
           wholeNumber(1, MAX_USAGE_TOP),
           `must be a whole number from 1 to ${MAX_USAGE_TOP}`,
         ),
-        v.description(`How many callers, 1 to ${MAX_USAGE_TOP} (default 10).`),
+        v.description(DOCS ? `How many callers, 1 to ${MAX_USAGE_TOP} (default 10).` : ''),
       ),
       '10',
     ),
@@ -550,17 +593,28 @@ export type UsageTopQuery = v.InferOutput<typeof UsageTopQuery>
 const Totals = {
   minted: v.pipe(
     v.number(),
-    v.description('Artifacts signed: URLs, upload URLs and policies, links.'),
+    v.description(DOCS ? 'Artifacts signed: URLs, upload URLs and policies, links.' : ''),
   ),
   refused: v.pipe(
     v.number(),
     v.description(
-      'Requests refused once the caller was known (403, 429; 410 for its revoked links).',
+      DOCS
+        ? 'Requests refused once the caller was known (403, 429; 410 for its revoked links).'
+        : '',
     ),
   ),
-  bytesReserved: v.pipe(v.number(), v.description('Bytes of uploads signed, as declared.')),
-  bytesCompleted: v.pipe(v.number(), v.description('Bytes of uploads checked complete.')),
-  linksFollowed: v.pipe(v.number(), v.description("Visits to the caller's signed links.")),
+  bytesReserved: v.pipe(
+    v.number(),
+    v.description(DOCS ? 'Bytes of uploads signed, as declared.' : ''),
+  ),
+  bytesCompleted: v.pipe(
+    v.number(),
+    v.description(DOCS ? 'Bytes of uploads checked complete.' : ''),
+  ),
+  linksFollowed: v.pipe(
+    v.number(),
+    v.description(DOCS ? "Visits to the caller's signed links." : ''),
+  ),
 }
 
 export const UsageTopAnswer = v.object({
@@ -569,12 +623,17 @@ export const UsageTopAnswer = v.object({
   to: v.string(),
   callers: v.pipe(
     v.array(v.object({ principal: v.string(), ...Totals })),
-    v.description('The callers that did the most, most first, with their totals over the days.'),
+    v.description(
+      DOCS ? 'The callers that did the most, most first, with their totals over the days.' : '',
+    ),
   ),
 })
 
 export const UsageAnswer = v.object({
-  principal: v.pipe(v.nullable(v.string()), v.description('The caller; null for every caller.')),
+  principal: v.pipe(
+    v.nullable(v.string()),
+    v.description(DOCS ? 'The caller; null for every caller.' : ''),
+  ),
   from: v.string(),
   to: v.string(),
   days: v.array(
@@ -583,17 +642,28 @@ export const UsageAnswer = v.object({
       origin: v.string(),
       minted: v.pipe(
         v.number(),
-        v.description('Artifacts signed: URLs, upload URLs and policies, links.'),
+        v.description(DOCS ? 'Artifacts signed: URLs, upload URLs and policies, links.' : ''),
       ),
       refused: v.pipe(
         v.number(),
         v.description(
-          'Requests refused once the caller was known (403, 429; 410 for its revoked links).',
+          DOCS
+            ? 'Requests refused once the caller was known (403, 429; 410 for its revoked links).'
+            : '',
         ),
       ),
-      bytesReserved: v.pipe(v.number(), v.description('Bytes of uploads signed, as declared.')),
-      bytesCompleted: v.pipe(v.number(), v.description('Bytes of uploads checked complete.')),
-      linksFollowed: v.pipe(v.number(), v.description("Visits to this caller's signed links.")),
+      bytesReserved: v.pipe(
+        v.number(),
+        v.description(DOCS ? 'Bytes of uploads signed, as declared.' : ''),
+      ),
+      bytesCompleted: v.pipe(
+        v.number(),
+        v.description(DOCS ? 'Bytes of uploads checked complete.' : ''),
+      ),
+      linksFollowed: v.pipe(
+        v.number(),
+        v.description(DOCS ? "Visits to this caller's signed links." : ''),
+      ),
     }),
   ),
 })
@@ -616,11 +686,13 @@ export const AuditQuery = strict(
       v.pipe(
         characters(1, 300, 'must be a caller or an admin, such as "apiKey:web" or "admin:ops"'),
         v.description(
-          "Who acted (`admin:<token id>`), or the caller an event concerns (`apiKey:<id>`, a grant's subject).",
+          DOCS
+            ? "Who acted (`admin:<token id>`), or the caller an event concerns (`apiKey:<id>`, a grant's subject)."
+            : '',
         ),
       ),
     ),
-    key: v.optional(v.pipe(KeyId, v.description('Events about this API key.'))),
+    key: v.optional(v.pipe(KeyId, v.description(DOCS ? 'Events about this API key.' : ''))),
     action: v.optional(
       v.pipe(
         v.picklist(
@@ -628,13 +700,17 @@ export const AuditQuery = strict(
           actionMessage,
         ),
         v.description(
-          'An action, or its first word for them all (`key`: key.create, key.update, …).',
+          DOCS
+            ? 'An action, or its first word for them all (`key`: key.create, key.update, …).'
+            : '',
         ),
       ),
     ),
     outcome: v.optional(v.picklist(['ok', 'refused'], 'must be "ok" or "refused"')),
-    from: v.optional(v.pipe(Time, v.description('Events at or after this time.'))),
-    to: v.optional(v.pipe(Time, v.description('Events at or before this time (default: now).'))),
+    from: v.optional(v.pipe(Time, v.description(DOCS ? 'Events at or after this time.' : ''))),
+    to: v.optional(
+      v.pipe(Time, v.description(DOCS ? 'Events at or before this time (default: now).' : '')),
+    ),
   },
   { noun: 'parameter' },
 )
@@ -642,31 +718,31 @@ export type AuditQuery = v.InferOutput<typeof AuditQuery>
 
 const AuditEvent = v.object({
   id: v.string(),
-  at: v.pipe(v.string(), v.description('When (for refusals, the last of the hour).')),
+  at: v.pipe(v.string(), v.description(DOCS ? 'When (for refusals, the last of the hour).' : '')),
   actor: v.pipe(
     v.string(),
-    v.description('`admin:<token id>`, `admin:access:<email>`, or the caller refused.'),
+    v.description(DOCS ? '`admin:<token id>`, `admin:access:<email>`, or the caller refused.' : ''),
   ),
   action: v.picklist(AUDIT_ACTIONS),
   outcome: v.picklist(['ok', 'refused']),
   target: v.pipe(
     v.nullable(v.string()),
-    v.description('The record written: `k_…`, `g_…`, `q_…`, `r_…`.'),
+    v.description(DOCS ? 'The record written: `k_…`, `g_…`, `q_…`, `r_…`.' : ''),
   ),
-  key: v.pipe(v.nullable(v.string()), v.description('The API key it concerns.')),
+  key: v.pipe(v.nullable(v.string()), v.description(DOCS ? 'The API key it concerns.' : '')),
   principal: v.pipe(
     v.nullable(v.string()),
-    v.description('The caller (or grant subject) it concerns.'),
+    v.description(DOCS ? 'The caller (or grant subject) it concerns.' : ''),
   ),
-  count: v.pipe(v.number(), v.description('Refusals of the hour; 1 for a write.')),
+  count: v.pipe(v.number(), v.description(DOCS ? 'Refusals of the hour; 1 for a write.' : '')),
   requestId: v.nullable(v.string()),
   before: v.pipe(
     v.unknown(),
-    v.description('The record before, as the admin API shows it (no secret).'),
+    v.description(DOCS ? 'The record before, as the admin API shows it (no secret).' : ''),
   ),
   after: v.pipe(
     v.unknown(),
-    v.description('The record after, as the admin API shows it (no secret).'),
+    v.description(DOCS ? 'The record after, as the admin API shows it (no secret).' : ''),
   ),
   detail: v.nullable(v.string()),
 })
@@ -678,20 +754,24 @@ export const AuditAnswer = v.object({ events: v.array(AuditEvent), cursor: Next 
 const claimsMessage = 'must be a JSON object of claims, as a verified token carries them'
 const ExplainCaller = v.union(
   [
-    strict({ key: v.pipe(KeyId, v.description('An API key, by its id.')) }),
+    strict({ key: v.pipe(KeyId, v.description(DOCS ? 'An API key, by its id.' : '')) }),
     strict({
       claims: v.pipe(
         // valibot's record takes an array as an object of its indexes: not claims.
         v.custom<Record<string, unknown>>(isRecord, claimsMessage),
         v.record(v.string(), v.unknown(), claimsMessage),
         v.description(
-          'The claims a verified token would carry: `sub`, and the roles claim, `email` and `email_verified` as configured.',
+          DOCS
+            ? 'The claims a verified token would carry: `sub`, and the roles claim, `email` and `email_verified` as configured.'
+            : '',
         ),
       ),
       via: v.optional(
         v.pipe(
           v.picklist(['jwt', 'access'], 'must be "jwt" or "access"'),
-          v.description('A JWT (WAYBILL_AUTH.jwt; the default), or a Cloudflare Access token.'),
+          v.description(
+            DOCS ? 'A JWT (WAYBILL_AUTH.jwt; the default), or a Cloudflare Access token.' : '',
+          ),
         ),
         'jwt',
       ),
@@ -708,38 +788,48 @@ export const ExplainBody = strict({
       'must be read, write, delete, list or debug',
     ),
     v.description(
-      'What the request would do: read (POST /v1/sign), delete (POST /v1/sign, DELETE), debug (POST /v1/sign, debug), write (POST /v1/uploads, a PUT), list (GET /v1/list).',
+      DOCS
+        ? 'What the request would do: read (POST /v1/sign), delete (POST /v1/sign, DELETE), debug (POST /v1/sign, debug), write (POST /v1/uploads, a PUT), list (GET /v1/list).'
+        : '',
     ),
   ),
   origin: OriginName,
   key: v.pipe(
     characters(0, 1024, 'must be an object key of at most 1024 characters'),
-    v.description('The object (for list, the prefix listed).'),
+    v.description(DOCS ? 'The object (for list, the prefix listed).' : ''),
   ),
   contentType: v.optional(
     v.pipe(
       characters(1, 256, 'must be a media type of at most 256 characters'),
-      v.description('For write: the type the upload declares (default application/octet-stream).'),
+      v.description(
+        DOCS ? 'For write: the type the upload declares (default application/octet-stream).' : '',
+      ),
     ),
   ),
   contentLength: v.optional(
-    v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description('For write: the size it declares.')),
+    v.pipe(
+      wholeNumber(0, MAX_UPLOAD_BYTES),
+      v.description(DOCS ? 'For write: the size it declares.' : ''),
+    ),
   ),
   overwrite: v.optional(
     v.pipe(
       v.boolean('must be true or false'),
-      v.description('For write: may it replace an object.'),
+      v.description(DOCS ? 'For write: may it replace an object.' : ''),
     ),
   ),
   expiresIn: v.optional(
-    v.pipe(wholeNumber(1, 604_800), v.description('The lifetime asked for, in seconds.')),
+    v.pipe(
+      wholeNumber(1, 604_800),
+      v.description(DOCS ? 'The lifetime asked for, in seconds.' : ''),
+    ),
   ),
 })
 export type ExplainBody = v.InferOutput<typeof ExplainBody>
 
 const Refusal = v.nullable(
   v.object({
-    code: v.pipe(v.string(), v.description('The problem code the request would get.')),
+    code: v.pipe(v.string(), v.description(DOCS ? 'The problem code the request would get.' : '')),
     detail: v.string(),
     errors: v.array(v.object({ path: v.string(), message: v.string() })),
   }),
@@ -747,33 +837,48 @@ const Refusal = v.nullable(
 
 export const ExplainAnswer = v.object({
   allowed: v.boolean(),
-  status: v.pipe(v.number(), v.description('The status the request would be answered with.')),
+  status: v.pipe(
+    v.number(),
+    v.description(DOCS ? 'The status the request would be answered with.' : ''),
+  ),
   caller: v.object({
-    principal: v.pipe(v.string(), v.description('As the request log would name it.')),
+    principal: v.pipe(v.string(), v.description(DOCS ? 'As the request log would name it.' : '')),
     subjects: v.pipe(
       v.array(v.string()),
-      v.description('What a grant may name it by: its own name, its email, its roles, `*`.'),
+      v.description(
+        DOCS ? 'What a grant may name it by: its own name, its email, its roles, `*`.' : '',
+      ),
     ),
     fallen: v.pipe(
       v.nullable(v.picklist(['revoked', 'expired', 'unknown'])),
-      v.description('A stored key that may not authenticate, and why; null when it may.'),
+      v.description(
+        DOCS ? 'A stored key that may not authenticate, and why; null when it may.' : '',
+      ),
     ),
   }),
   request: v.pipe(
     v.object({ method: v.string(), path: v.string(), body: v.optional(v.unknown()) }),
-    v.description('The request explained, as a caller would send it.'),
+    v.description(DOCS ? 'The request explained, as a caller would send it.' : ''),
   ),
-  refusal: v.pipe(Refusal, v.description('The rule that refuses it: the problem it would get.')),
+  refusal: v.pipe(
+    Refusal,
+    v.description(DOCS ? 'The rule that refuses it: the problem it would get.' : ''),
+  ),
   grants: v.pipe(
     v.array(
       v.object({
         ...EffectiveGrant.entries,
-        permits: v.pipe(v.boolean(), v.description('Whether this grant alone would allow it.')),
-        refusal: v.pipe(Refusal, v.description('Why this grant alone would not.')),
+        permits: v.pipe(
+          v.boolean(),
+          v.description(DOCS ? 'Whether this grant alone would allow it.' : ''),
+        ),
+        refusal: v.pipe(Refusal, v.description(DOCS ? 'Why this grant alone would not.' : '')),
       }),
     ),
     v.description(
-      'Each grant on the origin that reaches the caller, judged alone: one that permits is a grant that justifies the request.',
+      DOCS
+        ? 'Each grant on the origin that reaches the caller, judged alone: one that permits is a grant that justifies the request.'
+        : '',
     ),
   ),
   quota: v.pipe(
@@ -787,11 +892,13 @@ export const ExplainAnswer = v.object({
         use: QuotaUse,
         fits: v.pipe(
           v.nullable(v.boolean()),
-          v.description('For write: whether one more upload of this size fits now.'),
+          v.description(DOCS ? 'For write: whether one more upload of this size fits now.' : ''),
         ),
       }),
     ),
-    v.description("The quota that counts the caller's uploads on the origin, if one does."),
+    v.description(
+      DOCS ? "The quota that counts the caller's uploads on the origin, if one does." : '',
+    ),
   ),
 })
 
@@ -809,7 +916,9 @@ export const ExportQuery = strict(
       v.pipe(
         v.picklist(['omit', 'include'], 'must be "omit" or "include"'),
         v.description(
-          "`include` adds each key secret's SHA-256 (what a restore needs for the keys to work); `omit` (the default) leaves them out. Never the keys themselves: those are stored nowhere.",
+          DOCS
+            ? "`include` adds each key secret's SHA-256 (what a restore needs for the keys to work); `omit` (the default) leaves them out. Never the keys themselves: those are stored nowhere."
+            : '',
         ),
       ),
       'omit',
@@ -821,7 +930,9 @@ export type ExportQuery = v.InferOutput<typeof ExportQuery>
 
 const ExportedSecret = v.object({
   ...KeyView.entries.secrets.pipe[0].item.entries,
-  sha256: v.optional(v.pipe(v.string(), v.description('Only with `?secrets=include`.'))),
+  sha256: v.optional(
+    v.pipe(v.string(), v.description(DOCS ? 'Only with `?secrets=include`.' : '')),
+  ),
 })
 
 /** The control plane's configuration, as GET /admin/v1/export answers it and import takes it. */
@@ -866,7 +977,9 @@ const importedRevocation = v.variant(
 export const ImportBody = strict({
   version: v.pipe(
     v.literal(CONFIG_VERSION, `must be ${CONFIG_VERSION}: a document of GET /admin/v1/export`),
-    v.description('The version of the document (GET /admin/v1/export makes version 1).'),
+    v.description(
+      DOCS ? 'The version of the document (GET /admin/v1/export makes version 1).' : '',
+    ),
   ),
   exportedAt: v.optional(v.string()),
   keys: records(
@@ -886,7 +999,9 @@ export const ImportBody = strict({
             sha256: v.pipe(
               Sha256,
               v.description(
-                'Required: a key without its secrets could not authenticate (export with `?secrets=include`).',
+                DOCS
+                  ? 'Required: a key without its secrets could not authenticate (export with `?secrets=include`).'
+                  : '',
               ),
             ),
           }),
@@ -941,11 +1056,13 @@ const Counts = v.object({
 })
 
 export const ImportAnswer = v.object({
-  added: v.pipe(Counts, v.description('Records added.')),
+  added: v.pipe(Counts, v.description(DOCS ? 'Records added.' : '')),
   skipped: v.pipe(
     Counts,
     v.description(
-      'Records left as they were: their id is held already (or, for a quota, its subject and origin have one).',
+      DOCS
+        ? 'Records left as they were: their id is held already (or, for a quota, its subject and origin have one).'
+        : '',
     ),
   ),
 })
