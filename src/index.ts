@@ -1,6 +1,25 @@
+import { env as workerEnv } from 'cloudflare:workers'
 import { createApp } from './app'
+import { loadConfig } from './config'
+import type { Env } from './env'
 
-export default createApp()
+const app = createApp()
+// Open-typed as the config module reads it (src/env.ts), not as `wrangler types` names it.
+const env: Env = { ...workerEnv }
+
+// The configuration is parsed once per isolate and cached by its env object (src/config/load.ts).
+// Parsed here, that happens while the isolate starts (on Cloudflare, during the TLS handshake before
+// the first request), not inside the first request. Each request then goes to the app with this
+// same env object: workerd hands a request a copy of it, holding the same bindings, which would
+// miss that cache. A configuration that does not parse is kept as its errors, for each request to
+// answer 503 with.
+loadConfig(env)
+// The router builds its matcher at its first match: here too, not in the first request.
+app.router.match('GET', '/healthz')
+
+export default {
+  fetch: (request: Request, _env: unknown, ctx: ExecutionContext) => app.fetch(request, env, ctx),
+} satisfies ExportedHandler
 
 // The Durable Object classes (wrangler.jsonc "durable_objects"): upload quota counters, and the
 // use counters of links with `maxUses`.
