@@ -38,6 +38,27 @@ const BEFORE_ADMIN_PLANE = {
 }
 
 /**
+ * `cloudflare:workers` for the Node columns: the base classes the app's bridge and Durable Objects
+ * extend, holding what workerd would give them. Nothing timed in Node calls them.
+ */
+const workersInNode = {
+  name: 'workers-in-node',
+  setup(build) {
+    build.onResolve({ filter: /^cloudflare:workers$/ }, () => ({
+      path: 'cloudflare:workers',
+      namespace: 'workers-in-node',
+    }))
+    build.onLoad({ filter: /.*/, namespace: 'workers-in-node' }, () => ({
+      contents: `
+        class Base { constructor(ctx, env) { this.ctx = ctx; this.env = env } }
+        export class WorkerEntrypoint extends Base {}
+        export class DurableObject extends Base {}`,
+      loader: 'js',
+    }))
+  },
+}
+
+/**
  * This checkout's `bench/workerd/app.ts` with its `../../src/` imports taken from `root`'s src/:
  * the same requests against this checkout or a baseline's app.
  */
@@ -87,7 +108,7 @@ async function bundle(platform, root, app = false) {
           plugins: [...plugins, nodeBuiltins, wasmModules(platform, dirname(outfile), wasm)],
         }
       : {
-          plugins: [...plugins, wasmModules(platform, dirname(outfile), wasm)],
+          plugins: [...plugins, workersInNode, wasmModules(platform, dirname(outfile), wasm)],
           banner: {
             js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
           },

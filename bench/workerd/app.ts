@@ -205,8 +205,46 @@ const R2_KEY = 'gallery/2026/img-000123.jpg'
 const R2_OBJECT = new Uint8Array(1024).fill(42)
 let r2Env: Promise<Record<string, unknown>> | undefined
 let r2Url: Promise<string> | undefined
+let r2MemoryUrl: Promise<string> | undefined
 
-/** The app's config with an R2 origin `media` on BENCH_R2, which the API key may read. */
+/**
+ * An in-memory stand-in for the bucket: the same object, answered without I/O. Local R2 takes about
+ * a millisecond a get, and varies by more than the few microseconds waybill adds; with this
+ * stand-in on both sides (`app-r2-memory-get`, `r2-bare-memory-get`), their difference is what
+ * serving through waybill adds, measured to the microsecond.
+ */
+const UPLOADED = new Date('2026-11-01T00:00:00Z')
+const memoryBucket = {
+  head: (key: string) => Promise.resolve(key === R2_KEY ? memoryObject() : null),
+  get: (key: string) =>
+    Promise.resolve(
+      key === R2_KEY
+        ? Object.assign(memoryObject(), { body: new Blob([R2_OBJECT]).stream() })
+        : null,
+    ),
+  put: () => Promise.reject(new Error('read-only stand-in')),
+  delete: () => Promise.reject(new Error('read-only stand-in')),
+  createMultipartUpload: () => Promise.reject(new Error('read-only stand-in')),
+}
+function memoryObject() {
+  return {
+    key: R2_KEY,
+    size: R2_OBJECT.byteLength,
+    etag: 'bench-etag',
+    httpEtag: '"bench-etag"',
+    uploaded: UPLOADED,
+    httpMetadata: { contentType: 'image/jpeg' },
+    customMetadata: {},
+    writeHttpMetadata(headers: Headers) {
+      headers.set('content-type', 'image/jpeg')
+    },
+  }
+}
+
+/**
+ * The app's config with an R2 origin `media` on BENCH_R2, which the API key may read, and `memory`
+ * on the in-memory stand-in (BENCH_R2_MEMORY).
+ */
 async function makeR2Env(bindings: Record<string, unknown>): Promise<Record<string, unknown>> {
   const base = await (env ??= makeEnv())
   await (bindings.BENCH_R2 as R2Bucket).put(R2_KEY, R2_OBJECT, {
@@ -215,23 +253,30 @@ async function makeR2Env(bindings: Record<string, unknown>): Promise<Record<stri
   return {
     ...base,
     BENCH_R2: bindings.BENCH_R2,
+    BENCH_R2_MEMORY: memoryBucket,
     WAYBILL_ORIGINS: JSON.stringify({
       ...(JSON.parse(base.WAYBILL_ORIGINS as string) as object),
       media: { type: 'r2', binding: 'BENCH_R2' },
+      memory: { type: 'r2', binding: 'BENCH_R2_MEMORY' },
     }),
     WAYBILL_GRANTS: JSON.stringify([
       ...(JSON.parse(base.WAYBILL_GRANTS as string) as object[]),
       { to: 'apiKey:bench', origin: 'media', prefix: 'gallery/', actions: ['read'] },
+      { to: 'apiKey:bench', origin: 'memory', prefix: 'gallery/', actions: ['read'] },
     ]),
   }
 }
 
-async function signR2Url(bindings: Record<string, unknown>, ctx: ExecutionContext) {
+async function signR2Url(
+  bindings: Record<string, unknown>,
+  ctx: ExecutionContext,
+  origin = 'media',
+) {
   const response = await app.fetch(
     new Request(`${BASE}/v1/sign`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ origin: 'media', keys: [R2_KEY] }),
+      body: JSON.stringify({ origin, keys: [R2_KEY] }),
     }),
     await (r2Env ??= makeR2Env(bindings)),
     ctx,
@@ -246,6 +291,14 @@ const BARE: Record<string, (bindings: Record<string, unknown>) => Promise<Respon
     await (r2Env ??= makeR2Env(bindings))
     const object = await (bindings.BENCH_R2 as R2Bucket).get(R2_KEY)
     if (object === null) throw new Error('r2-bare-get: no object')
+    const headers = new Headers()
+    object.writeHttpMetadata(headers)
+    headers.set('etag', object.httpEtag)
+    return new Response(object.body, { headers })
+  },
+  async 'r2-bare-memory-get'() {
+    const object = await memoryBucket.get(R2_KEY)
+    if (object === null) throw new Error('r2-bare-memory-get: no object')
     const headers = new Headers()
     object.writeHttpMetadata(headers)
     headers.set('etag', object.httpEtag)
@@ -354,6 +407,10 @@ const CASES: Record<
   },
   async 'app-r2-get'(ctx, bindings) {
     const url = await (r2Url ??= signR2Url(bindings, ctx))
+    return [() => new Request(url), 200, { read: true, r2: true }]
+  },
+  async 'app-r2-memory-get'(ctx, bindings) {
+    const url = await (r2MemoryUrl ??= signR2Url(bindings, ctx, 'memory'))
     return [() => new Request(url), 200, { read: true, r2: true }]
   },
   /** An admin write: a key with one grant (three rows and the epoch, one transaction). */
