@@ -63,6 +63,17 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0
 }
 
+/**
+ * Whether two texts are equal, in time that depends on their length only (for signatures in
+ * hex, compared as sent: no decoding).
+ */
+export function constantTimeEqualText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false
+  let diff = 0
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return diff === 0
+}
+
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
 
 /** `bytes` as lower-case hex. */

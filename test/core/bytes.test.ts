@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { base64UrlDecode, base64UrlEncode, constantTimeEqual } from '../../src/core/bytes'
+import {
+  base64UrlDecode,
+  base64UrlEncode,
+  constantTimeEqual,
+  constantTimeEqualText,
+} from '../../src/core/bytes'
 
 describe('base64url', () => {
   it('round-trips every length, without padding', () => {
@@ -34,5 +39,14 @@ describe('constantTimeEqual', () => {
   it('is false for a longer array even when its extra bytes are zero', () => {
     expect(constantTimeEqual(new Uint8Array([1, 2, 0]), new Uint8Array([1, 2]))).toBe(false)
     expect(constantTimeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2, 0]))).toBe(false)
+  })
+})
+
+describe('constantTimeEqualText', () => {
+  it('is true for the same text only', () => {
+    expect(constantTimeEqualText('0a1b', '0a1b')).toBe(true)
+    expect(constantTimeEqualText('0a1b', '0a1c')).toBe(false)
+    expect(constantTimeEqualText('0a1b', '0a1')).toBe(false)
+    expect(constantTimeEqualText('', '')).toBe(true)
   })
 })

@@ -19,7 +19,8 @@
 // Verification parses the URL strictly into one canonical form (each known parameter once, no
 // other) and signs that again. Pure: no I/O, the clock an input.
 
-import { base64UrlEncode, constantTimeEqual, hexDecode } from '../bytes'
+import { base64UrlEncode, constantTimeEqualText } from '../bytes'
+import { BoundedCache } from '../cache'
 import { CoreError } from '../errors'
 import { checkObjectKey } from '../keys'
 import type { ResponseOverrides } from '../s3/presign'
@@ -183,6 +184,31 @@ function revealIssuer(
   const text = reveal(secrets, secretId, `o-issuer.${iv}`, concealed.slice(ISSUER_IV_CHARS))
   if (text === 't') return null
   return text?.startsWith('k:') === true ? text.slice(2) : undefined
+}
+
+/**
+ * What verifying the URLs of one batch repeats, kept per secret: the MAC with the batch's prefix
+ * absorbed, and the issuer `i` conceals. Both are functions of what they are keyed by (the secret,
+ * then the signed prefix, or `i`), so a kept one is the one that would be computed; a page that
+ * loads a gallery's URLs pays for each prefix once. Bounded: an entry unused since the last sweep
+ * goes first (../cache.ts).
+ */
+interface Verifying {
+  readonly macs: BoundedCache<string, HmacSha256>
+  readonly issuers: BoundedCache<string, OwnIssuer>
+}
+const VERIFYING_ENTRIES = 256
+const verifying = new WeakMap<TokenSecret, Verifying>()
+function verifyingOf(secret: TokenSecret): Verifying {
+  let kept = verifying.get(secret)
+  if (kept === undefined) {
+    kept = {
+      macs: new BoundedCache(VERIFYING_ENTRIES),
+      issuers: new BoundedCache(VERIFYING_ENTRIES),
+    }
+    verifying.set(secret, kept)
+  }
+  return kept
 }
 
 const SIGNATURE_CHARS = 32
@@ -375,13 +401,21 @@ export function verifyOwnUrl(
   const expires = Number(expiresText)
   // The path is signed as the signer writes it, whatever spelling reached here.
   const message = `${ownPath(where.origin, where.key)}\n${termsQuery(terms)}`
-  const mac = macOf(secret).withPrefix(signedPrefix(method, where.origin, expires, k, i))
+  const kept = verifyingOf(secret)
+  const prefix = signedPrefix(method, where.origin, expires, k, i)
+  let mac = kept.macs.get(prefix)
+  if (mac === undefined) kept.macs.set(prefix, (mac = macOf(secret).withPrefix(prefix)))
   messageStart()
   messageAscii(message)
   const expected = mac.signMessageDigestHex().slice(0, SIGNATURE_CHARS)
-  if (!constantTimeEqual(hexDecode(expected), hexDecode(s))) return { fault: 'tampered' }
+  if (!constantTimeEqualText(expected, s)) return { fault: 'tampered' }
   if (nowS >= expires) return { fault: 'expired' }
-  const issuer = revealIssuer(secrets, k, i)
-  if (issuer === undefined) return { fault: 'malformed' }
+  // Revealed only once the signature holds: an `i` in the cache is one this secret signed.
+  let issuer = kept.issuers.get(i)
+  if (issuer === undefined) {
+    issuer = revealIssuer(secrets, k, i)
+    if (issuer === undefined) return { fault: 'malformed' }
+    kept.issuers.set(i, issuer)
+  }
   return { origin: where.origin, key: where.key, method, expires, issuer, terms }
 }

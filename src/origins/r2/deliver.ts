@@ -3,6 +3,7 @@
 // them, copies in the edge cache (the Cache API) keyed by the object alone, never by a URL, so
 // that only a request whose URL has already been verified can ever be answered from it.
 
+import { BoundedCache } from '../../core/cache'
 import { contentDisposition, lastSegment } from '../../core/disposition'
 import { sanitizeFilename } from '../../core/filename'
 import { canonicalMediaType, essenceOf, isPassive } from '../../core/media-type'
@@ -121,52 +122,69 @@ export async function forgetCached(origin: string, key: string, settings: R2Sett
 // (a URL that overrides the type to it), otherwise as a download, sandboxed and never sniffed.
 const SANDBOX = "sandbox; default-src 'none'"
 
+/** An answer's headers as they are built: one record, handed to the Response once. */
+type AnswerHeaders = Record<string, string>
+
+/**
+ * A content type's verdict: whether a browser would run it (so it must not be served inline), and
+ * its canonical form. Types repeat across an origin's objects: each parsed once (bounded).
+ */
+interface TypeVerdict {
+  readonly canonical: string | undefined
+  readonly active: boolean
+}
+const verdicts = new BoundedCache<string, TypeVerdict>(256)
+function verdictOf(type: string): TypeVerdict {
+  let verdict = verdicts.get(type)
+  if (verdict === undefined) {
+    const canonical = canonicalMediaType(type)
+    const essence = canonical === undefined ? undefined : essenceOf(canonical)
+    verdict = { canonical, active: essence === undefined || !isPassive(essence) }
+    verdicts.set(type, verdict)
+  }
+  return verdict
+}
+
 /** The answer's headers: the object's, the URL's overrides over them, and the origin's defaults. */
 function answerHeaders(
   stored: Stored,
   response: ResponseOverrides | undefined,
   key: string,
   settings: R2Settings,
-): Headers {
+): AnswerHeaders {
   const type = response?.contentType ?? stored.contentType ?? 'application/octet-stream'
-  const canonical = canonicalMediaType(type)
-  const essence = canonical === undefined ? undefined : essenceOf(canonical)
-  const named =
-    response?.contentType !== undefined &&
-    canonicalMediaType(response.contentType) === canonical &&
-    canonical !== undefined
-  const active = essence === undefined || !isPassive(essence)
-  const headers = new Headers({
+  const { canonical, active } = verdictOf(type)
+  // Served inline only when the URL names the type (as the grant allowed it), and it parses.
+  const named = response?.contentType !== undefined && canonical !== undefined
+  const headers: AnswerHeaders = {
     'content-type': type,
     etag: stored.validators.etag,
     'last-modified': new Date(stored.validators.modifiedMs).toUTCString(),
     'accept-ranges': 'bytes',
     'cache-control': response?.cacheControl ?? stored.cacheControl ?? settings.cacheControl,
     'x-content-type-options': 'nosniff',
-  })
+  }
   const disposition = response?.contentDisposition ?? stored.contentDisposition
   if (active && !named) {
-    headers.set('content-security-policy', SANDBOX)
-    headers.set(
-      'content-disposition',
+    headers['content-security-policy'] = SANDBOX
+    const attachment =
       disposition?.replace(/^\s*inline\b/i, 'attachment') ??
-        contentDisposition(
-          'attachment',
-          sanitizeFilename(lastSegment(key) || 'download', MAX_FILENAME_BYTES),
-        ),
-    )
-    if (!/^\s*attachment\b/i.test(headers.get('content-disposition')!)) {
-      headers.set('content-disposition', `attachment; ${headers.get('content-disposition')}`)
-    }
+      contentDisposition(
+        'attachment',
+        sanitizeFilename(lastSegment(key) || 'download', MAX_FILENAME_BYTES),
+      )
+    headers['content-disposition'] = /^\s*attachment\b/i.test(attachment)
+      ? attachment
+      : `attachment; ${attachment}`
   } else if (disposition !== undefined) {
-    headers.set('content-disposition', disposition)
+    headers['content-disposition'] = disposition
   }
   const encoding = response?.contentEncoding ?? stored.contentEncoding
-  if (encoding !== undefined) headers.set('content-encoding', encoding)
+  if (encoding !== undefined) headers['content-encoding'] = encoding
   const language = response?.contentLanguage ?? stored.contentLanguage
-  if (language !== undefined) headers.set('content-language', language)
+  if (language !== undefined) headers['content-language'] = language
   const expires = response?.expires ?? stored.expires
-  if (expires !== undefined) headers.set('expires', expires)
+  if (expires !== undefined) headers.expires = expires
   return headers
 }
 
@@ -176,7 +194,7 @@ const notFound = () =>
   })
 
 /** 304 or 412 for a verdict that is not `proceed`. */
-function unmet(verdict: 'not-modified' | 'failed', headers: Headers): Response {
+function unmet(verdict: 'not-modified' | 'failed', headers: AnswerHeaders): Response {
   if (verdict === 'failed') {
     throw new WaybillError(
       'precondition_failed',
@@ -186,10 +204,10 @@ function unmet(verdict: 'not-modified' | 'failed', headers: Headers): Response {
       },
     )
   }
-  const kept = new Headers()
+  const kept: AnswerHeaders = {}
   for (const name of ['etag', 'last-modified', 'cache-control', 'expires']) {
-    const value = headers.get(name)
-    if (value !== null) kept.set(name, value)
+    const value = headers[name]
+    if (value !== undefined) kept[name] = value
   }
   return new Response(null, { status: 304, headers: kept })
 }
@@ -198,17 +216,19 @@ function unmet(verdict: 'not-modified' | 'failed', headers: Headers): Response {
 function bodyAnswer(
   body: ReadableStream | null,
   stored: Stored,
-  headers: Headers,
+  headers: AnswerHeaders,
   selected: { offset: number; length: number } | undefined,
 ): Response {
-  const encodeBody = headers.has('content-encoding') ? 'manual' : 'automatic'
+  // A stored encoding is sent as stored; the runtime encodes nothing else of its own accord.
+  const encoding =
+    headers['content-encoding'] === undefined ? {} : { encodeBody: 'manual' as const }
   if (selected === undefined) {
-    headers.set('content-length', String(stored.size))
-    return new Response(body, { status: 200, headers, encodeBody })
+    headers['content-length'] = String(stored.size)
+    return new Response(body, { status: 200, headers, ...encoding })
   }
-  headers.set('content-length', String(selected.length))
-  headers.set('content-range', contentRange(selected, stored.size))
-  return new Response(body, { status: 206, headers, encodeBody })
+  headers['content-length'] = String(selected.length)
+  headers['content-range'] = contentRange(selected, stored.size)
+  return new Response(body, { status: 206, headers, ...encoding })
 }
 
 function unsatisfiable(size: number): never {
@@ -257,7 +277,7 @@ export async function deliver(
     const headers = answerHeaders(stored, overrides, grant.key, settings)
     const verdict = evaluate(conditions, stored.validators, true)
     if (verdict !== 'proceed') return unmet(verdict, headers)
-    headers.set('content-length', String(stored.size))
+    headers['content-length'] = String(stored.size)
     return new Response(null, { status: 200, headers })
   }
 
@@ -336,7 +356,7 @@ async function fromCache(
     return undefined
   }
   const headers = answerHeaders(stored, grant.terms.response, grant.key, settings)
-  headers.set('x-waybill-cache', 'hit')
+  headers['x-waybill-cache'] = 'hit'
   const verdict = evaluate(conditions, stored.validators, true)
   if (verdict !== 'proceed') {
     await cached.body?.cancel()

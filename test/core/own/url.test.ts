@@ -156,6 +156,25 @@ describe('verifyOwnUrl', () => {
     const forged = changed((u) => u.searchParams.set('x', '1'))
     expect(verifyOwnUrl(SECRETS, forged, 'GET', NOW_S)).toEqual({ fault: 'tampered' })
   })
+
+  it('judges each URL of a batch by its own bytes when the batch prefix is kept from the first', () => {
+    const signer = prepareOwnSigner(BATCH)
+    const urls = signer.signAll([{ key: 'g/1.jpg' }, { key: 'g/2.jpg' }, { key: 'g/3.jpg' }])
+    for (const url of urls) {
+      expect(verifyOwnUrl(SECRETS, new URL(url), 'GET', NOW_S)).toMatchObject({ issuer: 'web' })
+    }
+    // The same prefix and `i`, kept from above: another key's signature still does not pass.
+    const swapped = new URL(urls[0]!)
+    swapped.searchParams.set('s', new URL(urls[1]!).searchParams.get('s')!)
+    expect(verifyOwnUrl(SECRETS, swapped, 'GET', NOW_S)).toEqual({ fault: 'tampered' })
+  })
+
+  it('keeps nothing across secrets that share an id: another secret under "k2" refuses the URL', () => {
+    const [url] = prepareOwnSigner(BATCH).signAll([{ key: 'a' }])
+    expect(verifyOwnUrl(SECRETS, new URL(url!), 'GET', NOW_S)).toMatchObject({ key: 'a' })
+    const impostor = [{ id: 'k2', secret: 'another-secret-under-the-same-id-0000' }]
+    expect(verifyOwnUrl(impostor, new URL(url!), 'GET', NOW_S)).toEqual({ fault: 'tampered' })
+  })
 })
 
 describe('ownPath and parseOwnPath', () => {
