@@ -199,6 +199,12 @@ export function workerVars({
 }) {
   const origins = structuredClone(wranglerVars.WAYBILL_ORIGINS ?? {})
   if (origins[DEMO_ORIGIN]?.type === 's3') origins[DEMO_ORIGIN].endpoint = s3Endpoint
+  // The R2 origin's objects are the Worker's own to serve: an app's page reaches them under that
+  // origin's CORS setting, as it reaches the versitygw bucket under the bucket's rules.
+  const r2 = origins[DEMO_R2_ORIGIN]
+  if (r2?.type === 'r2' && appOrigins.length > 0 && r2.cors?.origins !== '*') {
+    r2.cors = { ...r2.cors, origins: [...new Set([...(r2.cors?.origins ?? []), ...appOrigins])] }
+  }
   const adminToken = { id: ADMIN_TOKEN_ID, sha256: adminTokenSha256 }
   const ours = {
     DEMO_ACCESS_KEY_ID,

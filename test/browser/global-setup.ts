@@ -178,7 +178,9 @@ export default async function setup(project: TestProject) {
     const origins = {
       demo: demoOrigin,
       nopost: { ...demoOrigin, postPolicy: false },
-      'demo-r2': { type: 'r2', binding: 'DEMO_R2', cors: { origins: [r2PageOrigin] } },
+      // The R2 test's page, and the example app (test/browser/example.test.ts), which also runs
+      // against this origin.
+      'demo-r2': { type: 'r2', binding: 'DEMO_R2', cors: { origins: [r2PageOrigin, appOrigin] } },
     }
     const grants = [
       {
@@ -209,6 +211,13 @@ export default async function setup(project: TestProject) {
       {
         to: 'apiKey:app',
         origin: 'demo',
+        prefix: 'app/',
+        actions: ['read', 'write', 'list'],
+        contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],
+      },
+      {
+        to: 'apiKey:app',
+        origin: 'demo-r2',
         prefix: 'app/',
         actions: ['read', 'write', 'list'],
         contentTypes: ['image/*', 'text/plain', 'application/octet-stream'],

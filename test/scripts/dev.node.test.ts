@@ -124,6 +124,30 @@ describe('what the Worker gets', () => {
     expect(WRANGLER_VARS.WAYBILL_ORIGINS.demo.endpoint).toBe('http://127.0.0.1:7070')
   })
 
+  it("adds app origins to the R2 origin's own CORS, keeping what wrangler.jsonc gives it", () => {
+    const withR2 = (r2: object, appOrigins: string[]): unknown => {
+      const { vars } = workerVars({
+        wranglerVars: { WAYBILL_ORIGINS: { 'demo-r2': r2 } },
+        devVars: {},
+        s3Endpoint: 'http://127.0.0.1:7099',
+        adminTokenSha256: SHA256,
+        tokenSecrets: TOKEN_SECRETS,
+        appOrigins,
+      })
+      return (JSON.parse(vars.WAYBILL_ORIGINS!) as Record<string, unknown>)['demo-r2']
+    }
+    const r2 = { type: 'r2', binding: 'DEMO_R2' }
+    expect(withR2(r2, [APP])).toEqual({ ...r2, cors: { origins: [APP] } })
+    expect(withR2(r2, [])).toEqual(r2)
+    const listed = { ...r2, cors: { origins: ['https://app.example.com'], maxAgeS: 60 } }
+    expect(withR2(listed, [APP])).toEqual({
+      ...r2,
+      cors: { origins: ['https://app.example.com', APP], maxAgeS: 60 },
+    })
+    const everyone = { ...r2, cors: { origins: '*' } }
+    expect(withR2(everyone, [APP])).toEqual(everyone)
+  })
+
   it('no WAYBILL_CORS without an app origin', () => {
     expect(vars({}).vars.WAYBILL_CORS).toBeUndefined()
     expect(vars({}).corsOrigins).toEqual([])
