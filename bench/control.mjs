@@ -9,15 +9,18 @@
 // - the memory the caches hold when full, per isolate (in Node, with the same code: workerd shows
 //   no heap), and that it stays there past their capacity.
 //
-// Writes bench/CONTROL.md and prints it.
+// Writes bench/CONTROL.md and prints it. With `-- --baseline <git ref>`, that ref's app is seeded and
+// measured the same way, its requests interleaved with this checkout's (bench/baseline.mjs).
 
 import { build } from 'esbuild'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
+import { parseArgs } from 'node:util'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import { wasmModules } from '../scripts/esbuild-plugins.mjs'
+import { checkoutBaseline } from './baseline.mjs'
 import { startBenchWorker, timeSideBySide } from './workerd.mjs'
 import { newSecret, sha256Hex } from '../scripts/secrets.mjs'
 
@@ -108,63 +111,96 @@ async function cacheMemory() {
   return { full, twice }
 }
 
-async function main() {
+/** A seeded D1 for `root`'s app in a directory of its own, and the Worker on it. */
+async function seededBench(root) {
   const persist = mkdtempSync(join(tmpdir(), 'waybill-control-bench-'))
-  let bench
+  // The granted keys' secrets go to the Worker for the cold case: each call one it has not seen.
+  const seeding = await startBenchWorker(root, { app: true, persist })
+  const started = performance.now()
+  const { granted, counts } = await seed(await seeding.mf.getD1Database('WAYBILL_DB'))
+  const seedS = (performance.now() - started) / 1000
+  await seeding.stop()
+  const bench = await startBenchWorker(root, {
+    app: true,
+    persist,
+    bindings: { BENCH_COLD_KEYS: JSON.stringify(granted) },
+  })
+  return {
+    bench,
+    counts,
+    seedS,
+    stop: async () => {
+      await bench.stop()
+      rmSync(persist, { recursive: true, force: true })
+    },
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { baseline: { type: 'string' } } })
+  const baseline = values.baseline === undefined ? undefined : checkoutBaseline(values.baseline)
+  const roots = baseline === undefined ? [ROOT] : [baseline.dir, ROOT]
+  const seeded = []
   try {
-    // The granted keys' secrets go to the Worker for the cold case: each call one it has not seen.
-    const seeding = await startBenchWorker(ROOT, { app: true, persist })
-    const started = performance.now()
-    const { granted, counts } = await seed(await seeding.mf.getD1Database('WAYBILL_DB'))
-    const seedS = (performance.now() - started) / 1000
-    await seeding.stop()
-    bench = await startBenchWorker(ROOT, {
-      app: true,
-      persist,
-      bindings: { BENCH_COLD_KEYS: JSON.stringify(granted) },
-    })
-    // Many rounds, the two cases interleaved in each: on a shared machine, drift falls on both.
-    const [warm] = await timeSideBySide(
-      [bench],
-      [
-        ['app-redirect', 10_000, 21],
-        ['app-redirect-d1', 10_000, 21],
-      ],
-    )
+    for (const root of roots) seeded.push(await seededBench(root))
+    const benches = seeded.map(({ bench }) => bench)
+    // Many rounds, the two cases interleaved in each (and the two apps, with a baseline): on a
+    // shared machine, drift falls on all alike.
+    const warm = await timeSideBySide(benches, [
+      ['app-redirect', 10_000, 21],
+      ['app-redirect-d1', 10_000, 21],
+    ])
     // 2,000 calls a sample: a warm-up and three samples take 8,000 of the 10,000 granted keys.
-    const [cold] = await timeSideBySide([bench], [['app-redirect-d1-cold', 100, 3]])
-    const [writes] = await timeSideBySide([bench], [['admin-create-key', 200, 3]])
+    const cold = await timeSideBySide(benches, [['app-redirect-d1-cold', 100, 3]])
+    const writes = await timeSideBySide(benches, [['admin-create-key', 200, 3]])
     const memory = await cacheMemory()
 
     const row = (rows, name) => rows.rows.find((r) => r.name === name)
-    const env = row(warm, 'app-redirect')
-    const d1 = row(warm, 'app-redirect-d1')
-    const miss = row(cold, 'app-redirect-d1-cold')
-    const write = row(writes, 'admin-create-key')
+    const figures = roots.map((_, i) => {
+      const env = row(warm[i], 'app-redirect')
+      const d1 = row(warm[i], 'app-redirect-d1')
+      const miss = row(cold[i], 'app-redirect-d1-cold')
+      const write = row(writes[i], 'admin-create-key')
+      return {
+        env: `${fmt(env.median)} (${fmt(env.min)}–${fmt(env.max)})`,
+        d1: `${fmt(d1.median)} (${fmt(d1.min)}–${fmt(d1.max)})`,
+        warm: `**${signed(d1.median - env.median)} µs** (fastest runs ${signed(d1.min - env.min)})`,
+        miss: `${fmt(miss.median / 1000)} (${fmt(miss.min / 1000)}–${fmt(miss.max / 1000)})`,
+        cold: `**${fmt((miss.median - d1.median) / 1000)}**`,
+        writes: `**${fmt(1e6 / write.median)}** (${fmt(1e6 / write.max)}–${fmt(1e6 / write.min)})`,
+      }
+    })
+    const columns =
+      baseline === undefined ? ['this checkout'] : [`baseline ${baseline.commit}`, 'this checkout']
+    const tableRow = (label, pick) => `| ${label} | ${figures.map(pick).join(' | ')} |`
+    const { counts, seedS } = seeded.at(-1)
     const lines = [
       '# The control plane at scale',
       '',
-      `Date: ${new Date().toISOString()}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}. \`npm run bench:control\` (bench/control.mjs).`,
+      `Date: ${new Date().toISOString()}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}. \`npm run bench:control${baseline === undefined ? '' : ` -- --baseline ${values.baseline}`}\` (bench/control.mjs).`,
       '',
-      `A local D1 (Miniflare's, SQLite on disk) with **${counts.keys.toLocaleString('en')} API keys** and **${counts.grants.toLocaleString('en')} grants** (seeded in ${seedS.toFixed(1)} s), behind the app benchmark Worker in workerd. Each figure is the median of repeated runs (min–max), timed from outside minus an empty request, per call of the app's fetch handler inside one Worker request.`,
+      `A local D1 (Miniflare's, SQLite on disk) with **${counts.keys.toLocaleString('en')} API keys** and **${counts.grants.toLocaleString('en')} grants** (seeded in ${seedS.toFixed(1)} s${baseline === undefined ? '' : ', and as many for the baseline in a D1 of its own'}), behind the app benchmark Worker in workerd. Each figure is the median of repeated runs (min–max), timed from outside minus an empty request, per call of the app's fetch handler inside one Worker request${baseline === undefined ? '' : "; the baseline's requests interleaved with this checkout's"}.`,
       '',
-      '| measure | median | min–max |',
-      '|---|---:|---:|',
-      `| \`GET /v1/redirect/…\`, env key and grant, no D1 (µs/request) | ${fmt(env.median)} | ${fmt(env.min)}–${fmt(env.max)} |`,
-      `| the same by a key in D1, its grant in D1, warm caches (µs/request) | ${fmt(d1.median)} | ${fmt(d1.min)}–${fmt(d1.max)} |`,
-      `| **warm cache against env config** (medians; fastest runs) | **${signed(d1.median - env.median)} µs** | ${signed(d1.min - env.min)} µs (target ≤ +1) |`,
-      `| the same by a key no cache has seen, every call (ms/request) | ${fmt(miss.median / 1000)} | ${fmt(miss.min / 1000)}–${fmt(miss.max / 1000)} |`,
-      `| **a cold miss: one D1 query** (that less the warm request, ms) | **${fmt((miss.median - d1.median) / 1000)}** | |`,
-      `| admin writes (POST /admin/v1/keys with a grant, one after another, per second) | **${fmt(1e6 / write.median)}** | ${fmt(1e6 / write.max)}–${fmt(1e6 / write.min)} |`,
-      `| the caches' memory when full (10,000 keys, 2,000 keys' and 2,000 token callers' grants, 10,000 links; MiB) | **${mib(memory.full.bytes)}** | |`,
-      `| …after twice as many distinct keys, callers and links (MiB: bounded) | ${mib(memory.twice.bytes)} | |`,
+      `| measure | ${columns.join(' | ')} |`,
+      `|---|${columns.map(() => '---:').join('|')}|`,
+      tableRow('`GET /v1/redirect/…`, env key and grant, no D1 (µs/request)', (f) => f.env),
+      tableRow('the same by a key in D1, its grant in D1, warm caches (µs/request)', (f) => f.d1),
+      tableRow('**warm cache against env config** (target ≤ +1 µs)', (f) => f.warm),
+      tableRow('the same by a key no cache has seen, every call (ms/request)', (f) => f.miss),
+      tableRow('**a cold miss: one D1 query** (that less the warm request, ms)', (f) => f.cold),
+      tableRow(
+        'admin writes (POST /admin/v1/keys with a grant, one after another, per second)',
+        (f) => f.writes,
+      ),
+      `| the caches' memory when full (10,000 keys, 2,000 keys' and 2,000 token callers' grants, 10,000 links; MiB) | ${roots.length > 1 ? '— | ' : ''}**${mib(memory.full.bytes)}** |`,
+      `| …after twice as many distinct keys, callers and links (MiB: bounded) | ${roots.length > 1 ? '— | ' : ''}${mib(memory.twice.bytes)} |`,
       '',
       'Notes:',
       '',
       "- The warm path is two map lookups (the key by the first 53 bits of its SHA-256, then the whole digest compared; the caller's grants by the key's id), the epoch's age, and the request's usage counters (nested maps keyed by strings the request already has); the key's SHA-256 is computed for the env's keys anyway.",
       "- A cold miss reads the key and its grants in one statement; D1's own latency on Cloudflare (a round trip to the database's region, or a read replica) comes on top of this local figure.",
-      '- Admin writes bump the change epoch in the same transaction: every isolate drops its caches within a second or so, and the next requests miss once each.',
-      '- Memory is measured in Node with the same plane and config code over a stand-in for D1 (bench/workerd/control-memory.ts), each key and caller with one grant. Each cache has a fixed capacity (src/limits.ts), so twice the inputs leave about as much (a Map keeps some of the room it once grew to).',
+      '- Admin writes bump the change epoch in the same transaction: every isolate drops its caches within a second or so, and the next requests miss once each. A baseline from before the admin plane (issue #31) served the admin API from the same app.',
+      "- Memory is measured in Node with this checkout's plane and config code over a stand-in for D1 (bench/workerd/control-memory.ts), each key and caller with one grant. Each cache has a fixed capacity (src/limits.ts), so twice the inputs leave about as much (a Map keeps some of the room it once grew to).",
       '',
     ]
     // Formatted as `npm run check` wants it (prettier --check covers bench/).
@@ -175,8 +211,7 @@ async function main() {
     writeFileSync(REPORT, text)
     console.log(text)
   } finally {
-    await bench?.stop()
-    rmSync(persist, { recursive: true, force: true })
+    for (const { stop } of seeded) await stop()
   }
 }
 
