@@ -1,28 +1,24 @@
 import { Hono } from 'hono'
-import { describeRoute } from 'hono-openapi'
-import * as v from 'valibot'
 import { authenticate } from './middleware/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
 import { audit } from './middleware/audit'
 import { ControlPlane } from './control/plane'
-import { countersCheck, readiness, READY, schemaCheck, type Check } from './control/readiness'
+import { countersCheck, schemaCheck, type Check } from './control/readiness'
 import { systemClock, type Clock } from './clock'
 import { requireConfig } from './middleware/require-config'
-import { Answer } from './http/answer'
 import { noStore } from './middleware/no-store'
-import { asset, finish, methodNotAllowed } from './http/common'
+import { finish, methodNotAllowed } from './http/common'
 import { cors } from './middleware/cors'
-import { publicProblems } from './http/openapi'
 import { requestId, requestLog } from './middleware/request-log'
 import type { AppEnv, RouteDeps } from './middleware/types'
 import { cookieRoutes } from './routes/cookies'
 import { followRoutes, linkRoutes } from './routes/links'
 import { listRoutes } from './routes/list'
 import { redirectRoutes } from './routes/redirect'
+import { probeRoutes } from './routes/probes'
 import { servedRoutes } from './routes/served'
 import { signRoutes } from './routes/sign'
 import { uploadRoutes } from './routes/uploads'
-import { DOCS } from '#docs'
 
 export interface AppOptions {
   /** Signing and token-checking time source; the request time unless a test fixes it. */
@@ -44,9 +40,6 @@ function api(deps: RouteDeps) {
 
 /** The API's type, for Hono's typed client: `hc<WaybillApi>('https://waybill.example/v1')`. */
 export type WaybillApi = ReturnType<typeof api>
-
-/** `GET /healthz`'s answer: its schema, in the document and the handler's type. */
-const HEALTH = new Answer(v.object({ ok: v.literal(true) }), 'Ready')
 
 /**
  * Builds the waybill Hono app.
@@ -74,93 +67,27 @@ export function createApp(options: AppOptions = {}) {
   // Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves.
   app.use(methodNotAllowed(app))
 
-  app.get(
-    '/healthz',
-    describeRoute(
-      DOCS
-        ? {
-            operationId: 'getHealth',
-            summary: 'Liveness and configuration check',
-            description:
-              'No authentication. 503 lists each problem when the configuration is invalid.',
-            security: [],
-            responses: {
-              200: HEALTH.response,
-              ...publicProblems('method_not_allowed', 'config_invalid'),
-            },
+  probeRoutes(app, {
+    plane: '',
+    config: requireConfig(),
+    ready: {
+      summary: 'Readiness: the control plane answers, migrated',
+      description:
+        'No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.',
+      async checks(c) {
+        const control = c.get('config').control
+        const checks: Check[] = []
+        if (control !== undefined) {
+          checks.push(await schemaCheck(control.db))
+          if (control.quotaCounters !== undefined) {
+            checks.push(await countersCheck(control.quotaCounters, clock().getTime()))
           }
-        : {},
-    ),
-    requireConfig(),
-    (c) => HEALTH.json(c, { ok: true }),
-  )
-  app.get(
-    '/readyz',
-    describeRoute(
-      DOCS
-        ? {
-            operationId: 'getReadiness',
-            summary: 'Readiness: the control plane answers, migrated',
-            description:
-              'No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.',
-            security: [],
-            responses: {
-              200: READY.response,
-              ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
-            },
-          }
-        : {},
-    ),
-    requireConfig(),
-    async (c) => {
-      const control = c.get('config').control
-      const checks: Check[] = []
-      if (control !== undefined) {
-        checks.push(await schemaCheck(control.db))
-        if (control.quotaCounters !== undefined) {
-          checks.push(await countersCheck(control.quotaCounters, clock().getTime()))
         }
-      }
-      return readiness(c, checks)
+        return checks
+      },
     },
-  )
-  app.get(
-    '/openapi.json',
-    describeRoute(
-      DOCS
-        ? {
-            operationId: 'getOpenApi',
-            summary: 'This document',
-            security: [],
-            responses: {
-              200: { description: 'The OpenAPI 3.1 document' },
-              ...publicProblems('not_found', 'method_not_allowed'),
-            },
-          }
-        : {},
-    ),
-    // Generated from the routes at build time (src/openapi.ts, npm run openapi), not in the Worker.
-    asset('/openapi.json'),
-  )
-
-  app.get(
-    '/docs',
-    describeRoute(
-      DOCS
-        ? {
-            operationId: 'getApiReference',
-            summary: 'This API, as an interactive reference page',
-            security: [],
-            responses: {
-              200: { description: 'An HTML page (Scalar) reading /openapi.json' },
-              ...publicProblems('not_found', 'method_not_allowed'),
-            },
-          }
-        : {},
-    ),
-    // Rendered at build time with Scalar's browser bundle beside it (scripts/docs-assets.mjs).
-    asset('/docs'),
-  )
+    document: 'The OpenAPI 3.1 document',
+  })
 
   const deps: RouteDeps = {
     clock,

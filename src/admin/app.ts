@@ -6,30 +6,19 @@
 // neither the callers' hostname, nor their CORS, nor their bundle.
 
 import { Hono } from 'hono'
-import { describeRoute } from 'hono-openapi'
-import * as v from 'valibot'
 import { adminAuthenticated } from '../middleware/admin-authenticated'
 import type { DataPlaneBridge } from '../schemas/bridge'
-import {
-  countersCheck,
-  errorName,
-  readiness,
-  READY,
-  schemaCheck,
-  type Check,
-} from '../control/readiness'
+import { countersCheck, errorName, schemaCheck, type Check } from '../control/readiness'
 import { RemoteJwksCache, type Fetch } from '../auth/jwks'
-import { Answer } from '../http/answer'
 import { noStore } from '../middleware/no-store'
 import { systemClock, type Clock } from '../clock'
-import { asset, finish, methodNotAllowed } from '../http/common'
+import { finish, methodNotAllowed } from '../http/common'
 import { requireAdminConfig } from '../middleware/require-admin-config'
-import { publicProblems } from '../http/openapi'
 import { requestId, requestLog } from '../middleware/request-log'
 import type { AdminAppEnv } from '../middleware/types'
 import { adminRoutes } from '../routes/admin'
 import { idempotency } from '../routes/admin/idempotency'
-import { DOCS } from '#docs'
+import { probeRoutes } from '../routes/probes'
 
 export interface AdminAppOptions {
   /** The time of admin writes and Access token checks; the request time unless a test fixes it. */
@@ -37,9 +26,6 @@ export interface AdminAppOptions {
   /** How Access's keys are fetched; the global fetch unless a test serves its own. */
   fetch?: Fetch
 }
-
-/** `GET /healthz`'s answer. */
-const HEALTH = new Answer(v.object({ ok: v.literal(true) }), 'Ready')
 
 /** The data plane answers its bridge, with a valid configuration. */
 async function dataPlaneCheck(bridge: DataPlaneBridge | undefined): Promise<Check> {
@@ -83,89 +69,25 @@ export function createAdminApp(options: AdminAppOptions = {}) {
   app.use(noStore())
   app.use(methodNotAllowed(app))
 
-  app.get(
-    '/healthz',
-    describeRoute(
-      DOCS
-        ? {
-            operationId: 'getAdminHealth',
-            summary: 'Liveness and configuration check',
-            description:
-              'No authentication. 503 lists each problem when the configuration is invalid.',
-            security: [],
-            responses: {
-              200: HEALTH.response,
-              ...publicProblems('method_not_allowed', 'config_invalid'),
-            },
-          }
-        : {},
-    ),
-    requireAdminConfig(),
-    (c) => HEALTH.json(c, { ok: true }),
-  )
-  app.get(
-    '/readyz',
-    describeRoute(
-      DOCS
-        ? {
-            operationId: 'getAdminReadiness',
-            summary: 'Readiness: the control plane and the data plane answer',
-            description:
-              'No authentication. The D1 database at the latest migration (`d1`), the quota counters answering (`durableObjects`, when bound), and the data plane answering over its service binding with a valid configuration (`dataPlane`). 503 `control_unavailable` names each check that fails.',
-            security: [],
-            responses: {
-              200: READY.response,
-              ...publicProblems('method_not_allowed', 'config_invalid', 'control_unavailable'),
-            },
-          }
-        : {},
-    ),
-    requireAdminConfig(),
-    async (c) => {
-      const { control, dataPlane } = c.get('config')
-      const checks = [await schemaCheck(control.db)]
-      if (control.quotaCounters !== undefined) {
-        checks.push(await countersCheck(control.quotaCounters, clock().getTime()))
-      }
-      checks.push(await dataPlaneCheck(dataPlane))
-      return readiness(c, checks)
+  probeRoutes(app, {
+    plane: 'Admin',
+    config: requireAdminConfig(),
+    ready: {
+      summary: 'Readiness: the control plane and the data plane answer',
+      description:
+        'No authentication. The D1 database at the latest migration (`d1`), the quota counters answering (`durableObjects`, when bound), and the data plane answering over its service binding with a valid configuration (`dataPlane`). 503 `control_unavailable` names each check that fails.',
+      async checks(c) {
+        const { control, dataPlane } = c.get('config')
+        const checks = [await schemaCheck(control.db)]
+        if (control.quotaCounters !== undefined) {
+          checks.push(await countersCheck(control.quotaCounters, clock().getTime()))
+        }
+        checks.push(await dataPlaneCheck(dataPlane))
+        return checks
+      },
     },
-  )
-  app.get(
-    '/openapi.json',
-    describeRoute(
-      DOCS
-        ? {
-            operationId: 'getAdminOpenApi',
-            summary: 'This document',
-            security: [],
-            responses: {
-              200: { description: 'The OpenAPI 3.1 document of the admin API' },
-              ...publicProblems('not_found', 'method_not_allowed'),
-            },
-          }
-        : {},
-    ),
-    // Generated at build time (npm run openapi: docs/admin-openapi.json), served as a file.
-    asset('/openapi.json'),
-  )
-  app.get(
-    '/docs',
-    describeRoute(
-      DOCS
-        ? {
-            operationId: 'getAdminApiReference',
-            summary: 'This API, as an interactive reference page',
-            security: [],
-            responses: {
-              200: { description: 'An HTML page (Scalar) reading /openapi.json' },
-              ...publicProblems('not_found', 'method_not_allowed'),
-            },
-          }
-        : {},
-    ),
-    asset('/docs'),
-  )
+    document: 'The OpenAPI 3.1 document of the admin API',
+  })
 
   app.use('/admin/v1/*', requireAdminConfig())
   app.route(
