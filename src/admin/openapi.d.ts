@@ -4483,7 +4483,7 @@ export interface operations {
               bytesReserved: number
               /** @description Bytes of uploads checked complete. */
               bytesCompleted: number
-              /** @description Visits to this caller's signed links. */
+              /** @description Visits to the caller's signed links. */
               linksFollowed: number
             }[]
           }

@@ -640,30 +640,7 @@ export const UsageAnswer = v.object({
     v.object({
       day: v.string(),
       origin: v.string(),
-      minted: v.pipe(
-        v.number(),
-        v.description(DOCS ? 'Artifacts signed: URLs, upload URLs and policies, links.' : ''),
-      ),
-      refused: v.pipe(
-        v.number(),
-        v.description(
-          DOCS
-            ? 'Requests refused once the caller was known (403, 429; 410 for its revoked links).'
-            : '',
-        ),
-      ),
-      bytesReserved: v.pipe(
-        v.number(),
-        v.description(DOCS ? 'Bytes of uploads signed, as declared.' : ''),
-      ),
-      bytesCompleted: v.pipe(
-        v.number(),
-        v.description(DOCS ? 'Bytes of uploads checked complete.' : ''),
-      ),
-      linksFollowed: v.pipe(
-        v.number(),
-        v.description(DOCS ? "Visits to this caller's signed links." : ''),
-      ),
+      ...Totals,
     }),
   ),
 })

@@ -73,7 +73,7 @@ const FOLLOW_UPS: ReadonlySet<string> = new Set([
 ])
 
 /** An Analytics Engine index holds at most 96 bytes. */
-const INDEX_CHARS = 96
+export const INDEX_CHARS = 96
 
 function outcomeOf(facts: RequestFacts): AuditOutcome {
   if (facts.status >= 500) return 'error'
@@ -168,29 +168,48 @@ export function recordAudit(
 }
 
 function sendToSinks(audit: AuditConfig, event: AuditEvent, defer: Defer): void {
-  if (audit.dataset !== undefined) {
-    try {
+  deliverAudit(
+    audit,
+    {
       // Blobs and doubles by position: the README's "Audit events" lists them.
-      audit.dataset.writeDataPoint({
-        indexes: [(event.principal ?? '').slice(0, INDEX_CHARS)],
-        blobs: [
-          event.outcome,
-          event.action,
-          event.origin ?? '',
-          event.principal ?? '',
-          event.keyId ?? '',
-          event.route,
-          event.requestId,
-        ],
-        // 0 for maxUses: not a counted link's follow (a counted link allows 1 or more).
-        doubles: [event.count, event.bytes, event.status, event.maxUses ?? 0, event.usesLeft ?? 0],
-      })
+      indexes: [(event.principal ?? '').slice(0, INDEX_CHARS)],
+      blobs: [
+        event.outcome,
+        event.action,
+        event.origin ?? '',
+        event.principal ?? '',
+        event.keyId ?? '',
+        event.route,
+        event.requestId,
+      ],
+      // 0 for maxUses: not a counted link's follow (a counted link allows 1 or more).
+      doubles: [event.count, event.bytes, event.status, event.maxUses ?? 0, event.usesLeft ?? 0],
+    },
+    event,
+    defer,
+  )
+}
+
+/**
+ * An audit event to each sink there is: `point` to the Analytics Engine dataset, `event` (as JSON)
+ * to the Queue. A sink's failure is logged, never the request's. Both planes' events go this way
+ * (the admin plane's: src/services/admin/audit.ts).
+ */
+export function deliverAudit(
+  sinks: AuditConfig,
+  point: AnalyticsEngineDataPoint,
+  event: unknown,
+  defer: Defer,
+): void {
+  if (sinks.dataset !== undefined) {
+    try {
+      sinks.dataset.writeDataPoint(point)
     } catch (error) {
       sinkFailed('analytics-engine', error)
     }
   }
-  if (audit.queue !== undefined) {
-    const queue = audit.queue
+  const queue = sinks.queue
+  if (queue !== undefined) {
     defer(
       Promise.resolve()
         .then(() => queue.send(event, { contentType: 'json' }))

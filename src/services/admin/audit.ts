@@ -5,6 +5,7 @@
 // Engine dataset, a Queue) when the admin Worker has them bound.
 
 import { selectAudit, type AuditEntry, type AuditRow } from '../../control/admin-store'
+import { deliverAudit, INDEX_CHARS } from '../../control/audit'
 import type { AuditConfig } from '../../config'
 import { invalid } from '../../errors'
 import { DEFAULT_ADMIN_PAGE } from '../../limits'
@@ -89,42 +90,22 @@ export function sendAdminEvents(
       keyId: entry.keyId,
       principal: entry.principal,
     }
-    if (sinks.dataset !== undefined) {
-      try {
-        sinks.dataset.writeDataPoint({
-          indexes: [entry.actor.slice(0, 96)],
-          blobs: [
-            'ok',
-            entry.action,
-            entry.target ?? '',
-            entry.keyId ?? '',
-            entry.principal ?? '',
-            entry.requestId ?? '',
-          ],
-          doubles: [1],
-        })
-      } catch (error) {
-        failed('analytics-engine', error)
-      }
-    }
-    const queue = sinks.queue
-    if (queue !== undefined) {
-      defer(
-        Promise.resolve()
-          .then(() => queue.send(event, { contentType: 'json' }))
-          .catch((error: unknown) => failed('queue', error)),
-      )
-    }
+    deliverAudit(
+      sinks,
+      {
+        indexes: [entry.actor.slice(0, INDEX_CHARS)],
+        blobs: [
+          'ok',
+          entry.action,
+          entry.target ?? '',
+          entry.keyId ?? '',
+          entry.principal ?? '',
+          entry.requestId ?? '',
+        ],
+        doubles: [1],
+      },
+      event,
+      defer,
+    )
   }
-}
-
-function failed(sink: string, error: unknown): void {
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      message: 'audit event not delivered',
-      sink,
-      error: error instanceof Error ? error.name : typeof error,
-    }),
-  )
 }
