@@ -14,8 +14,6 @@ const env: Env = { ...workerEnv }
 // miss that cache. A configuration that does not parse is kept as its errors, for each request to
 // answer 503 with.
 loadConfig(env)
-// The router builds its matcher at its first match: here too, not in the first request.
-app.router.match('GET', '/healthz')
 
 export default {
   fetch: (request: Request, _env: unknown, ctx: ExecutionContext) => app.fetch(request, env, ctx),

@@ -43,6 +43,21 @@ export function asset(path: string): Handler {
 }
 
 /**
+ * The origin (scheme, host and port) of a request's URL as the runtime serialized it: what the
+ * Worker's own signed URLs are written on. Read off the text, the URL parser only for a URL that
+ * names a user (which no request the runtime serializes does).
+ *
+ * @example
+ * requestOrigin('https://files.example.com/v1/sign') // 'https://files.example.com'
+ */
+export function requestOrigin(url: string): string {
+  const start = url.indexOf('://')
+  const end = start < 0 ? -1 : url.indexOf('/', start + 3)
+  const origin = end < 0 ? url : url.slice(0, end)
+  return start < 0 || origin.includes('@') ? new URL(url).origin : origin
+}
+
+/**
  * The 404 for an unknown route, the one error pipeline (a problem for what waybill knows, a plain
  * 500 logged for what it does not), and the route matcher built now.
  */

@@ -13,6 +13,7 @@ import { validBody, validParams } from '../middleware/validate'
 import { LinkParams, LinksAnswer, LinksBody } from '../schemas/links'
 import { followLink, issueLinks } from '../services/links'
 import { DOCS } from '#docs'
+import { requestOrigin } from '../http/common'
 
 /** The success answer of `POST /v1/links`: its schema, in the document and the handler's type. */
 const LINKS = new Answer(LinksAnswer, 'One link per key, in input order')
@@ -46,7 +47,7 @@ export function linkRoutes({ clock, authenticated }: RouteDeps) {
         action: 'read',
         items: (body.items ?? body.keys ?? []).length,
       })
-      const origin = new URL(c.req.url).origin
+      const origin = requestOrigin(c.req.url)
       const answer = issueLinks(c.get('config'), c.get('principal'), body, origin, clock())
       return LINKS.json(c, answer)
     },
@@ -89,7 +90,7 @@ export function followRoutes({ clock, control }: RouteDeps) {
         config,
         token,
         now,
-        new URL(c.req.url).origin,
+        requestOrigin(c.req.url),
         config.control === undefined
           ? undefined
           : {

@@ -19,6 +19,7 @@ import { validParams, validQuery } from '../middleware/validate'
 import { ListAnswer, ListParams, ListQuery } from '../schemas/list'
 import { listPage } from '../services/list'
 import { DOCS } from '#docs'
+import { requestOrigin } from '../http/common'
 
 /**
  * The success answer: its schema, in the document and the JSON answer's type (the NDJSON lines
@@ -67,7 +68,7 @@ export function listRoutes({ clock, authenticated }: RouteDeps) {
         origin,
         c.req.valid('query'),
         now,
-        new URL(c.req.url).origin,
+        requestOrigin(c.req.url),
       )
       logFields(c, { items: listing.urls })
       // Cached privately while its URLs live; a listing without URLs is not kept at all.

@@ -12,6 +12,7 @@ import { RedirectQuery, RedirectTarget } from '../schemas/redirect'
 import { parse } from '../schemas/valibot'
 import { redirectTo } from '../services/redirect'
 import { DOCS } from '#docs'
+import { requestOrigin } from '../http/common'
 
 const PREFIX = '/v1/redirect/'
 
@@ -85,7 +86,7 @@ export function redirectRoutes({ clock, authenticatedByCookie }: RouteDeps) {
         c.get('principal'),
         { ...target, ...query },
         now,
-        new URL(c.req.url).origin,
+        requestOrigin(c.req.url),
       )
       return found(location, { 'cache-control': privateUntil(expiresAt, now), vary: VARY })
     },

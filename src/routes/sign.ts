@@ -12,6 +12,7 @@ import { validBody } from '../middleware/validate'
 import { SignAnswer, SignBody } from '../schemas/sign'
 import { signBatch } from '../services/sign'
 import { DOCS } from '#docs'
+import { requestOrigin } from '../http/common'
 
 /**
  * The success answer, described by its schema. Both forms stream as they are signed (the batch
@@ -55,7 +56,7 @@ export function signRoutes({ clock, authenticated }: RouteDeps) {
       const body = c.req.valid('json')
       // The origin first: a refusal's log line and audit event name it too.
       logFields(c, { origin: body.origin })
-      const batch = signBatch(config, c.get('principal'), body, clock(), new URL(c.req.url).origin)
+      const batch = signBatch(config, c.get('principal'), body, clock(), requestOrigin(c.req.url))
       logFields(c, { action: batch.permit.action, items: batch.size })
       const headers = { 'waybill-expires-at': batch.expiresAt.toISOString() }
       return wantsNdjson(c)

@@ -38,6 +38,7 @@ import {
   type CompletedUpload,
 } from '../services/notify'
 import { DOCS } from '#docs'
+import { requestOrigin } from '../http/common'
 
 /**
  * Tells the configured webhook and queue that an upload was checked complete, after the answer:
@@ -140,7 +141,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
           c.get('principal'),
           request,
           clock(),
-          new URL(c.req.url).origin,
+          requestOrigin(c.req.url),
         )
         // A multipart upload's answer carries its first part URLs, each counted as signed.
         if ('parts' in answer) logFields(c, { items: answer.parts.length })
@@ -194,7 +195,7 @@ export function uploadRoutes({ clock, authenticated }: RouteDeps) {
       async (c) => {
         const request = c.req.valid('json')
         logFields(c, { origin: request.origin, action: 'write', items: request.partNumbers.length })
-        const base = new URL(c.req.url).origin
+        const base = requestOrigin(c.req.url)
         const principal = c.get('principal')
         return PARTS.json(c, await moreParts(c.get('config'), principal, request, clock(), base))
       },
