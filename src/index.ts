@@ -23,7 +23,7 @@ export default {
 // use counters of links with `maxUses`.
 export { QuotaCounter } from './control/quota-counter'
 export { LinkUses } from './control/link-uses'
-// The parts of R2 multipart uploads, which R2's binding cannot list (wrangler.jsonc, README).
+// The parts of R2 multipart uploads, which R2's binding cannot list (wrangler.jsonc, docs/r2.md).
 export { UploadParts } from './origins/r2/parts'
 
 // What the admin Worker asks the data plane, over a service binding (never HTTP): src/bridge/.

@@ -1,4 +1,4 @@
-// The control plane's bindings and the audit sinks (README, "Operating waybill").
+// The control plane's bindings and the audit sinks (docs/operating.md).
 //
 //   WAYBILL_DB (a D1 binding): API keys (hashes only), grants, revocations, quota settings and
 //     usage, changed at run time through the admin API. Without it, the env's JSON is all there is.

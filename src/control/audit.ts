@@ -171,7 +171,7 @@ function sendToSinks(audit: AuditConfig, event: AuditEvent, defer: Defer): void 
   deliverAudit(
     audit,
     {
-      // Blobs and doubles by position: the README's "Audit events" lists them.
+      // Blobs and doubles by position: docs/operating.md, "The audit trail", lists them.
       indexes: [(event.principal ?? '').slice(0, INDEX_CHARS)],
       blobs: [
         event.outcome,

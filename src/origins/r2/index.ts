@@ -1,7 +1,7 @@
 // The R2 driver: a bucket reached through the Worker's own binding. Its URLs are waybill's own,
 // on the Worker's host, and the Worker serves them (reads with ranges, conditions and an optional
 // edge cache; PUT, POST forms and multipart uploads streamed in), so a URL answers to its issuer
-// at every use and R2's account host is never shown. README, "R2 on your own domain".
+// at every use and R2's account host is never shown. docs/r2.md.
 
 import type { Origin, OriginDriver } from '../types'
 import { r2Listing } from './listing'

@@ -95,7 +95,7 @@ export function r2Uploads(origin: string, settings: R2Settings): Uploads {
     },
     async complete(key, uploadId, parts, { overwrite }) {
       // R2 completes unconditionally: an object already there is looked for first (a write
-      // landing between the two is replaced; README, "R2 on your own domain").
+      // landing between the two is replaced; docs/r2.md, "Uploads").
       if (!overwrite && (await bucket.head(key)) !== null) {
         throw new WaybillError(
           'precondition_failed',
@@ -137,7 +137,7 @@ export function r2Uploads(origin: string, settings: R2Settings): Uploads {
       }
     },
     async deleteIfMatch(key, etag) {
-      // R2 deletes unconditionally: the object is looked at first (README, as above).
+      // R2 deletes unconditionally: the object is looked at first (docs/r2.md, as above).
       const object = await bucket.head(key)
       if (object === null || bareEtag(object.httpEtag) !== bareEtag(etag)) {
         throw new WaybillError('precondition_failed', 'The object at this key has changed.')
