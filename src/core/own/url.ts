@@ -403,12 +403,14 @@ export function verifyOwnUrl(
   const message = `${ownPath(where.origin, where.key)}\n${termsQuery(terms)}`
   const kept = verifyingOf(secret)
   const prefix = signedPrefix(method, where.origin, expires, k, i)
-  let mac = kept.macs.get(prefix)
-  if (mac === undefined) kept.macs.set(prefix, (mac = macOf(secret).withPrefix(prefix)))
+  const known = kept.macs.get(prefix)
+  const mac = known ?? macOf(secret).withPrefix(prefix)
   messageStart()
   messageAscii(message)
   const expected = mac.signMessageDigestHex().slice(0, SIGNATURE_CHARS)
   if (!constantTimeEqualText(expected, s)) return { fault: 'tampered' }
+  // Kept only once a URL under it verified: forged prefixes cannot push the real ones out.
+  if (known === undefined) kept.macs.set(prefix, mac)
   if (nowS >= expires) return { fault: 'expired' }
   // Revealed only once the signature holds: an `i` in the cache is one this secret signed.
   let issuer = kept.issuers.get(i)
