@@ -1,4 +1,4 @@
-import { Hono } from 'hono'
+import { Hono } from './http/hono'
 import { authenticate } from './middleware/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
 import { audit } from './middleware/audit'

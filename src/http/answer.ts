@@ -12,7 +12,6 @@
 // cache, so it carries neither a lifetime nor an ETag.
 
 import type { Context, TypedResponse } from 'hono'
-import { accepts } from 'hono/accepts'
 import type { JSONParsed } from 'hono/utils/types'
 import type * as v from 'valibot'
 import { CACHE_MARGIN_S } from '../limits'
@@ -23,14 +22,71 @@ const NDJSON = 'application/x-ndjson'
 /** Answers that carry signed URLs differ per caller. */
 export const VARY = 'Authorization, Cookie'
 
+/** A media range of an `Accept` header, lower-cased, with its weight. */
+interface MediaRange {
+  type: string
+  q: number
+  /** 3 for a type, 2 for `type/*`, 1 for `*\/*`. */
+  specificity: number
+}
+
+const WEIGHT = /^q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
+
+/** The ranges of an `Accept` header (RFC 9110 §12.5.1); a range whose weight is malformed is 1. */
+function mediaRanges(header: string): MediaRange[] {
+  const ranges: MediaRange[] = []
+  for (const part of header.split(',')) {
+    const [type = '', ...params] = part.split(';').map((text) => text.trim().toLowerCase())
+    if (!type.includes('/') && type !== '*') continue
+    let q = 1
+    for (const param of params) {
+      const weight = WEIGHT.exec(param)
+      if (weight !== null) q = Number(weight[1])
+    }
+    const specificity = type === '*/*' || type === '*' ? 1 : type.endsWith('/*') ? 2 : 3
+    ranges.push({ type, q, specificity })
+  }
+  return ranges
+}
+
+/**
+ * Which of `supported` the client prefers, or `fallback`: ranges by weight, then the more specific,
+ * then the header's order; `type/*` names a supported type the header does not name itself, and
+ * `*\/*` names none (so it gets the fallback).
+ *
+ * @example
+ * preferred('application/x-ndjson, application/json;q=0.5', ['application/json', NDJSON], 'application/json')
+ * // 'application/x-ndjson'
+ */
+export function preferred<T extends string>(
+  header: string | undefined,
+  supported: readonly T[],
+  fallback: T,
+): T {
+  if (!header) return fallback
+  const ranges = mediaRanges(header)
+  const named = new Set(ranges.filter((range) => range.specificity === 3).map(({ type }) => type))
+  const ordered = ranges
+    .filter((range) => range.q > 0)
+    .sort((a, b) => b.q - a.q || b.specificity - a.specificity)
+  for (const { type, specificity } of ordered) {
+    const match =
+      specificity === 3
+        ? supported.find((candidate) => candidate === type)
+        : specificity === 2
+          ? supported.find(
+              (candidate) => candidate.startsWith(type.slice(0, -1)) && !named.has(candidate),
+            )
+          : undefined
+    if (match !== undefined) return match
+  }
+  return fallback
+}
+
 /** True when the client asks for NDJSON ahead of JSON (`Accept: *\/*` and none get JSON). */
 export function wantsNdjson(c: Context): boolean {
   return (
-    accepts(c, {
-      header: 'Accept',
-      supports: ['application/json', NDJSON],
-      default: 'application/json',
-    }) === NDJSON
+    preferred(c.req.header('accept'), ['application/json', NDJSON], 'application/json') === NDJSON
   )
 }
 

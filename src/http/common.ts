@@ -2,25 +2,46 @@
 // plane's src/admin/app.ts): 405s from the routes themselves, the 404 and the error pipeline,
 // static assets behind routes, and the router built while the Worker loads.
 
-import type { Env, Handler, Hono } from 'hono'
-import { methodNotAllowed as honoMethodNotAllowed } from 'hono/method-not-allowed'
+import type { Env, Handler, Hono, MiddlewareHandler } from 'hono'
+import { PatternRouter } from 'hono/router/pattern-router'
 import { CoreError } from '../core/errors'
 import { fromCoreError, WaybillError } from '../errors'
 import { internalErrorResponse, problemResponse } from './problem'
 
-/** Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves. */
-export function methodNotAllowed<E extends Env>(app: Hono<E>) {
-  return honoMethodNotAllowed({
-    app,
-    onMethodNotAllowed: (_, methods) => {
-      const allow = methods.join(', ')
-      return problemResponse(
-        new WaybillError('method_not_allowed', `This path answers ${allow} only.`, {
-          headers: { allow },
-        }),
-      )
-    },
-  })
+/**
+ * Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves (as
+ * hono's method-not-allowed middleware does, for an app that is not mounted under another). The
+ * paths' methods are gathered on the first 404, and matched with hono's smallest router: only a
+ * request no route answered reaches it.
+ */
+export function methodNotAllowed<E extends Env>(app: Hono<E>): MiddlewareHandler<E> {
+  let byPath: PatternRouter<string[]> | undefined
+  return async function methodNotAllowed(c, next) {
+    await next()
+    if (c.res.status !== 404 || c.error !== undefined) return
+    if (byPath === undefined) {
+      const methods = new Map<string, Set<string>>()
+      for (const { method, path } of app.routes) {
+        if (method === 'ALL' || method === 'HEAD') continue
+        const those = methods.get(path) ?? new Set()
+        those.add(method)
+        if (method === 'GET') those.add('HEAD')
+        methods.set(path, those)
+      }
+      byPath = new PatternRouter()
+      for (const [path, those] of methods) byPath.add('ALL', path, [...those])
+    }
+    const allowed = new Set(byPath.match('ALL', c.req.path)[0].flatMap(([those]) => those))
+    if (allowed.size === 0 || allowed.has(c.req.method)) return
+    const allow = [...allowed].join(', ')
+    // The 404's headers would carry over to the 405 (hono's `c.res` keeps them): not its length.
+    c.res.headers.delete('content-length')
+    c.res = problemResponse(
+      new WaybillError('method_not_allowed', `This path answers ${allow} only.`, {
+        headers: { allow },
+      }),
+    )
+  }
 }
 
 /**

@@ -4,7 +4,6 @@
 // not an admin token (401), and an Access identity without the role is refused (403). Grants play
 // no part here.
 
-import { getCookie } from 'hono/cookie'
 import { createMiddleware } from 'hono/factory'
 import type { AdminConfig } from '../config/admin'
 import { WaybillError } from '../errors'
@@ -15,6 +14,7 @@ import { findApiKey } from '../auth/api-key'
 import { ACCESS_COOKIE, ACCESS_HEADER, BEARER } from './authenticate'
 import type { RemoteJwksCache } from '../auth/jwks'
 import { invalidToken, verifyAccess } from '../auth/tokens'
+import { readCookie } from '../http/cookies'
 
 function unauthorized(detail: string): WaybillError {
   return new WaybillError('unauthorized', detail, {
@@ -50,7 +50,7 @@ export function adminAuthenticated(options: { jwks: RemoteJwksCache; clock: Cloc
     const accessToken =
       admins === undefined || admins.size === 0
         ? undefined
-        : (c.req.header(ACCESS_HEADER) ?? getCookie(c, ACCESS_COOKIE))
+        : (c.req.header(ACCESS_HEADER) ?? readCookie(c.req.header('cookie'), ACCESS_COOKIE))
     let admin: string
     if (authorization !== undefined) {
       const token = BEARER.exec(authorization)?.[1]

@@ -3,7 +3,6 @@
 // `CF_Authorization` cookie), and on redirect routes only, the configured JWT cookie. Anything else,
 // or nothing configured, is 401: deny by default.
 
-import { getCookie } from 'hono/cookie'
 import { createMiddleware } from 'hono/factory'
 import type { Clock } from '../clock'
 import type { Config } from '../config'
@@ -17,6 +16,7 @@ import { deferOf } from './defer'
 import type { RemoteJwksCache } from '../auth/jwks'
 import { principalName, type Principal } from '../principal'
 import { invalidToken, verifyAccess, verifyJwt } from '../auth/tokens'
+import { readCookie } from '../http/cookies'
 
 /** `Authorization: Bearer <credential>`, and where Cloudflare Access puts its token. */
 export const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
@@ -122,9 +122,10 @@ export function authenticate(options: {
     const accessToken =
       config.access === undefined
         ? undefined
-        : (c.req.header(ACCESS_HEADER) ?? getCookie(c, ACCESS_COOKIE))
+        : (c.req.header(ACCESS_HEADER) ?? readCookie(c.req.header('cookie'), ACCESS_COOKIE))
     const cookieName = cookieAllowed ? config.jwt?.cookie : undefined
-    const cookieToken = cookieName === undefined ? undefined : getCookie(c, cookieName)
+    const cookieToken =
+      cookieName === undefined ? undefined : readCookie(c.req.header('cookie'), cookieName)
 
     if (authorization !== undefined) {
       const match = BEARER.exec(authorization)

@@ -1,9 +1,9 @@
 // POST /v1/cookies: CloudFront signed cookies for everything under a prefix.
 
-import { Hono } from 'hono'
+import { Hono } from '../http/hono'
 import { describeRoute } from 'hono-openapi'
-import { setCookie } from 'hono/cookie'
 import { Answer } from '../http/answer'
+import { setCookieText } from '../http/cookies'
 import { jsonBody } from '../middleware/json-body'
 import { BAD_BODY, problems, SECURITY } from '../http/openapi'
 import { logFields } from '../middleware/request-log'
@@ -45,7 +45,7 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
       const signed = await signCookies(c.get('config'), c.get('principal'), body, clock())
       const cookie = signed.settings
       for (const [name, value] of Object.entries(signed.values)) {
-        setCookie(c, name, value, {
+        const text = setCookieText(name, value, {
           path: cookie.path,
           maxAge: signed.lifetime,
           domain: cookie.domain,
@@ -53,6 +53,7 @@ export function cookieRoutes({ clock, authenticated }: RouteDeps) {
           httpOnly: cookie.httpOnly,
           sameSite: cookie.sameSite,
         })
+        c.header('set-cookie', text, { append: true })
       }
       return COOKIES.json(c, {
         origin: signed.origin,

@@ -1,6 +1,6 @@
 // POST /v1/links: signed links anyone holding them may follow; GET /l/{token}: follow one.
 
-import { Hono } from 'hono'
+import { Hono } from '../http/hono'
 import { describeRoute } from 'hono-openapi'
 import { Answer, found, privateUntil } from '../http/answer'
 import { deferOf } from '../middleware/defer'

@@ -1,6 +1,6 @@
 // GET /v1/list/{origin}: a signed listing of one or more prefixes.
 
-import { Hono } from 'hono'
+import { Hono } from '../http/hono'
 import { describeRoute } from 'hono-openapi'
 import {
   Answer,

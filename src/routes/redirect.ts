@@ -1,6 +1,6 @@
 // GET /v1/redirect/{origin}/{key…}: 302 to a fresh presigned GET URL.
 
-import { Hono } from 'hono'
+import { Hono } from '../http/hono'
 import { describeRoute } from 'hono-openapi'
 import { invalid } from '../errors'
 import { found, privateUntil, VARY } from '../http/answer'

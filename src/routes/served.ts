@@ -2,7 +2,8 @@
 // through the URLs waybill signed for them; POST /o/{origin}: a browser form's upload. No
 // credentials: the URL (or the form's policy) is the authority, answering to its issuer.
 
-import { Hono, type Context } from 'hono'
+import type { Context } from 'hono'
+import { Hono } from '../http/hono'
 import { describeRoute } from 'hono-openapi'
 import { deferOf } from '../middleware/defer'
 import { requireConfig } from '../middleware/require-config'

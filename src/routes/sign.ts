@@ -1,6 +1,7 @@
 // POST /v1/sign: a batch of presigned URLs for one origin, method and expiry.
 
-import { Hono, type Context } from 'hono'
+import type { Context } from 'hono'
+import { Hono } from '../http/hono'
 import { describeRoute } from 'hono-openapi'
 import { JSON_VALUES_PER_ITEM, MAX_BODY_BYTES, MAX_SIGN_JSON_VALUES } from '../limits'
 import { Answer, streamed, wantsNdjson } from '../http/answer'

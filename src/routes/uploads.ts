@@ -1,7 +1,8 @@
 // POST /v1/uploads and the multipart follow-ups: browser uploads straight to the bucket; and
 // GET /v1/uploads/rules, what may be uploaded, before a file is picked.
 
-import { Hono, type Context } from 'hono'
+import type { Context } from 'hono'
+import { Hono } from '../http/hono'
 import { describeRoute } from 'hono-openapi'
 import { Answer } from '../http/answer'
 import { jsonBody } from '../middleware/json-body'
