@@ -5,7 +5,8 @@
 // Not jose's createRemoteJWKSet: once a refetch fails it uses none of its keys and fetches on every
 // call, so an issuer outage would refuse every token (test/auth/jwks.test.ts).
 
-import { createLocalJWKSet, type JSONWebKeySet, type JWSHeaderParameters } from 'jose'
+import { createLocalJwkSet } from '../core/jwt/jwk-set'
+import type { JwkSet, JwsHeader, KeyResolver } from '../core/jwt/types'
 import {
   JWKS_COOLDOWN_MS,
   JWKS_MAX_AGE_MS,
@@ -17,7 +18,6 @@ import { WaybillError } from '../errors'
 import { readCapped } from '../http/read-capped'
 
 export type Fetch = (input: Request | string, init?: RequestInit) => Promise<Response>
-type KeyResolver = ReturnType<typeof createLocalJWKSet>
 
 interface Entry {
   resolver?: KeyResolver
@@ -37,7 +37,7 @@ function unavailable(): WaybillError {
 }
 
 /** Fetches one JWK set, or throws. */
-async function fetchJwks(url: string, fetchImpl: Fetch): Promise<JSONWebKeySet> {
+async function fetchJwks(url: string, fetchImpl: Fetch): Promise<JwkSet> {
   const response = await fetchImpl(url, {
     headers: { accept: 'application/jwk-set+json, application/json' },
     redirect: 'manual',
@@ -57,7 +57,7 @@ async function fetchJwks(url: string, fetchImpl: Fetch): Promise<JSONWebKeySet> 
   if (typeof json !== 'object' || json === null || !('keys' in json) || !Array.isArray(json.keys)) {
     throw new Error('not a JWK set')
   }
-  return json as unknown as JSONWebKeySet
+  return json as unknown as JwkSet
 }
 
 /**
@@ -81,7 +81,7 @@ export class RemoteJwksCache {
     entry.pending ??= (async () => {
       entry.attemptedAt = this.#now()
       try {
-        entry.resolver = createLocalJWKSet(await fetchJwks(url, this.#fetch))
+        entry.resolver = createLocalJwkSet(await fetchJwks(url, this.#fetch))
         entry.fetchedAt = this.#now()
         entry.failed = false
       } catch (error) {
@@ -101,9 +101,9 @@ export class RemoteJwksCache {
     return entry.pending
   }
 
-  /** A jose key resolver for tokens whose keys live at `url`. */
-  resolver(url: string) {
-    return async (header: JWSHeaderParameters, token: Parameters<KeyResolver>[1]) => {
+  /** A key resolver (src/core/jwt) for tokens whose keys live at `url`. */
+  resolver(url: string): KeyResolver {
+    return async (header: JwsHeader) => {
       let entry = this.#entries.get(url)
       if (entry === undefined) {
         entry = { fetchedAt: -Infinity, attemptedAt: -Infinity, failed: false }
@@ -114,7 +114,7 @@ export class RemoteJwksCache {
       const mayFetch = now - entry.attemptedAt >= JWKS_COOLDOWN_MS
       if (fresh && entry.resolver !== undefined) {
         try {
-          return await entry.resolver(header, token)
+          return await entry.resolver(header)
         } catch (error) {
           // An unknown kid may mean the issuer rotated keys: refetch, at most once per cooldown.
           if (!mayFetch) throw error
@@ -125,7 +125,7 @@ export class RemoteJwksCache {
       try {
         // After a failed fetch this is the stale set: a key it still has is better than refusing
         // everyone while the issuer is down.
-        return await entry.resolver(header, token)
+        return await entry.resolver(header)
       } catch (error) {
         if (entry.failed) throw unavailable()
         throw error

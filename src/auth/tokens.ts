@@ -1,15 +1,13 @@
-// JWT and Cloudflare Access token verification with jose. Keys come from a remote JWKS (cached, see
-// ./jwks), a static JWKS, or the HS256 shared secret, chosen by the token's `alg` among the
+// JWT and Cloudflare Access token verification (src/core/jwt). Keys come from a remote JWKS (cached,
+// see ./jwks), a static JWKS, or the HS256 shared secret, chosen by the token's `alg` among the
 // configured algorithms only, so a token cannot pick its own verification method (`alg: none`,
 // HS256 keyed with an RSA public key).
 
-import {
-  createLocalJWKSet,
-  errors,
-  jwtVerify,
-  type JWTPayload,
-  type JWSHeaderParameters,
-} from 'jose'
+import { JwtError } from '../core/jwt/errors'
+import { hmacKey } from '../core/jwt/hmac'
+import { createLocalJwkSet } from '../core/jwt/jwk-set'
+import type { JwsHeader, JwtPayload, KeyResolver } from '../core/jwt/types'
+import { jwtVerify, type JwtVerifyOptions } from '../core/jwt/verify'
 import type { AccessConfig, JwtConfig } from '../config'
 import { MAX_SUBJECT_CHARS } from '../limits'
 import { WaybillError } from '../errors'
@@ -18,20 +16,29 @@ import type { Principal } from '../principal'
 
 /** Why a token was refused, for the client (no token content) and the log. */
 function reasonOf(error: unknown): string {
-  if (error instanceof errors.JWTExpired) return 'the token has expired'
-  if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'nbf') return 'the token is not valid yet'
-    if (error.claim === 'iss') return 'the token has the wrong issuer'
-    if (error.claim === 'aud') return 'the token has the wrong audience'
-    return `the token's "${error.claim}" claim is not valid`
+  if (!(error instanceof JwtError)) return 'the token is not valid'
+  switch (error.code) {
+    case 'expired':
+      return 'the token has expired'
+    case 'claim_invalid':
+      if (error.claim === 'nbf') return 'the token is not valid yet'
+      if (error.claim === 'iss') return 'the token has the wrong issuer'
+      if (error.claim === 'aud') return 'the token has the wrong audience'
+      return `the token's "${error.claim}" claim is not valid`
+    case 'alg_not_allowed':
+      return "the token's algorithm is not accepted"
+    case 'no_matching_key':
+      return 'the token was signed with an unknown key'
+    case 'signature_invalid':
+      return "the token's signature is not valid"
+    case 'malformed':
+      return 'the token is malformed'
+    case 'unsupported':
+    case 'multiple_matching_keys':
+    case 'invalid_key':
+    case 'invalid_key_set':
+      return 'the token is not valid'
   }
-  if (error instanceof errors.JOSEAlgNotAllowed) return "the token's algorithm is not accepted"
-  if (error instanceof errors.JWKSNoMatchingKey) return 'the token was signed with an unknown key'
-  if (error instanceof errors.JWSSignatureVerificationFailed)
-    return "the token's signature is not valid"
-  if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid)
-    return 'the token is malformed'
-  return 'the token is not valid'
 }
 
 export function invalidToken(reason: string): WaybillError {
@@ -42,24 +49,24 @@ export function invalidToken(reason: string): WaybillError {
 
 async function verify(
   token: string,
-  key: Parameters<typeof jwtVerify>[1],
-  options: Parameters<typeof jwtVerify>[2],
-): Promise<JWTPayload> {
+  resolveKey: KeyResolver,
+  options: JwtVerifyOptions,
+): Promise<JwtPayload> {
   try {
-    return (await jwtVerify(token, key as never, options)).payload
+    return (await jwtVerify(token, resolveKey, options)).payload
   } catch (error) {
     if (error instanceof WaybillError) throw error
     throw invalidToken(reasonOf(error))
   }
 }
 
-function stringClaim(payload: JWTPayload, name: string): string | undefined {
+function stringClaim(payload: JwtPayload, name: string): string | undefined {
   const value = payload[name]
   return typeof value === 'string' ? value : undefined
 }
 
 /** The caller's id from `sub`: a token whose `sub` is not a usable string is refused outright. */
-function subjectOf(payload: JWTPayload, allowEmpty = false): string {
+function subjectOf(payload: JwtPayload, allowEmpty = false): string {
   const sub: unknown = payload.sub
   if (
     typeof sub !== 'string' ||
@@ -75,19 +82,19 @@ function subjectOf(payload: JWTPayload, allowEmpty = false): string {
 }
 
 /** `email` counts only when the issuer says it verified it (`email_verified`: true, or "true"). */
-function verifiedEmail(payload: JWTPayload): string | undefined {
+function verifiedEmail(payload: JwtPayload): string | undefined {
   const verified: unknown = payload.email_verified
   return verified === true || verified === 'true' ? stringClaim(payload, 'email') : undefined
 }
 
-function rolesOf(payload: JWTPayload, claim: string): Set<string> {
+function rolesOf(payload: JwtPayload, claim: string): Set<string> {
   const value = payload[claim]
   if (typeof value === 'string') return new Set([value])
   if (Array.isArray(value)) return new Set(value.filter((v): v is string => typeof v === 'string'))
   return new Set()
 }
 
-const staticSets = new WeakMap<JwtConfig, ReturnType<typeof createLocalJWKSet>>()
+const staticSets = new WeakMap<JwtConfig, KeyResolver>()
 
 /** Verifies a bearer JWT against the `jwt` config and returns the caller. */
 export async function verifyJwt(
@@ -99,28 +106,25 @@ export async function verifyJwt(
   const remote = config.jwksUrl === undefined ? undefined : jwks.resolver(config.jwksUrl)
   let local = staticSets.get(config)
   if (local === undefined && config.jwks !== undefined) {
-    local = createLocalJWKSet(config.jwks)
+    local = createLocalJwkSet(config.jwks)
     staticSets.set(config, local)
   }
-  const keyFor = async (
-    header: JWSHeaderParameters,
-    input: Parameters<NonNullable<typeof remote>>[1],
-  ) => {
+  const keyFor = async (header: JwsHeader) => {
     if (header.alg === 'HS256') {
       if (config.hs256Secret === undefined)
-        throw new errors.JOSEAlgNotAllowed('HS256 is not configured')
-      return config.hs256Secret
+        throw new JwtError('alg_not_allowed', 'HS256 is not configured')
+      return hmacKey(config.hs256Secret)
     }
-    if (remote !== undefined) return remote(header, input)
-    if (local !== undefined) return local(header, input)
-    throw new errors.JOSEAlgNotAllowed(`${header.alg} is not configured`)
+    if (remote !== undefined) return remote(header)
+    if (local !== undefined) return local(header)
+    throw new JwtError('alg_not_allowed', `${header.alg} is not configured`)
   }
   const payload = await verify(token, keyFor, {
     issuer: config.issuer,
-    audience: [...config.audience],
-    algorithms: [...config.algorithms],
-    clockTolerance: config.clockToleranceS,
-    currentDate: now,
+    audience: config.audience,
+    algorithms: config.algorithms,
+    clockToleranceS: config.clockToleranceS,
+    now,
     requiredClaims: ['exp', 'sub'],
   })
   return jwtPrincipal(payload, config)
@@ -131,7 +135,7 @@ export async function verifyJwt(
  * when verified. A `sub` that is not a usable string is refused (a 401).
  */
 export function jwtPrincipal(
-  payload: JWTPayload,
+  payload: JwtPayload,
   config: Pick<JwtConfig, 'rolesClaim'>,
 ): Principal {
   return {
@@ -153,17 +157,17 @@ export async function verifyAccess(
   // https://developers.cloudflare.com/cloudflare-one/identity/authorization-cookie/validating-json/
   const payload = await verify(token, jwks.resolver(`${config.teamDomain}/cdn-cgi/access/certs`), {
     issuer: config.teamDomain,
-    audience: config.aud,
+    audience: [config.aud],
     algorithms: ['RS256'],
-    clockTolerance: config.clockToleranceS,
-    currentDate: now,
+    clockToleranceS: config.clockToleranceS,
+    now,
     requiredClaims: ['exp', 'sub'],
   })
   return accessPrincipal(payload)
 }
 
 /** The caller a verified Cloudflare Access token's claims name. */
-export function accessPrincipal(payload: JWTPayload): Principal {
+export function accessPrincipal(payload: JwtPayload): Principal {
   // Access has verified the identity behind `email` itself; its tokens carry no `email_verified`.
   const email = stringClaim(payload, 'email')
   // Service tokens carry an empty `sub` and name themselves in `common_name`.

@@ -1,4 +1,4 @@
-import type { JSONWebKeySet } from 'jose'
+import type { JwkSet } from '../core/jwt/types'
 import type { TokenSecret } from '../core/token'
 import type { FieldError } from '../errors'
 import type { Origin } from '../origins/types'
@@ -23,7 +23,7 @@ export interface JwtConfig {
   readonly algorithms: readonly string[]
   readonly clockToleranceS: number
   readonly jwksUrl?: string | undefined
-  readonly jwks?: JSONWebKeySet | undefined
+  readonly jwks?: JwkSet | undefined
   readonly hs256Secret?: Uint8Array | undefined
   /** Claim holding the caller's roles (a string or an array of strings). */
   readonly rolesClaim: string

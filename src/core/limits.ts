@@ -20,3 +20,6 @@ export const PRESIGNER_CACHE_ENTRIES = 32
 /** S3 multipart uploads: at most 10,000 parts, each at least 5 MiB but the last. */
 export const MAX_PARTS = 10_000
 export const MIN_PART_SIZE_BYTES = 5 * 1024 ** 2
+
+/** RSA keys that verify JWTs: at least 2048 bits (RFC 7518 §3.3, §3.5). */
+export const MIN_RSA_MODULUS_BITS = 2048
