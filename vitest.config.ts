@@ -162,6 +162,9 @@ export default defineConfig({
         test: {
           ...workerd,
           name: 'e2e',
+          // As unit: one module graph per worker, about two thirds of the time (the files keep no
+          // state between them; they pass in any order: --sequence.shuffle.files).
+          isolate: false,
           globalSetup: ['./test/global-setup.ts'],
           include: NEEDS_SERVERS,
           exclude: [...configDefaults.exclude, NODE_TESTS],
