@@ -39,6 +39,8 @@ const CASES = [
   ['waybill-hashing-only', 10_000, 9],
   // An R2 origin's own URLs (served through the binding), against S3's at the same N.
   ['r2-waybill', 10_000, 9],
+  // …and verifying them, as each download does first.
+  ['r2-verify', 10_000, 9],
   ['media-type-canonical', 10_000, 9],
 ]
 
@@ -281,7 +283,7 @@ async function main() {
     `- The control plane from warm caches: a redirect by a key made through the admin API, its grant in D1, ${fmt(get(workerd.app.rows, 'app-redirect-d1'))} µs, **${signed(get(workerd.app.rows, 'app-redirect-d1') - get(workerd.app.rows, 'app-redirect'))} µs** against the env's key and grant (target ≤ +1; \`npm run bench:control\` measures it with 100,000 keys, and a cold miss).`,
     `- A whole \`POST /v1/sign\` of 10,000 keys inside the app: **${fmt(get(workerd.app.rows, 'app-sign-10k') / 10_000)} µs/key** (goal ≤ 2.0), of which validating the body ${fmt(get(workerd.app.rows, 'validate-sign-10k') / 10_000)} µs/key.`,
     `- A media type parsed into its canonical form: ${fmt(w('media-type-canonical'))} µs per type (a response override or an upload's type, per item).`,
-    `- R2 through the binding: minting waybill's own URLs ${fmt(w('r2-waybill'))} µs/URL at N = 10,000, against ${fmt(w('waybill'))} for S3's (target ≤ S3's). Serving a 1 KiB object through a signed URL adds **${signed(get(workerd.app.rows, 'app-r2-memory-get') - get(workerd.app.rows, 'r2-bare-memory-get'))} µs** per download to the bucket's get (target ≤ +10; both with an in-memory stand-in for the bucket, ${fmt(get(workerd.app.rows, 'app-r2-memory-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-memory-get'))} µs), beside the app's own \`GET /healthz\` (the shell every request crosses) at ${fmt(get(workerd.app.rows, 'app-healthz'))} µs; with local R2 itself ${fmt(get(workerd.app.rows, 'app-r2-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-get'))} µs (${signed(get(workerd.app.rows, 'app-r2-get') - get(workerd.app.rows, 'r2-bare-get'))}).`,
+    `- R2 through the binding: minting waybill's own URLs ${fmt(w('r2-waybill'))} µs/URL at N = 10,000, against ${fmt(w('waybill'))} for S3's (target ≤ S3's). Serving a 1 KiB object through a signed URL adds **${signed(get(workerd.app.rows, 'app-r2-memory-get') - get(workerd.app.rows, 'r2-bare-memory-get'))} µs** per download to the bucket's get (target ≤ +10, of which verifying its URL alone takes ${fmt(w('r2-verify'))} µs; both with an in-memory stand-in for the bucket, ${fmt(get(workerd.app.rows, 'app-r2-memory-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-memory-get'))} µs), beside the app's own \`GET /healthz\` (the shell every request crosses) at ${fmt(get(workerd.app.rows, 'app-healthz'))} µs; with local R2 itself ${fmt(get(workerd.app.rows, 'app-r2-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-get'))} µs (${signed(get(workerd.app.rows, 'app-r2-get') - get(workerd.app.rows, 'r2-bare-get'))}).`,
     `- aws4fetch ${fmt(w('aws4fetch'))} µs: waybill is **${(w('aws4fetch') / w('waybill')).toFixed(1)}×** faster (target ≥ 18×).`,
     `- @aws-sdk/s3-request-presigner getSignedUrl ${fmt(w('sdk-getSignedUrl'))} µs: **${(w('sdk-getSignedUrl') / w('waybill')).toFixed(0)}×** (target ≥ 90×).`,
     `- Web Crypto floor (one digest + one HMAC per URL) ${fmt(w('webcrypto-floor'))} µs.`,

@@ -139,6 +139,8 @@ export async function startBenchWorker(root = ROOT, { app = false, persist, bind
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       ...(persist === undefined ? {} : { resourcePersistencePath: persist }),
+      // A profile of the Worker: BENCH_INSPECT=<port> opens workerd's inspector (Chrome DevTools).
+      ...(process.env.BENCH_INSPECT ? { inspectorPort: Number(process.env.BENCH_INSPECT) } : {}),
       workers: [
         {
           name: 'bench',

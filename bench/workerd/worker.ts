@@ -21,7 +21,7 @@ import {
   type CloudFrontKey,
 } from '../../src/core/cloudfront/sign'
 import { canonicalMediaType } from '../../src/core/media-type'
-import { prepareOwnSigner } from '../../src/core/own/url'
+import { prepareOwnSigner, verifyOwnUrl } from '../../src/core/own/url'
 import { resolveS3Endpoint } from '../../src/core/s3/endpoint'
 import { prepareS3Presign } from '../../src/core/s3/presign'
 import { cachedS3Presign } from '../../src/core/s3/presign-cache'
@@ -52,6 +52,26 @@ const CF_EXPIRES = 1_900_000_000
 const KEY_PAIR_ID = 'KBENCH000001'
 const encoder = new TextEncoder()
 const OWN_SECRETS = [{ id: 'b1', secret: 'bench-own-url-secret-not-a-secret' }]
+
+/** A batch of N of an R2 origin's own URLs, as `r2-waybill` signs them. */
+function signOwn(n: number): string[] {
+  return prepareOwnSigner({
+    secrets: OWN_SECRETS,
+    base: 'https://files.example.com',
+    origin: 'media',
+    method: 'GET',
+    expires: Math.floor(NOW.getTime() / 1000) + EXPIRES_S,
+    issuer: 'bench',
+  }).signAll(keys(n).map((key) => ({ key })))
+}
+
+/** `signOwn(n)`, signed once per isolate and N (what r2-verify verifies, not timed). */
+const ownBatches = new Map<number, string[]>()
+function ownUrls(n: number): string[] {
+  let urls = ownBatches.get(n)
+  if (urls === undefined) ownBatches.set(n, (urls = signOwn(n)))
+  return urls
+}
 
 const MEDIA_TYPES = [
   'image/png',
@@ -213,14 +233,19 @@ export const IMPLEMENTATIONS: Record<string, Impl> = {
   },
   // An R2 origin's URLs through the binding: waybill's own (src/core/own/url.ts), one batch.
   'r2-waybill'(n) {
-    return prepareOwnSigner({
-      secrets: OWN_SECRETS,
-      base: 'https://files.example.com',
-      origin: 'media',
-      method: 'GET',
-      expires: Math.floor(NOW.getTime() / 1000) + EXPIRES_S,
-      issuer: 'bench',
-    }).signAll(keys(n).map((key) => ({ key })))
+    return signOwn(n)
+  },
+  // The other side of an R2 origin's URLs: each of a batch's N URLs parsed and verified, as
+  // delivery does first (src/origins/r2/serve.ts), not a signer. What verification alone costs
+  // a download.
+  'r2-verify'(n) {
+    const urls = ownUrls(n)
+    const nowS = Math.floor(NOW.getTime() / 1000)
+    return urls.map((text) => {
+      const verified = verifyOwnUrl(OWN_SECRETS, new URL(text), 'GET', nowS)
+      if ('fault' in verified) throw new Error(`r2-verify: ${verified.fault}`)
+      return verified.key
+    })
   },
   // Not a signer: only the hashing part of waybill's per-URL work (assemble a canonical request in
   // the hash buffer, SHA-256 it, HMAC the digest), for the breakdown of where a URL's time goes.
