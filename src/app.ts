@@ -11,6 +11,7 @@ import { finish, methodNotAllowed } from './http/common'
 import { cors } from './middleware/cors'
 import { requestId, requestLog } from './middleware/request-log'
 import type { AppEnv, RouteDeps } from './middleware/types'
+import { DOCS } from '#docs'
 import { cookieRoutes } from './routes/cookies'
 import { followRoutes, linkRoutes } from './routes/links'
 import { listRoutes } from './routes/list'
@@ -71,9 +72,10 @@ export function createApp(options: AppOptions = {}) {
     plane: '',
     config: requireConfig(),
     ready: {
-      summary: 'Readiness: the control plane answers, migrated',
-      description:
-        'No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.',
+      summary: DOCS ? 'Readiness: the control plane answers, migrated' : '',
+      description: DOCS
+        ? 'No authentication. The D1 database at the latest migration, the quota counters answering; 503 names each that fails.'
+        : '',
       async checks(c) {
         const control = c.get('config').control
         const checks: Check[] = []

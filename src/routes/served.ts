@@ -21,44 +21,50 @@ const WHAT = {
   DELETE: 'delete',
 } as const
 
-const ANSWERS = {
-  GET: {
-    summary: 'Read an object through its signed URL',
-    description:
-      'Streams the object from the origin’s binding after the URL’s signature, expiry and issuer are checked: `Range` (206, 416), `If-None-Match`/`If-Modified-Since` (304), `If-Match`/`If-Unmodified-Since` (412), and the response overrides the URL signed. Content a browser would run is served as a download unless the URL names its type.',
-    success: {
-      200: { description: 'The object' },
-      206: { description: 'The range asked for' },
-      304: { description: 'Not modified' },
-    },
-    problems: ['forbidden', 'precondition_failed', 'range_not_satisfiable'],
-  },
-  HEAD: {
-    summary: 'An object’s headers, through its signed (GET) URL',
-    description: 'As GET, without the body.',
-    success: { 200: { description: 'The object’s headers' }, 304: { description: 'Not modified' } },
-    problems: ['forbidden', 'precondition_failed'],
-  },
-  PUT: {
-    summary: 'Upload an object, or a part, through its signed URL',
-    description:
-      'Streams the body into the bucket: its Content-Length must be the signed length (a body of another length stores nothing), its SHA-256 the signed one, its Content-Type the signed type; an upload replaces an object only where its URL says so (412). Answers 200 with the ETag.',
-    success: { 200: { description: 'Stored: `ETag` is the object’s or the part’s' } },
-    problems: [
-      'invalid_request',
-      'forbidden',
-      'length_required',
-      'payload_too_large',
-      'precondition_failed',
-    ],
-  },
-  DELETE: {
-    summary: 'Delete an object through its signed URL',
-    description: 'Answers 204 whether or not the object was there, as S3 does.',
-    success: { 204: { description: 'Deleted' } },
-    problems: ['forbidden'],
-  },
-} as const
+// The document's words for each method: the Workers keep none of them (#docs).
+const ANSWERS = DOCS
+  ? ({
+      GET: {
+        summary: 'Read an object through its signed URL',
+        description:
+          'Streams the object from the origin’s binding after the URL’s signature, expiry and issuer are checked: `Range` (206, 416), `If-None-Match`/`If-Modified-Since` (304), `If-Match`/`If-Unmodified-Since` (412), and the response overrides the URL signed. Content a browser would run is served as a download unless the URL names its type.',
+        success: {
+          200: { description: 'The object' },
+          206: { description: 'The range asked for' },
+          304: { description: 'Not modified' },
+        },
+        problems: ['forbidden', 'precondition_failed', 'range_not_satisfiable'],
+      },
+      HEAD: {
+        summary: 'An object’s headers, through its signed (GET) URL',
+        description: 'As GET, without the body.',
+        success: {
+          200: { description: 'The object’s headers' },
+          304: { description: 'Not modified' },
+        },
+        problems: ['forbidden', 'precondition_failed'],
+      },
+      PUT: {
+        summary: 'Upload an object, or a part, through its signed URL',
+        description:
+          'Streams the body into the bucket: its Content-Length must be the signed length (a body of another length stores nothing), its SHA-256 the signed one, its Content-Type the signed type; an upload replaces an object only where its URL says so (412). Answers 200 with the ETag.',
+        success: { 200: { description: 'Stored: `ETag` is the object’s or the part’s' } },
+        problems: [
+          'invalid_request',
+          'forbidden',
+          'length_required',
+          'payload_too_large',
+          'precondition_failed',
+        ],
+      },
+      DELETE: {
+        summary: 'Delete an object through its signed URL',
+        description: 'Answers 204 whether or not the object was there, as S3 does.',
+        success: { 204: { description: 'Deleted' } },
+        problems: ['forbidden'],
+      },
+    } as const)
+  : undefined
 
 // An origin this Worker does not serve, or an object that is not there: 404 on every route.
 const PROBLEMS_EVERYWHERE = [
@@ -98,7 +104,6 @@ export function servedRoutes({ clock, control }: RouteDeps) {
     return refused ?? c.res
   })
   for (const method of ['GET', 'HEAD', 'PUT', 'DELETE'] as const) {
-    const answer = ANSWERS[method]
     app.on(
       method,
       '/:origin/:key{[\\s\\S]+}',
@@ -106,12 +111,12 @@ export function servedRoutes({ clock, control }: RouteDeps) {
         DOCS
           ? {
               operationId: `${method.toLowerCase()}ServedObject`,
-              summary: answer.summary,
-              description: answer.description,
+              summary: ANSWERS![method].summary,
+              description: ANSWERS![method].description,
               security: [],
               responses: {
-                ...answer.success,
-                ...publicProblems(...answer.problems, ...PROBLEMS_EVERYWHERE),
+                ...ANSWERS![method].success,
+                ...publicProblems(...ANSWERS![method].problems, ...PROBLEMS_EVERYWHERE),
               },
             }
           : {},

@@ -53,7 +53,9 @@ const refused = (message: string) => v.optional(v.never(message))
 
 const POST_ONLY = 'is for mode "post" only; other modes need "key"'
 const MULTIPART_ONLY = 'is for mode "multipart" only'
-const lengthDescription = `Bytes: signed as the exact length (PUT up to ${MAX_PUT_BYTES}), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size.`
+const lengthDescription = DOCS
+  ? `Bytes: signed as the exact length (PUT up to ${MAX_PUT_BYTES}), a POST policy's range, or the multipart total. Required for multipart, and for a PUT where the grant limits size.`
+  : ''
 
 // One object's fields: at the top level for one upload, or in each entry of `items`.
 const objectFields = {
@@ -71,7 +73,7 @@ const objectFields = {
   filename: v.optional(Filename),
   contentType: UploadContentType,
   contentLength: v.optional(
-    v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(DOCS ? lengthDescription : '')),
+    v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(lengthDescription)),
   ),
   checksumSha256: v.optional(
     v.pipe(
@@ -102,7 +104,7 @@ const putFields = {
   contentLength: v.optional(
     v.pipe(
       wholeNumber(0, MAX_PUT_BYTES, `must be a whole number from 0 to ${MAX_PUT_BYTES}`),
-      v.description(DOCS ? lengthDescription : ''),
+      v.description(lengthDescription),
     ),
   ),
 }
@@ -125,10 +127,7 @@ const postFields = {
 const multipartFields = {
   ...objectFields,
   keyPrefix: refused(POST_ONLY),
-  contentLength: v.pipe(
-    wholeNumber(0, MAX_UPLOAD_BYTES),
-    v.description(DOCS ? lengthDescription : ''),
-  ),
+  contentLength: v.pipe(wholeNumber(0, MAX_UPLOAD_BYTES), v.description(lengthDescription)),
   checksumSha256: refused('is for modes "put" and "post"; a multipart upload takes partChecksums'),
 }
 type ObjectField = keyof typeof objectFields
@@ -200,21 +199,25 @@ const itemMessages = { required: requiredMessages, type: itemType }
 const PutItem = uploadItem(strict(putFields, itemMessages))
 const PostItem = uploadItem(strict({ ...postFields, overwrite: postOverwrite }, itemMessages))
 
-const itemsDescription =
-  "Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order."
-const modeDescription =
-  'put: one exact PUT URL (the default). post: a POST policy for a browser form. multipart: the Worker starts a multipart upload and signs part URLs.'
-const partSizeDescription =
-  'Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). Required with `partChecksums`.'
-const partChecksumsDescription =
-  "Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer."
+const itemsDescription = DOCS
+  ? "Many PUT or POST uploads in one call, each authorized on its own key (all or nothing), up to the grant's maxBatch; answered as `uploads`, in order."
+  : ''
+const modeDescription = DOCS
+  ? 'put: one exact PUT URL (the default). post: a POST policy for a browser form. multipart: the Worker starts a multipart upload and signs part URLs.'
+  : ''
+const partSizeDescription = DOCS
+  ? 'Multipart only: bytes per part (default 5 MiB, more when 10,000 parts would not fit). Required with `partChecksums`.'
+  : ''
+const partChecksumsDescription = DOCS
+  ? "Multipart only: the base64 SHA-256 of parts 1, 2, … (of `partSize` bytes), as many as are known. The upload is then created with SHA-256 checksums: every part URL signs its part's SHA-256 (these come with the answer, later ones from /v1/uploads/multipart/parts with `checksums`), so the store refuses a part with any other bytes or cut off mid-transfer."
+  : ''
 const SUCCESS_STATUSES = 'is 200, 201 or 204, for mode "post" only'
 
 // What each mode takes: a field another mode takes is refused here by name.
 const putUpload = strictFields(
   {
     origin: OriginName,
-    mode: v.optional(v.pipe(v.literal('put'), v.description(DOCS ? modeDescription : '')), 'put'),
+    mode: v.optional(v.pipe(v.literal('put'), v.description(modeDescription)), 'put'),
     ...putFields,
     contentType: v.optional(UploadContentType),
     items: Batch(PutItem, itemsDescription),
@@ -249,7 +252,7 @@ const multipartUpload = strictFields(
     partSize: v.optional(
       v.pipe(
         wholeNumber(MIN_PART_SIZE_BYTES, MAX_PART_SIZE_BYTES),
-        v.description(DOCS ? partSizeDescription : ''),
+        v.description(partSizeDescription),
       ),
     ),
     partChecksums: v.optional(
@@ -257,7 +260,7 @@ const multipartUpload = strictFields(
         list(Sha256('the part'), () => 'must be an array of base64 SHA-256 values, one per part'),
         v.minLength(1, 'must list the SHA-256 of at least the first part'),
         v.maxLength(MAX_PARTS, `must list at most ${MAX_PARTS} parts`),
-        v.description(DOCS ? partChecksumsDescription : ''),
+        v.description(partChecksumsDescription),
       ),
     ),
     successActionStatus: refused(SUCCESS_STATUSES),
