@@ -52,8 +52,19 @@ export function base64UrlDecode(text: string): Uint8Array | undefined {
   if ((rest === 2 && !ZERO_LOW_4.test(text)) || (rest === 3 && !ZERO_LOW_2.test(text))) {
     return undefined
   }
-  return base64Decode(text.replace(/-/g, '+').replace(/_/g, '/'))
+  return fromBase64Url === undefined
+    ? base64Decode(text.replace(/-/g, '+').replace(/_/g, '/'))
+    : fromBase64Url(text, BASE64URL)
 }
+
+/**
+ * The runtime's own decoder (TC39's Uint8Array.fromBase64: workerd has it, Node 24 does not), for
+ * text the checks above have found canonical: no atob, no copy through a binary string.
+ */
+const fromBase64Url = (
+  Uint8Array as { fromBase64?: (text: string, options: { alphabet: 'base64url' }) => Uint8Array }
+).fromBase64?.bind(Uint8Array)
+const BASE64URL = { alphabet: 'base64url' } as const
 
 /** Byte equality whose running time depends only on the length. */
 export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
