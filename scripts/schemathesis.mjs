@@ -4,10 +4,11 @@
 //
 //   node scripts/schemathesis.mjs install   # create .tools/schemathesis-<version> if missing (needs Python 3.10+)
 //
-// The test project's global setup imports `ensureSchemathesis` from here.
+// The test project's global setup starts the install in the background (`installInBackground`):
+// the project runs last, so the suite's other tests run while pip works.
 
-import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -54,6 +55,39 @@ export function ensureSchemathesis({ log = console.error } = {}) {
     }
   }
   return ST
+}
+
+/**
+ * The pinned `st` command's path, at once; the install, when it is missing, runs in a child
+ * process. When it ends, `outcome` (a file) holds `ok`, or why it failed: `waitForInstall` reads
+ * it, from any process. Call the returned `stop` to end an install still running.
+ */
+export function installInBackground(outcome) {
+  if (existsSync(ST)) {
+    writeFileSync(outcome, 'ok')
+    return { st: ST, stop: () => {} }
+  }
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'install'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let errors = ''
+  child.stderr.setEncoding('utf8').on('data', (text) => (errors = (errors + text).slice(-4000)))
+  child.on('exit', (code, signal) => {
+    writeFileSync(outcome, code === 0 ? 'ok' : `exit ${code ?? signal}\n${errors}`)
+  })
+  child.on('error', (error) => writeFileSync(outcome, `could not start: ${error.message}`))
+  return { st: ST, stop: () => child.exitCode === null && child.kill() }
+}
+
+/** Waits until `outcome` (see installInBackground) says the install ended; throws if it failed. */
+export async function waitForInstall(outcome, timeoutMs = 600_000) {
+  const deadline = Date.now() + timeoutMs
+  while (!existsSync(outcome)) {
+    if (Date.now() > deadline) throw new Error(`Schemathesis was not installed in ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  const text = readFileSync(outcome, 'utf8')
+  if (text !== 'ok') throw new Error(`Installing Schemathesis failed: ${text}`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -18,6 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { expect, inject, it } from 'vitest'
+import { waitForInstall } from '../../scripts/schemathesis.mjs'
 
 const DOCUMENT = resolve('docs/openapi.json')
 const ADMIN_DOCUMENT = resolve('docs/admin-openapi.json')
@@ -251,7 +252,8 @@ async function fuzz(
   filter: string[] = [],
   operations = '',
 ) {
-  const { st, apiKey, adminToken } = inject('schemathesis')
+  const { st, installed, apiKey, adminToken } = inject('schemathesis')
+  await waitForInstall(installed)
   // Its caches and the examples it finds stay in a folder of this run's, not the checkout.
   const dir = mkdtempSync(join(tmpdir(), 'waybill-schemathesis-'))
   try {
