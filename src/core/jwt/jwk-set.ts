@@ -41,8 +41,9 @@ async function importJwk(jwk: Jwk, algorithm: JwsAlgorithm): Promise<CryptoKey> 
   } catch {
     throw new JwtError('invalid_key', `a key of the set does not import for ${algorithm.name}`)
   }
-  if (key.type !== 'public') throw new JwtError('invalid_key', 'a JWK set holds public keys only')
-  return key
+  // A secret or private JWK imports too: only a public key is taken.
+  if (key.type === 'public') return key
+  throw new JwtError('invalid_key', 'a JWK set holds public keys only')
 }
 
 /**
