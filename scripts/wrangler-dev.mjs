@@ -83,15 +83,63 @@ export function spawnWranglerDev({
   ]
   const child = spawn(process.execPath, args, {
     cwd: root,
-    // Logs to stderr leave stdout to the caller's own output (`npm start -- --json`).
-    stdio: quiet ? 'ignore' : ['ignore', logsToStderr ? 2 : 'inherit', 'inherit'],
+    // Logs to stderr leave stdout to the caller's own output (`npm start -- --json`). A quiet one's
+    // output is kept (its tail) for `reportUnexpectedExit`.
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : ['ignore', logsToStderr ? 2 : 'inherit', 'inherit'],
     env: {
       ...process.env,
       WRANGLER_SEND_METRICS: 'false',
       WRANGLER_REGISTRY_PATH: registry ?? join(state, 'registry'),
     },
   })
+  if (quiet) keepTail(child)
   if (persistTo === undefined)
     child.once('exit', () => rmSync(state, { recursive: true, force: true }))
   return child
+}
+
+const TAIL_BYTES = 16 * 1024
+/** @type {WeakMap<import('node:child_process').ChildProcess, () => string>} */
+const tails = new WeakMap()
+
+/** Keeps the last TAIL_BYTES of a quiet child's stdout and stderr, together, in arrival order. */
+function keepTail(child) {
+  /** @type {Buffer[]} */
+  let chunks = []
+  let size = 0
+  const keep = (chunk) => {
+    chunks.push(chunk)
+    size += chunk.length
+    while (size - chunks[0].length >= TAIL_BYTES) size -= chunks.shift().length
+  }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
+  tails.set(child, () => Buffer.concat(chunks).toString('utf8').slice(-TAIL_BYTES))
+}
+
+/**
+ * Says on stderr, with the tail of its output, when `child` (from spawnWranglerDev) exits before
+ * `stopping()` is true: a test run whose Worker died then tells why, quiet or not. `name` names the
+ * Worker in the message.
+ *
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} name
+ * @param {() => boolean} stopping
+ */
+export function reportUnexpectedExit(child, name, stopping) {
+  child.once('exit', (code, signal) => {
+    if (stopping()) return
+    const report = () => {
+      const tail = tails.get(child)?.() ?? '(not kept: it was not quiet, its output is above)'
+      process.stderr.write(
+        `\nwrangler dev (${name}) exited unasked (code ${code}, signal ${signal}); the end of its output:\n${tail}\n`,
+      )
+    }
+    // Its last words may still be in the pipes: wait for them to close, or half a second.
+    const wait = setTimeout(report, 500)
+    child.once('close', () => {
+      clearTimeout(wait)
+      report()
+    })
+  })
 }

@@ -20,7 +20,7 @@ import { applyBucketCors } from '../../scripts/bucket-cors.mjs'
 import { bucketOrigins, envFileText, workerVars } from '../../scripts/dev.mjs'
 import { ensureChromium } from '../../scripts/chromium.mjs'
 import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
-import { spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
+import { reportUnexpectedExit, spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
 import { buildVendorAssets } from '../../scripts/docs-assets.mjs'
 
 const WRANGLER_START_TIMEOUT_MS = 90_000
@@ -97,7 +97,7 @@ async function waitForHealthz(url: string, child: ChildProcess, timeoutMs: numbe
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       throw new Error(
-        `wrangler dev exited with code ${child.exitCode}; rerun with WAYBILL_TEST_VERBOSE=1 to see why`,
+        `wrangler dev exited with code ${child.exitCode}; the end of its output is above`,
       )
     }
     try {
@@ -115,7 +115,9 @@ async function waitForHealthz(url: string, child: ChildProcess, timeoutMs: numbe
 export default async function setup(project: TestProject) {
   const chromiumPath = ensureChromium()
   const stops: Array<() => Promise<void> | void> = []
+  let stopping = false
   const teardown = async () => {
+    stopping = true
     for (const stop of stops.reverse()) await stop()
   }
   try {
@@ -282,6 +284,7 @@ export default async function setup(project: TestProject) {
         inspectorPort: await freePort(),
         quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
       })
+      reportUnexpectedExit(wrangler, config, () => stopping)
       stops.push(() => stopChild(wrangler))
       await waitForHealthz(`${url}/healthz`, wrangler, WRANGLER_START_TIMEOUT_MS)
     }

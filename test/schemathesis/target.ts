@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process'
 import { envFileText } from '../../scripts/dev.mjs'
 import { hashedEntry, newSecret } from '../../scripts/secrets.mjs'
 import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
-import { spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
+import { reportUnexpectedExit, spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
 
 const START_TIMEOUT_MS = 90_000
 const STOP_TIMEOUT_MS = 5_000
@@ -49,7 +49,7 @@ async function waitForHealthz(url: string, child: ChildProcess): Promise<void> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       throw new Error(
-        `wrangler dev exited with code ${child.exitCode}; rerun with WAYBILL_TEST_VERBOSE=1 to see why`,
+        `wrangler dev exited with code ${child.exitCode}; the end of its output is above`,
       )
     }
     try {
@@ -130,7 +130,9 @@ function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: 
 /** Starts versitygw and `wrangler dev` with the fuzzing configuration. */
 export async function startFuzzTarget(): Promise<FuzzTarget> {
   const stops: (() => Promise<void> | void)[] = []
+  let stopping = false
   const stop = async () => {
+    stopping = true
     for (const step of stops.reverse()) await step()
   }
   try {
@@ -169,6 +171,7 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
         inspectorPort: await freePort(),
         quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
       })
+      reportUnexpectedExit(wrangler, config, () => stopping)
       stops.push(() => stopChild(wrangler))
       const url = `http://127.0.0.1:${port}`
       await waitForHealthz(`${url}/healthz`, wrangler)
