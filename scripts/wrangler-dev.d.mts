@@ -14,3 +14,9 @@ export declare function spawnWranglerDev(options: {
   registry?: string
   logsToStderr?: boolean
 }): ChildProcess
+
+export declare function reportUnexpectedExit(
+  child: ChildProcess,
+  name: string,
+  stopping: () => boolean,
+): void
