@@ -1,6 +1,7 @@
 export declare const VERSITYGW_VERSION: string
 export declare function ensureVersitygw(options?: { log?: (message: string) => void }): string
 export declare function freePort(): Promise<number>
+export declare function portBelowEphemeral(): Promise<number>
 export declare function startVersitygw(options: {
   dataDir: string
   accessKeyId: string

@@ -6,7 +6,7 @@
 // Tests and `npm start` import `ensureVersitygw` and `startVersitygw` from here.
 
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -52,6 +52,34 @@ export function freePort() {
       server.close(() => resolve(port))
     })
   })
+}
+
+/**
+ * A free TCP port on 127.0.0.1 below the system's ephemeral range (Linux: 32768–60999), for a
+ * server that starts long after the port is chosen (a page origin named in the Worker's CORS
+ * setting, say): the system never hands such a port to anything else in the meantime, as it may
+ * hand freePort()'s to workerd's or Chromium's own sockets.
+ */
+export async function portBelowEphemeral() {
+  let low = 32768
+  try {
+    low = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    )
+  } catch {
+    // Not Linux: its default.
+  }
+  const floor = Math.max(1024, Math.min(low, 32768) - 12000)
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = floor + Math.floor(Math.random() * (Math.min(low, 32768) - floor))
+    const free = await new Promise((resolve) => {
+      const server = createServer()
+      server.once('error', () => resolve(false))
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+    })
+    if (free) return port
+  }
+  throw new Error('no free port below the ephemeral range')
 }
 
 async function waitUntilListening(url, child, timeoutMs) {

@@ -19,7 +19,7 @@ import type { TestProject } from 'vitest/node'
 import { applyBucketCors } from '../../scripts/bucket-cors.mjs'
 import { bucketOrigins, envFileText, workerVars } from '../../scripts/dev.mjs'
 import { ensureChromium } from '../../scripts/chromium.mjs'
-import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
+import { portBelowEphemeral, startVersitygw } from '../../scripts/versitygw.mjs'
 import { reportUnexpectedExit, spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
 import { buildVendorAssets } from '../../scripts/docs-assets.mjs'
 
@@ -138,19 +138,22 @@ export default async function setup(project: TestProject) {
     })
     stops.push(s3.stop)
 
-    const port = await freePort()
+    const port = await portBelowEphemeral()
     const baseUrl = `http://127.0.0.1:${port}`
-    const adminPort = await freePort()
+    const adminPort = await portBelowEphemeral()
     const adminUrl = `http://127.0.0.1:${adminPort}`
     const adminToken = `wba_browser_${randomBytes(24).toString('base64url')}`
-    const appOrigin = `http://127.0.0.1:${await freePort()}`
+    // The pages' origins are named in the Worker's CORS setting now and served by the test files
+    // later: below the ephemeral range, no other process's socket takes one in between (a vite
+    // preview once found its port held, and its file failed).
+    const appOrigin = `http://127.0.0.1:${await portBelowEphemeral()}`
     const viteOrigins = {
-      react: `http://127.0.0.1:${await freePort()}`,
-      vue: `http://127.0.0.1:${await freePort()}`,
+      react: `http://127.0.0.1:${await portBelowEphemeral()}`,
+      vue: `http://127.0.0.1:${await portBelowEphemeral()}`,
     }
     const appOrigins = [appOrigin, viteOrigins.react, viteOrigins.vue]
     // The page the R2 origin's CORS setting allows (test/browser/r2.test.ts serves it).
-    const r2PageOrigin = `http://127.0.0.1:${await freePort()}`
+    const r2PageOrigin = `http://127.0.0.1:${await portBelowEphemeral()}`
     await applyBucketCors({
       endpoint: s3.endpoint,
       bucket,
@@ -281,7 +284,7 @@ export default async function setup(project: TestProject) {
         config,
         persistTo,
         // npm start may hold wrangler's default inspector port.
-        inspectorPort: await freePort(),
+        inspectorPort: await portBelowEphemeral(),
         quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
       })
       reportUnexpectedExit(wrangler, config, () => stopping)

@@ -82,17 +82,25 @@ async function buildAndServe(example: string, tarball: string, origin: string) {
   const server = spawn(
     process.execPath,
     [vite, 'preview', '--host', '127.0.0.1', '--strictPort', '--port', port],
-    { cwd: app, stdio: 'ignore' },
+    { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   servers.push(server)
+  let output = ''
+  server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const deadline = Date.now() + 30_000
   for (;;) {
+    if (server.exitCode !== null) {
+      throw new Error(`${example}'s vite preview exited (${server.exitCode}):\n${output}`)
+    }
     const up = await fetch(`${origin}/`).then(
       (response) => response.ok,
       () => false,
     )
     if (up) return
-    if (Date.now() > deadline) throw new Error(`${example} did not answer on ${origin}`)
+    if (Date.now() > deadline) {
+      throw new Error(`${example} did not answer on ${origin}; vite preview said:\n${output}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
 }
