@@ -44,38 +44,10 @@ export function requestLog() {
       const status = c.res.status
       // Set once the configuration is known good; until then every request is logged.
       const quiet = c.get('config')?.requestLog === 'errors' && status < 400
-      if (!quiet) {
-        const durationMs = Math.round((performance.now() - started) * 10) / 10
-        const method = c.req.method
-        const route = c.req.routePath
-        afterAnswer(c, () => logRequest(method, route, id, fields, status, durationMs))
-      }
+      if (!quiet) logRequest(c.req.method, c.req.routePath, id, fields, status, started)
       c.res.headers.set('waybill-request-id', id)
     }
   })
-}
-
-/**
- * Runs `write` once the answer is on its way, when the runtime gives the request an execution
- * context (a Worker): a log line then adds nothing to the caller's wait, where the isolate's first
- * `console.log` costs milliseconds. Without one (`app.request` in a test), at once.
- */
-function afterAnswer(c: Context, write: () => void): void {
-  let ctx: { waitUntil(promise: Promise<unknown>): void } | undefined
-  try {
-    ctx = c.executionCtx
-  } catch {
-    // hono's getter throws when the request came without one.
-  }
-  if (ctx === undefined) return write()
-  ctx.waitUntil(
-    new Promise<void>((resolve) =>
-      setTimeout(() => {
-        write()
-        resolve()
-      }, 0),
-    ),
-  )
 }
 
 function logRequest(
@@ -84,7 +56,7 @@ function logRequest(
   requestId: string,
   fields: LogFields,
   status: number,
-  durationMs: number,
+  started: number,
 ): void {
   console.log(
     JSON.stringify({
@@ -103,7 +75,7 @@ function logRequest(
             : status < 500
               ? 'invalid'
               : 'error',
-      durationMs,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
     }),
   )
 }

@@ -34,32 +34,6 @@ describe('request log', () => {
     expect(await bad.text()).toContain('WAYBILL_REQUEST_LOG')
   })
 
-  it('in a Worker, writes the line once the answer is returned, through waitUntil', async () => {
-    const app = createApp({ clock: () => NOW })
-    const env = await testEnv()
-    const pending: Promise<unknown>[] = []
-    const ctx = { waitUntil: (p: Promise<unknown>) => pending.push(p), passThroughOnException() {} }
-    const request = new Request(
-      'http://waybill.test/v1/sign',
-      postJson({ origin: 'photos', keys: ['a'] }, ALL_KEY),
-    )
-    const response = await app.fetch(request, env, ctx as unknown as ExecutionContext)
-    expect(response.status).toBe(200)
-    // The answer is out; its line is not written yet.
-    expect(lines).toHaveLength(0)
-    expect(pending).toHaveLength(1)
-    await Promise.all(pending)
-    expect(lines).toHaveLength(1)
-    expect(JSON.parse(lines[0]!)).toMatchObject({
-      message: 'request',
-      method: 'POST',
-      route: '/v1/sign',
-      status: 200,
-      outcome: 'ok',
-      items: 1,
-    })
-  })
-
   it('writes one JSON line per request with who, what and how it went', async () => {
     const app = createApp({ clock: () => NOW })
     const env = await testEnv()
