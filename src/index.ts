@@ -1,6 +1,7 @@
 import { env as workerEnv } from 'cloudflare:workers'
 import { createApp } from './app'
 import { loadConfig } from './config'
+import { logIsolateStart } from './middleware/request-log'
 import type { Env } from './env'
 
 const app = createApp()
@@ -13,7 +14,8 @@ const env: Env = { ...workerEnv }
 // same env object: workerd hands a request a copy of it, holding the same bindings, which would
 // miss that cache. A configuration that does not parse is kept as its errors, for each request to
 // answer 503 with.
-loadConfig(env)
+// Its outcome is the isolate's first log line (src/middleware/request-log.ts).
+logIsolateStart(loadConfig(env))
 
 export default {
   fetch: (request: Request, _env: unknown, ctx: ExecutionContext) => app.fetch(request, env, ctx),

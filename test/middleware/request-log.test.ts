@@ -3,6 +3,8 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createApp } from '../../src/app'
+import { parseConfig } from '../../src/config/load'
+import { logIsolateStart } from '../../src/middleware/request-log'
 import { makeKey, sign, FakeJwksServer, ISSUER, AUDIENCE, JWKS_URL } from '../fixtures/auth'
 import { postJson } from '../helpers/requests'
 import { ALL_KEY, NOW, PHOTOS_KEY, SECRET, testEnv } from '../helpers/routes'
@@ -32,6 +34,32 @@ describe('request log', () => {
     const bad = await app.request('/healthz', {}, await testEnv({ WAYBILL_REQUEST_LOG: 'some' }))
     expect(bad.status).toBe(503)
     expect(await bad.text()).toContain('WAYBILL_REQUEST_LOG')
+  })
+
+  it('says once, as the isolate starts, what its configuration came to', async () => {
+    logIsolateStart(parseConfig(await testEnv()))
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { level: 'info', message: 'configuration', outcome: 'ok' },
+    ])
+    lines = []
+    logIsolateStart(parseConfig(await testEnv({ WAYBILL_REQUEST_LOG: 'errors' })))
+    expect(lines).toEqual([])
+    const secret = 'not-base64-but-a-secret-value'
+    const broken = await testEnv({
+      WAYBILL_REQUEST_LOG: 'some',
+      WAYBILL_TOKEN_SECRETS: JSON.stringify([{ id: 'k', secret }]),
+    })
+    logIsolateStart(parseConfig(broken))
+    expect(lines).toHaveLength(1)
+    const line = JSON.parse(lines[0]!) as { level: string; errors: { path: string }[] }
+    expect(line).toMatchObject({ level: 'error', message: 'configuration', outcome: 'invalid' })
+    expect(line.errors.map((e) => e.path)).toEqual(
+      expect.arrayContaining([
+        'WAYBILL_REQUEST_LOG',
+        expect.stringMatching(/^WAYBILL_TOKEN_SECRETS/),
+      ]),
+    )
+    expect(lines[0]).not.toContain(secret)
   })
 
   it('writes one JSON line per request with who, what and how it went', async () => {
