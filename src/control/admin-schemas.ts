@@ -288,11 +288,18 @@ export const EffectiveGrantsQuery = strict(
     role: v.optional(
       v.pipe(
         v.union(
-          [characters(1, 200, 'must be a role'), v.array(characters(1, 200, 'must be a role'))],
+          [
+            characters(1, 200, 'must be a role'),
+            // The bound on the array itself: after the union, it read as a string's maxLength
+            // in the OpenAPI document, and a role of 51 to 200 characters broke the contract.
+            v.pipe(
+              v.array(characters(1, 200, 'must be a role')),
+              v.maxLength(50, 'must name at most 50 roles'),
+            ),
+          ],
           'must be a role',
         ),
         v.transform((roles) => (typeof roles === 'string' ? [roles] : roles)),
-        v.maxLength(50, 'must name at most 50 roles'),
         v.description(DOCS ? 'A role a token caller holds (repeat for several).' : ''),
       ),
     ),

@@ -304,6 +304,19 @@ describe('the grants that reach a caller', () => {
       admin(adminApp, env, 'GET', `/grants/effective?caller=apiKey:${made.id}&role=${role}`),
     )
     expect(asKey.grants.map((g) => g.via)).not.toContain('role')
+    // One role of up to 200 characters, as the OpenAPI document says (50 is the most roles, not
+    // a role's length: Schemathesis found the document saying otherwise).
+    const long = 'r'.repeat(120)
+    const longRole = await admin(
+      adminApp,
+      env,
+      'GET',
+      `/grants/effective?caller=jwt:${fresh('sub')}&role=${long}`,
+    )
+    expect(longRole.status).toBe(200)
+    const many = Array.from({ length: 50 }, (_, i) => `role=r${i}`).join('&')
+    const fifty = await admin(adminApp, env, 'GET', `/grants/effective?caller=jwt:a&${many}`)
+    expect(fifty.status).toBe(200)
   })
 })
 

@@ -1836,6 +1836,7 @@ const ADMIN_GRANT_ROWS: BadInputCase[] = [
       ['caller=sub:alice', 'caller'],
       ['caller=apiKey:web&email=ab', 'email'],
       [`caller=jwt:alice&role=${'r'.repeat(201)}`, 'role'],
+      [`caller=jwt:alice&${Array.from({ length: 51 }, (_, i) => `role=r${i}`).join('&')}`, 'role'],
       ['caller=jwt:alice&colour=blue', 'colour'],
     ] as const
   ).map(([query, errorPath]) =>
