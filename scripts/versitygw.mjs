@@ -54,6 +54,15 @@ export function freePort() {
   })
 }
 
+/** Whether `port` on 127.0.0.1 can be listened on now. */
+function isFree(port) {
+  return new Promise((resolve) => {
+    const server = createServer()
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+  })
+}
+
 /**
  * A free TCP port on 127.0.0.1 below the system's ephemeral range (Linux: 32768–60999), for a
  * server that starts long after the port is chosen (a page origin named in the Worker's CORS
@@ -69,15 +78,11 @@ export async function portBelowEphemeral() {
   } catch {
     // Not Linux: its default.
   }
-  const floor = Math.max(1024, Math.min(low, 32768) - 12000)
+  const top = Math.min(low, 32768)
+  const floor = Math.max(1024, top - 12000)
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = floor + Math.floor(Math.random() * (Math.min(low, 32768) - floor))
-    const free = await new Promise((resolve) => {
-      const server = createServer()
-      server.once('error', () => resolve(false))
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
-    })
-    if (free) return port
+    const port = floor + Math.floor(Math.random() * (top - floor))
+    if (await isFree(port)) return port
   }
   throw new Error('no free port below the ephemeral range')
 }

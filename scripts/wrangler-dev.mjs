@@ -105,7 +105,7 @@ const tails = new WeakMap()
 /** Keeps the last TAIL_BYTES of a quiet child's stdout and stderr, together, in arrival order. */
 function keepTail(child) {
   /** @type {Buffer[]} */
-  let chunks = []
+  const chunks = []
   let size = 0
   const keep = (chunk) => {
     chunks.push(chunk)
@@ -129,7 +129,10 @@ function keepTail(child) {
 export function reportUnexpectedExit(child, name, stopping) {
   child.once('exit', (code, signal) => {
     if (stopping()) return
+    let reported = false
     const report = () => {
+      if (reported) return
+      reported = true
       const tail = tails.get(child)?.() ?? '(not kept: it was not quiet, its output is above)'
       process.stderr.write(
         `\nwrangler dev (${name}) exited unasked (code ${code}, signal ${signal}); the end of its output:\n${tail}\n`,
