@@ -480,6 +480,8 @@ async function waitForWorker(url, child, timeoutMs) {
   throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs / 1000} s`)
 }
 
+/** How often a Worker that exits while starting is started: once more. */
+const START_ATTEMPTS = 2
 const children = []
 let stopping = false
 async function stopAll(code) {
@@ -701,27 +703,39 @@ async function main() {
       base: adminBase,
     },
   ]
+  // One after the other, the admin plane once the data plane answers, as the tests start them: two
+  // workerd on one local state share its SQLite files, and one that finds a file locked as it
+  // opens it dies ("database is locked: SQLITE_BUSY"; spawnWranglerDev turns off the trace store
+  // that did it). A plane that still exits while starting is started again, once.
   const inspectors = [await inspectorPort(), await freePort()]
   for (const [i, plane] of planes.entries()) {
-    const child = spawnWranglerDev({
-      port: plane.port,
-      envFile: plane.envFile,
-      config: plane.config,
-      inspectorPort: inspectors[i],
-      persistTo,
-      registry,
-      logsToStderr: json,
-    })
-    children.push(stopper(child))
-    child.once('exit', (code) => {
-      if (!stopping) {
-        console.error(`${plane.name} exited (${code}); stopping the rest.`)
-        void stopAll(code ?? 1)
+    for (let attempt = 1; ; attempt++) {
+      const child = spawnWranglerDev({
+        port: plane.port,
+        envFile: plane.envFile,
+        config: plane.config,
+        inspectorPort: inspectors[i],
+        persistTo,
+        registry,
+        logsToStderr: json,
+      })
+      children.push(stopper(child))
+      try {
+        await waitForWorker(`${plane.base}/healthz`, child, 120_000)
+      } catch (error) {
+        if (stopping || child.exitCode === null || attempt === START_ATTEMPTS) throw error
+        console.error(`${plane.name} exited while starting (${child.exitCode}); starting it again.`)
+        continue
       }
-    })
-    plane.child = child
+      child.once('exit', (code) => {
+        if (!stopping) {
+          console.error(`${plane.name} exited (${code}); stopping the rest.`)
+          void stopAll(code ?? 1)
+        }
+      })
+      break
+    }
   }
-  for (const plane of planes) await waitForWorker(`${plane.base}/healthz`, plane.child, 120_000)
 
   const seeded = worker.apiKey
     ? await seedDemoKey(adminBase, adminToken, kept?.apiKey)

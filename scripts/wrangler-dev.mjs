@@ -89,6 +89,11 @@ export function spawnWranglerDev({
     env: {
       ...process.env,
       WRANGLER_SEND_METRICS: 'false',
+      // wrangler's local trace collector (on by default in 4.131) keeps its traces in a Durable
+      // Object under the persist folder, one store for every `wrangler dev` sharing that folder:
+      // two Workers writing it at once can fail its SQLite with SQLITE_BUSY, and workerd dies of
+      // it (npm start's admin plane did). The Workers' own log lines still print.
+      X_LOCAL_OBSERVABILITY: 'false',
       WRANGLER_REGISTRY_PATH: registry ?? join(state, 'registry'),
     },
   })
