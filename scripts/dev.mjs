@@ -36,7 +36,7 @@ import { AwsClient } from 'aws4fetch'
 import { DEMO_R2_ORIGIN, seedR2 } from './demo-r2.mjs'
 import { applyBucketCors } from './bucket-cors.mjs'
 import { startVersitygw, freePort } from './versitygw.mjs'
-import { spawnWranglerDev } from './wrangler-dev.mjs'
+import { spawnWranglerDev, stopWranglerDev, waitForHealthz } from './wrangler-dev.mjs'
 import { buildVendorAssets } from './docs-assets.mjs'
 import { newSecret, sha256Hex } from './secrets.mjs'
 
@@ -464,22 +464,6 @@ async function seed(endpoint) {
   }
 }
 
-async function waitForWorker(url, child, timeoutMs) {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`)
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2000) })
-      if (response.ok) return
-      throw new Error(`${url} answered ${response.status}: ${await response.text()}`)
-    } catch (error) {
-      if (error instanceof Error && error.message.includes('answered')) throw error
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
-  }
-  throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs / 1000} s`)
-}
-
 /** How often a Worker that exits while starting is started: once more. */
 const START_ATTEMPTS = 2
 const children = []
@@ -601,16 +585,6 @@ Its usage, by day (written a few seconds after each request):
 `
 }
 
-/** Stops `child` (a wrangler dev) and waits for it to go. */
-function stopper(child) {
-  return () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve()
-      child.once('exit', () => resolve())
-      child.kill('SIGTERM')
-    })
-}
-
 async function main() {
   let options
   try {
@@ -719,9 +693,9 @@ async function main() {
         registry,
         logsToStderr: json,
       })
-      children.push(stopper(child))
+      children.push(() => stopWranglerDev(child))
       try {
-        await waitForWorker(`${plane.base}/healthz`, child, 120_000)
+        await waitForHealthz(`${plane.base}/healthz`, child, 120_000)
       } catch (error) {
         if (stopping || child.exitCode === null || attempt === START_ATTEMPTS) throw error
         console.error(`${plane.name} exited while starting (${child.exitCode}); starting it again.`)

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process'
 
 export declare function applyLocalMigrations(options: { persistTo: string; root?: string }): void
 
-export declare function spawnWranglerDev(options: {
+export interface WranglerDevOptions {
   port: number
   envFile: string
   quiet?: boolean
@@ -13,10 +13,24 @@ export declare function spawnWranglerDev(options: {
   config?: string
   registry?: string
   logsToStderr?: boolean
-}): ChildProcess
+}
+
+export declare function spawnWranglerDev(options: WranglerDevOptions): ChildProcess
 
 export declare function reportUnexpectedExit(
   child: ChildProcess,
   name: string,
   stopping: () => boolean,
 ): void
+
+export declare function stopWranglerDev(child: ChildProcess): Promise<void>
+
+export declare function waitForHealthz(
+  url: string,
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<void>
+
+export declare function startWranglerDev(
+  options: WranglerDevOptions & { name: string; timeoutMs?: number },
+): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }>

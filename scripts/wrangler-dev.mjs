@@ -151,3 +151,80 @@ export function reportUnexpectedExit(child, name, stopping) {
     })
   })
 }
+
+const STOP_TIMEOUT_MS = 5_000
+
+/**
+ * Ends `child` (a wrangler dev): SIGTERM, then SIGKILL if it is still there after five seconds.
+ *
+ * @param {import('node:child_process').ChildProcess} child
+ * @returns {Promise<void>}
+ */
+export function stopWranglerDev(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const kill = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
+    child.once('exit', () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+/**
+ * Waits until `url` (a Worker's /healthz) answers 200. Throws when `child`, its wrangler dev,
+ * exits first, when the Worker answers anything else (a 503 names a configuration's problems), or
+ * after `timeoutMs`.
+ *
+ * @param {string} url
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {number} timeoutMs
+ */
+export async function waitForHealthz(url, child, timeoutMs) {
+  const deadline = Date.now() + timeoutMs
+  let last = 'no answer'
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `wrangler dev exited (${child.exitCode ?? child.signalCode}) before ${url} answered`,
+      )
+    }
+    let response
+    try {
+      response = await fetch(url, { signal: AbortSignal.timeout(2_000) })
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error)
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      continue
+    }
+    if (response.ok) return
+    throw new Error(`${url} answered ${response.status}: ${await response.text()}`)
+  }
+  throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs / 1000} s (${last})`)
+}
+
+/**
+ * spawnWranglerDev (the same options, `port` required), then waits for its /healthz:
+ * `{ child, url, stop }`. `name` names it should it exit unasked before `stop()` (quiet, with the
+ * end of its output: reportUnexpectedExit); it is stopped when it does not start.
+ *
+ * @param {Parameters<typeof spawnWranglerDev>[0] & { port: number, name: string, timeoutMs?: number }} options
+ */
+export async function startWranglerDev({ name, timeoutMs = 90_000, ...options }) {
+  const child = spawnWranglerDev(options)
+  let stopping = false
+  reportUnexpectedExit(child, name, () => stopping)
+  const stop = () => {
+    stopping = true
+    return stopWranglerDev(child)
+  }
+  const url = `http://127.0.0.1:${options.port}`
+  try {
+    await waitForHealthz(`${url}/healthz`, child, timeoutMs)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { child, url, stop }
+}

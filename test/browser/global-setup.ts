@@ -14,17 +14,15 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ChildProcess } from 'node:child_process'
 import type { TestProject } from 'vitest/node'
 import { applyBucketCors } from '../../scripts/bucket-cors.mjs'
 import { bucketOrigins, envFileText, workerVars } from '../../scripts/dev.mjs'
 import { ensureChromium } from '../../scripts/chromium.mjs'
 import { portBelowEphemeral, startVersitygw } from '../../scripts/versitygw.mjs'
-import { reportUnexpectedExit, spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
+import { startWranglerDev } from '../../scripts/wrangler-dev.mjs'
 import { buildVendorAssets } from '../../scripts/docs-assets.mjs'
 
 const WRANGLER_START_TIMEOUT_MS = 90_000
-const WRANGLER_STOP_TIMEOUT_MS = 5_000
 
 export interface BrowserDemoContext {
   /** The Worker's origin, which is also the demo page's origin: http://127.0.0.1:<port>. */
@@ -79,45 +77,10 @@ declare module 'vitest' {
   }
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const kill = setTimeout(() => child.kill('SIGKILL'), WRANGLER_STOP_TIMEOUT_MS)
-    child.once('exit', () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    child.kill('SIGTERM')
-  })
-}
-
-async function waitForHealthz(url: string, child: ChildProcess, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs
-  let last = 'no answer'
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(
-        `wrangler dev exited with code ${child.exitCode}; the end of its output is above`,
-      )
-    }
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) })
-      if (response.ok) return
-      last = `${response.status} ${await response.text()}`
-    } catch (error) {
-      last = (error as Error).message
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  throw new Error(`wrangler dev did not answer 200 on ${url} within ${timeoutMs} ms (${last})`)
-}
-
 export default async function setup(project: TestProject) {
   const chromiumPath = ensureChromium()
   const stops: Array<() => Promise<void> | void> = []
-  let stopping = false
   const teardown = async () => {
-    stopping = true
     for (const stop of stops.reverse()) await stop()
   }
   try {
@@ -272,13 +235,14 @@ export default async function setup(project: TestProject) {
     await buildVendorAssets()
     // Both Workers on one local state (D1, Durable Objects), as npm start runs them.
     const persistTo = join(tmp, 'state')
-    for (const [config, vars, workerPort, url] of [
-      ['wrangler.jsonc', worker.vars, port, baseUrl],
-      ['wrangler.admin.jsonc', worker.adminVars, adminPort, adminUrl],
+    for (const [config, vars, workerPort] of [
+      ['wrangler.jsonc', worker.vars, port],
+      ['wrangler.admin.jsonc', worker.adminVars, adminPort],
     ] as const) {
       const envFile = join(tmp, `${config}.vars`)
       writeFileSync(envFile, envFileText(vars), { mode: 0o600 })
-      const wrangler = spawnWranglerDev({
+      const wrangler = await startWranglerDev({
+        name: config,
         port: workerPort,
         envFile,
         config,
@@ -286,10 +250,9 @@ export default async function setup(project: TestProject) {
         // npm start may hold wrangler's default inspector port.
         inspectorPort: await portBelowEphemeral(),
         quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
+        timeoutMs: WRANGLER_START_TIMEOUT_MS,
       })
-      reportUnexpectedExit(wrangler, config, () => stopping)
-      stops.push(() => stopChild(wrangler))
-      await waitForHealthz(`${url}/healthz`, wrangler, WRANGLER_START_TIMEOUT_MS)
+      stops.push(wrangler.stop)
     }
 
     project.provide('browserDemo', {

@@ -9,14 +9,12 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ChildProcess } from 'node:child_process'
 import { envFileText } from '../../scripts/dev.mjs'
 import { hashedEntry, newSecret } from '../../scripts/secrets.mjs'
 import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
-import { reportUnexpectedExit, spawnWranglerDev } from '../../scripts/wrangler-dev.mjs'
+import { startWranglerDev } from '../../scripts/wrangler-dev.mjs'
 
 const START_TIMEOUT_MS = 90_000
-const STOP_TIMEOUT_MS = 5_000
 const YEAR_S = 366 * 86_400
 
 export interface FuzzTarget {
@@ -29,41 +27,6 @@ export interface FuzzTarget {
   /** An admin token (WAYBILL_ADMIN_TOKENS): the admin API's only credential here. */
   adminToken: string
   stop: () => Promise<void>
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const kill = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
-    child.once('exit', () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    child.kill('SIGTERM')
-  })
-}
-
-async function waitForHealthz(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS
-  let last = 'no answer'
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(
-        `wrangler dev exited with code ${child.exitCode}; the end of its output is above`,
-      )
-    }
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) })
-      if (response.ok) return
-      last = `${response.status} ${await response.text()}`
-    } catch (error) {
-      last = (error as Error).message
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  throw new Error(
-    `wrangler dev did not answer 200 on ${url} within ${START_TIMEOUT_MS} ms (${last})`,
-  )
 }
 
 /** The variables of the Worker under test, for an S3 store at `endpoint`. */
@@ -130,9 +93,7 @@ function fuzzVars(s3: { endpoint: string; accessKeyId: string; secretAccessKey: 
 /** Starts versitygw and `wrangler dev` with the fuzzing configuration. */
 export async function startFuzzTarget(): Promise<FuzzTarget> {
   const stops: (() => Promise<void> | void)[] = []
-  let stopping = false
   const stop = async () => {
-    stopping = true
     for (const step of stops.reverse()) await step()
   }
   try {
@@ -162,20 +123,18 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     ] as const) {
       const envFile = join(tmp, `${config}.vars`)
       writeFileSync(envFile, envFileText(workerVars), { mode: 0o600 })
-      const port = await freePort()
-      const wrangler = spawnWranglerDev({
-        port,
+      const wrangler = await startWranglerDev({
+        name: config,
+        port: await freePort(),
         envFile,
         config,
         persistTo,
         inspectorPort: await freePort(),
         quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
+        timeoutMs: START_TIMEOUT_MS,
       })
-      reportUnexpectedExit(wrangler, config, () => stopping)
-      stops.push(() => stopChild(wrangler))
-      const url = `http://127.0.0.1:${port}`
-      await waitForHealthz(`${url}/healthz`, wrangler)
-      urls.push(url)
+      stops.push(wrangler.stop)
+      urls.push(wrangler.url)
     }
     const [baseUrl, adminUrl] = urls as [string, string]
     return { baseUrl, adminUrl, apiKey, adminToken, stop }
