@@ -3,7 +3,8 @@
 // its own on its own port, sharing local state. Used by `npm start` (scripts/dev.mjs), the browser
 // and Schemathesis tests, the HTTP benchmark (bench/http.mjs) and the load test. The local D1 (the
 // control plane) gets the migrations first, as a deployed one would: a Worker with WAYBILL_DB
-// bound needs its tables.
+// bound needs its tables. `startWranglerDev` also waits for its /healthz and reports an exit
+// nobody asked for; `waitForHealthz` and `stopWranglerDev` are its two halves, for npm start.
 
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
