@@ -123,7 +123,7 @@ async function createUpload(baseUrl: string, apiKey: string, body: object) {
  * store's, as a caller's would be).
  */
 async function makeUploads(baseUrl: string, apiKey: string): Promise<MadeUploads> {
-  const made: Omit<MadeUploads, 'served'> = { multipart: [], abortable: [], put: [] }
+  const made: Omit<MadeUploads, 'served'> = { multipart: [], abortable: [], put: [], grants: [] }
   for (let i = 0; i < 2 * UPLOADS; i++) {
     const started = await createUpload(baseUrl, apiKey, {
       mode: 'multipart',
