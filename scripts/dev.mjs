@@ -471,7 +471,13 @@ let stopping = false
 async function stopAll(code) {
   if (stopping) return
   stopping = true
-  await Promise.all(children.map((stop) => stop()))
+  // main() goes on while this waits: what it starts meanwhile is stopped too (a SIGINT two to
+  // four seconds into a start left the data plane's wrangler dev running, spawned meanwhile).
+  for (let stopped = 0; stopped < children.length;) {
+    const more = children.slice(stopped)
+    stopped = children.length
+    await Promise.all(more.map((stop) => stop()))
+  }
   process.exit(code)
 }
 
@@ -684,6 +690,7 @@ async function main() {
   const inspectors = [await inspectorPort(), await freePort()]
   for (const [i, plane] of planes.entries()) {
     for (let attempt = 1; ; attempt++) {
+      if (stopping) return
       const child = spawnWranglerDev({
         port: plane.port,
         envFile: plane.envFile,
@@ -770,7 +777,8 @@ async function main() {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   main().catch(async (error) => {
-    console.error(`npm start failed: ${error.message}`)
+    // Stopped while starting (Ctrl-C): the Worker it waited for went because it was asked to.
+    if (!stopping) console.error(`npm start failed: ${error.message}`)
     await stopAll(1)
   })
 }
