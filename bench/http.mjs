@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../scripts/versitygw.mjs'
-import { spawnWranglerDev } from '../scripts/wrangler-dev.mjs'
+import { startWranglerDev } from '../scripts/wrangler-dev.mjs'
 import { newSecret, sha256Hex } from '../scripts/secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -41,24 +41,16 @@ async function startHttp(root) {
       '',
     ].join('\n'),
   )
-  const wrangler = spawnWranglerDev({
+  const wrangler = await startWranglerDev({
+    name: `bench of ${root}`,
     port,
     envFile,
     quiet: true,
     inspectorPort: await freePort(),
     root,
+    timeoutMs: 60_000,
   })
-  const base = `http://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break
-    } catch {}
-    if (i > 600) {
-      wrangler.kill('SIGTERM')
-      throw new Error(`wrangler dev of ${root} did not start`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const base = wrangler.url
   const workerd = newestWorkerd()
   const sign = async (n, accept) => {
     const body = JSON.stringify({
@@ -80,7 +72,7 @@ async function startHttp(root) {
   await sign(10_000, 'application/json') // warm up: isolate, config, signing key
   const { urls } = JSON.parse((await sign(10_000, 'application/json')).text)
   if (urls.length !== 10_000) throw new Error('short response')
-  return { sign, rss: () => rssMiB(workerd), stop: () => wrangler.kill('SIGTERM') }
+  return { sign, rss: () => rssMiB(workerd), stop: wrangler.stop }
 }
 
 const summary = (samples) => ({
@@ -117,7 +109,7 @@ export async function measureHttp(roots = [ROOT]) {
     }
     return results
   } finally {
-    for (const server of servers) server.stop()
+    await Promise.all(servers.map((server) => server.stop()))
   }
 }
 
