@@ -33,4 +33,4 @@ export declare function waitForHealthz(
 
 export declare function startWranglerDev(
   options: WranglerDevOptions & { name: string; timeoutMs?: number },
-): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }>
+): Promise<{ url: string; stop: () => Promise<void> }>

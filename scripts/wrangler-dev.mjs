@@ -206,8 +206,8 @@ export async function waitForHealthz(url, child, timeoutMs) {
 }
 
 /**
- * spawnWranglerDev (the same options, `port` required), then waits for its /healthz:
- * `{ child, url, stop }`. `name` names it should it exit unasked before `stop()` (quiet, with the
+ * spawnWranglerDev (the same options, `port` required), then waits for its /healthz (90 s unless
+ * `timeoutMs` says otherwise): `{ url, stop }`. `name` names it should it exit unasked before `stop()` (quiet, with the
  * end of its output: reportUnexpectedExit); it is stopped when it does not start.
  *
  * @param {Parameters<typeof spawnWranglerDev>[0] & { port: number, name: string, timeoutMs?: number }} options
@@ -227,5 +227,5 @@ export async function startWranglerDev({ name, timeoutMs = 90_000, ...options })
     await stop()
     throw error
   }
-  return { child, url, stop }
+  return { url, stop }
 }

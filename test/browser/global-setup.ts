@@ -22,8 +22,6 @@ import { portBelowEphemeral, startVersitygw } from '../../scripts/versitygw.mjs'
 import { startWranglerDev } from '../../scripts/wrangler-dev.mjs'
 import { buildVendorAssets } from '../../scripts/docs-assets.mjs'
 
-const WRANGLER_START_TIMEOUT_MS = 90_000
-
 export interface BrowserDemoContext {
   /** The Worker's origin, which is also the demo page's origin: http://127.0.0.1:<port>. */
   baseUrl: string
@@ -250,7 +248,6 @@ export default async function setup(project: TestProject) {
         // npm start may hold wrangler's default inspector port.
         inspectorPort: await portBelowEphemeral(),
         quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
-        timeoutMs: WRANGLER_START_TIMEOUT_MS,
       })
       stops.push(wrangler.stop)
     }

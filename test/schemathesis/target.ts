@@ -14,7 +14,6 @@ import { hashedEntry, newSecret } from '../../scripts/secrets.mjs'
 import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
 import { startWranglerDev } from '../../scripts/wrangler-dev.mjs'
 
-const START_TIMEOUT_MS = 90_000
 const YEAR_S = 366 * 86_400
 
 export interface FuzzTarget {
@@ -131,7 +130,6 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
         persistTo,
         inspectorPort: await freePort(),
         quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
-        timeoutMs: START_TIMEOUT_MS,
       })
       stops.push(wrangler.stop)
       urls.push(wrangler.url)
