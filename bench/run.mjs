@@ -83,101 +83,134 @@ const COMPARED = [
 ]
 
 /**
- * This checkout against `ref`, side by side: signing in workerd, POST /v1/sign through wrangler
- * dev, the deploy bundle, and a fresh isolate's first /healthz.
+ * A change beyond noise: slower in every trial by more than this (a fraction). Two workerd
+ * processes of one checkout differ by up to about 13 % in a trial on this machine (an A/A run,
+ * issue #29's note), in either direction; a real slowdown is slower in each trial.
  */
-async function compareWith(ref) {
+const NOISE = 0.05
+
+/**
+ * This checkout against `ref`, side by side: signing in workerd, whole requests inside the app,
+ * POST /v1/sign through wrangler dev (each in `trials` trials of fresh processes, the start order
+ * alternating), then the deploy bundle and a fresh isolate's first /healthz.
+ */
+async function compareWith(ref, trials) {
   const baseline = checkoutBaseline(ref)
-  const benches = [await startBenchWorker(baseline.dir), await startBenchWorker()]
-  let signing
-  try {
-    signing = await timeSideBySide(benches, COMPARED)
-  } finally {
-    for (const bench of benches) await bench.stop()
+  // Per trial: [before, after] for each measure.
+  const runs = []
+  for (let trial = 0; trial < trials; trial++) {
+    const roots = trial % 2 === 0 ? [baseline.dir, ROOT] : [ROOT, baseline.dir]
+    const inOrder = (pair) => (trial % 2 === 0 ? pair : [pair[1], pair[0]])
+    const signing = inOrder(await sideBySide(roots, {}, COMPARED))
+    const requests = inOrder(await sideBySide(roots, { app: true }, APP_COMPARED))
+    const http = inOrder(await measureHttp(roots))
+    const pick = (n) => signing.map(({ rows }) => rows.find((r) => r.n === n).median)
+    const perRequest = (name, per = 1) =>
+      requests.map(({ rows }) => rows.find((r) => r.name === name).median / per)
+    runs.push({
+      s3One: pick(1),
+      s3Hundred: pick(100),
+      s3TenThousand: pick(10_000),
+      healthz: perRequest('app-healthz'),
+      redirect: perRequest('app-redirect'),
+      redirectRatio: requests.map(({ rows }) => ratioOf(rows, 'app-redirect')),
+      link: perRequest('app-link'),
+      linkD1: perRequest('app-link-d1'),
+      upload: perRequest('app-upload'),
+      check: perRequest('app-check'),
+      sign10k: perRequest('app-sign-10k', 10_000),
+      validate10k: perRequest('validate-sign-10k', 10_000),
+      httpBatch: http.map((h) => h.batchMs.median),
+    })
+    console.error(`bench: baseline trial ${trial + 1} of ${trials} done`)
   }
-  const apps = [
-    await startBenchWorker(baseline.dir, { app: true }),
-    await startBenchWorker(ROOT, { app: true }),
-  ]
-  let requests
-  try {
-    requests = await timeSideBySide(apps, APP_COMPARED)
-  } finally {
-    for (const bench of apps) await bench.stop()
-  }
-  const perRequest = (name) => requests.map(({ rows }) => rows.find((r) => r.name === name).median)
-  const http = await measureHttp([baseline.dir, ROOT])
   const sizes = [bundleSize(baseline.dir), bundleSize()]
   const cold = await coldStarts(sizes)
-  const change = (before, after) =>
-    `${after >= before ? '+' : ''}${((after / before - 1) * 100).toFixed(0)}%`
-  const row = (label, [before, after], unit, digits = 1) =>
-    `| ${label} | ${before.toFixed(digits)} ${unit} | ${after.toFixed(digits)} ${unit} | ${change(before, after)} |`
-  const pick = (n) => signing.map(({ rows }) => rows.find((r) => r.n === n).median)
-  return [
-    `## Before and after (baseline ${baseline.commit}, \`${ref}\`)`,
-    '',
-    'Measured side by side in this run, alternating between the two checkouts round by round.',
-    '',
-    '| measure | before | after | change |',
-    '|---|---:|---:|---:|',
-    row('S3 URL, N = 1 (workerd, µs/URL)', pick(1), 'µs'),
-    row('S3 URL, N = 100 (workerd, µs/URL)', pick(100), 'µs'),
-    row('S3 URL, N = 10,000 (workerd, µs/URL)', pick(10_000), 'µs', 2),
-    row('`GET /healthz` inside the app (workerd, µs/request)', perRequest('app-healthz'), 'µs'),
-    row(
-      '`GET /v1/redirect/…` inside the app (workerd, µs/request)',
-      perRequest('app-redirect'),
-      'µs',
-    ),
-    `| …redirect ÷ healthz | ${requests.map(({ rows }) => ratio(rows, 'app-redirect')).join(' | ')} | |`,
-    row('`GET /l/{token}` inside the app (workerd, µs/request)', perRequest('app-link'), 'µs'),
-    row('…a link a key in D1 issued (workerd, µs/request)', perRequest('app-link-d1'), 'µs'),
-    row('`POST /v1/uploads`, one PUT (workerd, µs/request)', perRequest('app-upload'), 'µs'),
-    row('`POST /v1/uploads/complete` (workerd, µs/request)', perRequest('app-check'), 'µs'),
-    row(
-      '`POST /v1/sign`, 10,000 keys inside the app (workerd, µs/key)',
-      perRequest('app-sign-10k').map((us) => us / 10_000),
-      'µs',
-      2,
-    ),
-    row(
-      '…of which validating its body (workerd, µs/key)',
-      perRequest('validate-sign-10k').map((us) => us / 10_000),
-      'µs',
-      2,
-    ),
-    row(
-      '`POST /v1/sign`, 10,000 keys through wrangler dev (median ms)',
-      http.map((h) => h.batchMs.median),
-      'ms',
-      0,
-    ),
-    row(
+  const pct = (before, after) => after / before - 1
+  const change = (fraction) => `${fraction >= 0 ? '+' : '−'}${Math.abs(fraction * 100).toFixed(0)}%`
+  const flagged = []
+  // A timed row: the medians of its trials' medians, the change between them, each trial's change,
+  // and whether it is slower beyond noise (slower than NOISE in every trial).
+  const timed = (label, key, unit, digits = 1) => {
+    const befores = runs.map((run) => run[key][0])
+    const afters = runs.map((run) => run[key][1])
+    const changes = runs.map((run) => pct(run[key][0], run[key][1]))
+    const slower = changes.every((c) => c > NOISE)
+    if (slower) flagged.push(label)
+    return `| ${label} | ${median(befores).toFixed(digits)} ${unit} | ${median(afters).toFixed(digits)} ${unit} | ${change(pct(median(befores), median(afters)))} | ${changes.map(change).join(', ')} | ${slower ? '**slower**' : 'no'} |`
+  }
+  const once = (label, [before, after], unit, digits = 1) =>
+    `| ${label} | ${before.toFixed(digits)} ${unit} | ${after.toFixed(digits)} ${unit} | ${change(pct(before, after))} | | |`
+  const table = [
+    timed('S3 URL, N = 1 (workerd, µs/URL)', 's3One', 'µs'),
+    timed('S3 URL, N = 100 (workerd, µs/URL)', 's3Hundred', 'µs'),
+    timed('S3 URL, N = 10,000 (workerd, µs/URL)', 's3TenThousand', 'µs', 2),
+    timed('`GET /healthz` inside the app (workerd, µs/request)', 'healthz', 'µs'),
+    timed('`GET /v1/redirect/…` inside the app (workerd, µs/request)', 'redirect', 'µs'),
+    `| …redirect ÷ healthz | ${median(runs.map((run) => run.redirectRatio[0])).toFixed(2)}× | ${median(runs.map((run) => run.redirectRatio[1])).toFixed(2)}× | | | |`,
+    timed('`GET /l/{token}` inside the app (workerd, µs/request)', 'link', 'µs'),
+    timed('…a link a key in D1 issued (workerd, µs/request)', 'linkD1', 'µs'),
+    timed('`POST /v1/uploads`, one PUT (workerd, µs/request)', 'upload', 'µs'),
+    timed('`POST /v1/uploads/complete` (workerd, µs/request)', 'check', 'µs'),
+    timed('`POST /v1/sign`, 10,000 keys inside the app (workerd, µs/key)', 'sign10k', 'µs', 2),
+    timed('…of which validating its body (workerd, µs/key)', 'validate10k', 'µs', 2),
+    timed('`POST /v1/sign`, 10,000 keys through wrangler dev (median ms)', 'httpBatch', 'ms', 0),
+    once(
       'Deploy bundle, gzip (KiB)',
       sizes.map((size) => size.gzip / 1024),
       'KiB',
     ),
-    row(
+    once(
       "A fresh isolate's first `/healthz`: new Miniflare to answer (ms)",
       cold.map((c) => c.totalMs),
       'ms',
       0,
     ),
-    row(
+    once(
       '…of which the first request itself (ms)',
       cold.map((c) => c.requestMs),
       'ms',
     ),
+  ]
+  return [
+    `## Before and after (baseline ${baseline.commit}, \`${ref}\`)`,
+    '',
+    `Measured side by side in this run: ${trials} trials, each with a fresh workerd (or wrangler dev) for either checkout, their start order alternating, the two alternating round by round within a trial. Before and after are the medians of the trials' medians; "trials" gives each trial's change. A row is **slower beyond noise** when it is slower by more than ${NOISE * 100}% in every trial: two processes of one checkout differ by up to about 13% in a trial here, either way.`,
+    '',
+    `Slower beyond noise: ${flagged.length === 0 ? '**none**' : flagged.map((label) => `**${label}**`).join(', ')}.`,
+    '',
+    '| measure | before | after | change | trials | slower beyond noise |',
+    '|---|---:|---:|---:|---:|---|',
+    ...table,
     '',
   ]
 }
 
-/** `name`'s median per request over the health check's, as `1.23×`. */
-function ratio(rows, name) {
-  const of = (n) => rows.find((r) => r.name === n).median
-  return `${(of(name) / of('app-healthz')).toFixed(2)}×`
+/** `cases` timed side by side on a fresh bench Worker for each of `roots`, then both stopped. */
+async function sideBySide(roots, options, cases) {
+  const benches = []
+  try {
+    for (const root of roots) benches.push(await startBenchWorker(root, options))
+    return await timeSideBySide(benches, cases)
+  } finally {
+    for (const bench of benches) await bench.stop()
+  }
 }
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/** `name`'s median per request over the health check's. */
+function ratioOf(rows, name) {
+  const of = (n) => rows.find((r) => r.name === n).median
+  return of(name) / of('app-healthz')
+}
+
+/** `ratioOf`, as `1.23×`. */
+const ratio = (rows, name) => `${ratioOf(rows, name).toFixed(2)}×`
 
 async function measure(start, appCases = APP_CASES) {
   const bench = await start()
@@ -250,8 +283,13 @@ function tables(rows) {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { baseline: { type: 'string' } } })
-  const comparison = values.baseline === undefined ? [] : await compareWith(values.baseline)
+  const { values } = parseArgs({
+    options: { baseline: { type: 'string' }, trials: { type: 'string', default: '3' } },
+  })
+  const trials = Number(values.trials)
+  if (!Number.isInteger(trials) || trials < 1)
+    throw new Error('--trials must be a whole number ≥ 1')
+  const comparison = values.baseline === undefined ? [] : await compareWith(values.baseline, trials)
   const workerd = await measure((options) => startBenchWorker(ROOT, options))
   // Node has no D1: the control plane's cases are workerd's only.
   const node = await measure(
@@ -326,7 +364,7 @@ async function main() {
     '',
     `A URL costs ${fmt(split.full)} µs. Assembling a canonical request in the hash buffer and hashing it plus the HMAC (8 SHA-256 compressions) alone costs ${fmt(split.hashing)} µs (${((split.hashing / split.full) * 100).toFixed(0)}%); the rest is key validation and encoding, the item objects and the URL string. The hashing runs in WebAssembly, four URLs side by side (SIMD); a lone URL takes the single-lane path (\`waybill-hashing-one-lane\` in bench/workerd/worker.ts).`,
     '',
-    'Reproduce: `npm run bench`, or `npm run bench -- --baseline <git ref>` to also measure that ref side by side (about ten minutes in all on this machine). The machine this ran on is a shared 2-core VM: medians move by ±20% between runs, more for whole requests inside the app.',
+    'Reproduce: `npm run bench`, or `npm run bench -- --baseline <git ref>` to also measure that ref side by side (`--trials N`, 3 by default; about half an hour in all on this machine). The machine this ran on is a shared 2-core VM: medians move by ±20% between runs, more for whole requests inside the app.',
     '',
   ]
   const text = lines.join('\n')

@@ -285,24 +285,31 @@ async function signR2Url(
   return (await response.json<{ urls: { url: string }[] }>()).urls[0]!.url
 }
 
+/**
+ * A bare Worker's read of `bucket`: the key from the request's path, the object's headers, its body.
+ * What a Worker serving R2 does at the least; the request is made per call, as for the app's cases
+ * (the runtime makes one for every request either way).
+ */
+async function bareGet(bucket: Pick<R2Bucket, 'get'>, request: Request): Promise<Response> {
+  const key = decodeURIComponent(new URL(request.url).pathname.slice(BARE_PREFIX.length))
+  const object = await bucket.get(key)
+  if (object === null) throw new Error(`bare get: no object at ${key}`)
+  const headers = new Headers()
+  object.writeHttpMetadata(headers)
+  headers.set('etag', object.httpEtag)
+  return new Response(object.body, { headers })
+}
+const BARE_PREFIX = '/bare/'
+const BARE_URL = `${BASE}${BARE_PREFIX}${R2_KEY}`
+
 /** Cases that are not the app's requests: the bare binding's read, for the R2 baseline. */
 const BARE: Record<string, (bindings: Record<string, unknown>) => Promise<Response>> = {
   async 'r2-bare-get'(bindings) {
     await (r2Env ??= makeR2Env(bindings))
-    const object = await (bindings.BENCH_R2 as R2Bucket).get(R2_KEY)
-    if (object === null) throw new Error('r2-bare-get: no object')
-    const headers = new Headers()
-    object.writeHttpMetadata(headers)
-    headers.set('etag', object.httpEtag)
-    return new Response(object.body, { headers })
+    return bareGet(bindings.BENCH_R2 as R2Bucket, new Request(BARE_URL))
   },
-  async 'r2-bare-memory-get'() {
-    const object = await memoryBucket.get(R2_KEY)
-    if (object === null) throw new Error('r2-bare-memory-get: no object')
-    const headers = new Headers()
-    object.writeHttpMetadata(headers)
-    headers.set('etag', object.httpEtag)
-    return new Response(object.body, { headers })
+  'r2-bare-memory-get'() {
+    return bareGet(memoryBucket as unknown as R2Bucket, new Request(BARE_URL))
   },
 }
 
