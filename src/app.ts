@@ -1,4 +1,6 @@
-import { Hono } from './http/hono'
+import { Hono, servingApp } from './http/hono'
+import type { Router } from 'hono/router'
+import type { H, RouterRoute } from 'hono/types'
 import { authenticate } from './middleware/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
 import { audit } from './middleware/audit'
@@ -26,6 +28,11 @@ export interface AppOptions {
   clock?: Clock
   /** How JWKS are fetched; the global fetch unless a test serves its own. */
   fetch?: Fetch
+  /**
+   * What matches the routes: the build's prepared routes (src/http/hono.ts) unless given, as the
+   * generator of those routes gives hono's RegExpRouter (src/openapi.ts).
+   */
+  router?: Router<[H, RouterRoute]>
 }
 
 /** The versioned API, chained so that its type describes every route (see `WaybillApi`). */
@@ -57,7 +64,7 @@ export function createApp(options: AppOptions = {}) {
   )
   // Per app too: the control plane's caches (D1 keys, grants, quotas, link revocations).
   const control = new ControlPlane()
-  const app = new Hono<AppEnv>()
+  const app = servingApp<AppEnv>(options.router)
 
   app.use(requestId())
   app.use(requestLog())

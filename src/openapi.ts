@@ -6,6 +6,7 @@
 
 import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema'
 import { generateSpecs, loadVendor, type GenerateSpecOptions } from 'hono-openapi'
+import { RegExpRouter } from 'hono/router/reg-exp-router'
 import type { GenericSchema } from 'valibot'
 import { createAdminApp } from './admin/app'
 import { createApp } from './app'
@@ -72,8 +73,19 @@ const OPTIONS = {
  * writeFileSync('docs/openapi.json', JSON.stringify(await generateOpenApi()))
  */
 export function generateOpenApi() {
-  return generateSpecs(createApp(), { documentation: DOCUMENTATION, ...OPTIONS })
+  return generateSpecs(routedApp(), { documentation: DOCUMENTATION, ...OPTIONS })
 }
+
+/**
+ * The data plane's paths, in the order its routes add them: what src/http/prepared-routes.ts
+ * compiles (scripts/openapi.mjs).
+ */
+export function dataPlanePaths(): string[] {
+  return [...new Set(routedApp().routes.map(({ path }) => path))]
+}
+
+/** The data plane's app on a router compiled here, not on the prepared routes (they may be stale). */
+const routedApp = () => createApp({ router: new RegExpRouter() })
 
 /** The admin plane's document (docs/admin-openapi.json). */
 export function generateAdminOpenApi() {
