@@ -32,4 +32,20 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // The data plane's bundle leaves out what hono's app.mount(), c.req.parseBody() and c.html()
+    // need (wrangler.jsonc "alias", build/no-hono-extras.ts): its code calls none of them.
+    files: ['src/**/*.ts'],
+    ignores: ['src/admin/**', 'src/routes/admin/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(mount|parseBody|html)$/]',
+          message:
+            "Not in the data plane's bundle (build/no-hono-extras.ts): read the body as the routes do (src/middleware/json-body.ts).",
+        },
+      ],
+    },
+  },
 )

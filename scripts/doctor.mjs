@@ -150,7 +150,13 @@ async function configLoaders() {
     platform: 'node',
     outfile,
     logLevel: 'error',
-    alias: readConfig(join(ROOT, 'wrangler.jsonc')).alias,
+    // The Worker's package aliases; esbuild's option takes package names only (the relative ones
+    // are hono's own modules, which the configuration code does not import).
+    alias: Object.fromEntries(
+      Object.entries(readConfig(join(ROOT, 'wrangler.jsonc')).alias).filter(
+        ([name]) => !name.startsWith('.'),
+      ),
+    ),
     plugins: [
       {
         // The signing core's WebAssembly, which the Worker imports as a module.
