@@ -14,6 +14,7 @@ import { BUNDLE_BUDGET_KIB, bundleLines, bundleSize, coldStarts, floorBundle } f
 import { measureHttp } from './http.mjs'
 import {
   checkImplementations,
+  median,
   startBenchWorker,
   startNodeBench,
   timeRequests,
@@ -195,12 +196,6 @@ async function sideBySide(roots, options, cases) {
   } finally {
     for (const bench of benches) await bench.stop()
   }
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 /** `name`'s median per request over the health check's. */

@@ -300,7 +300,8 @@ export async function checkImplementations({ call, rsaPublic, ecPublic }) {
   return n
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+/** The middle value (the upper of the two middle ones for an even count). */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 /**
  * µs per URL for each case `[name, n, repeats]`. A batch of n runs `reps` times inside one request

@@ -1,6 +1,4 @@
-import { Hono, servingApp } from './http/hono'
-import type { Router } from 'hono/router'
-import type { H, RouterRoute } from 'hono/types'
+import { Hono, servingApp, type AppRouter } from './http/hono'
 import { authenticate } from './middleware/authenticate'
 import { RemoteJwksCache, type Fetch } from './auth/jwks'
 import { audit } from './middleware/audit'
@@ -32,7 +30,7 @@ export interface AppOptions {
    * What matches the routes: the build's prepared routes (src/http/hono.ts) unless given, as the
    * generator of those routes gives hono's RegExpRouter (src/openapi.ts).
    */
-  router?: Router<[H, RouterRoute]>
+  router?: AppRouter
 }
 
 /** The versioned API, chained so that its type describes every route (see `WaybillApi`). */

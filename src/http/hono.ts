@@ -13,11 +13,14 @@ import { preparedRoutes } from './prepared-routes'
 
 type Routed = [H, RouterRoute]
 
+/** What matches an app's routes, as hono's routers do. */
+export type AppRouter = Router<Routed>
+
 /**
  * The router of a route group: an app whose routes another app mounts (`app.route('/v1', group)`)
  * and matches. The group itself is never asked to match.
  */
-const GROUP: Router<Routed> = {
+const GROUP: AppRouter = {
   name: 'RouteGroup',
   add() {},
   match() {
@@ -34,7 +37,7 @@ export class Hono<
   S extends Schema = BlankSchema,
   BasePath extends string = '/',
 > extends HonoBase<E, S, BasePath> {
-  constructor(router: Router<Routed> = GROUP) {
+  constructor(router: AppRouter = GROUP) {
     super()
     this.router = router
   }
@@ -46,7 +49,7 @@ export class Hono<
  * prepares them again; `npm run check` fails while they are stale).
  */
 export function servingApp<E extends Env>(
-  router: Router<Routed> = new PreparedRegExpRouter<Routed>(...preparedRoutes()),
+  router: AppRouter = new PreparedRegExpRouter<Routed>(...preparedRoutes()),
 ): Hono<E> {
   return new Hono<E>(router)
 }
