@@ -9,7 +9,7 @@ import { requireConfig } from './middleware/require-config'
 import { noStore } from './middleware/no-store'
 import { finish, methodNotAllowed } from './http/common'
 import { cors } from './middleware/cors'
-import { requestId, requestLog } from './middleware/request-log'
+import { requestLog } from './middleware/request-log'
 import type { AppEnv, RouteDeps } from './middleware/types'
 import { DOCS } from '#docs'
 import { cookieRoutes } from './routes/cookies'
@@ -64,7 +64,6 @@ export function createApp(options: AppOptions = {}) {
   const control = new ControlPlane()
   const app = servingApp<AppEnv>(options.router)
 
-  app.use(requestId())
   app.use(requestLog())
   app.use(audit({ control, clock }))
   app.use(cors())

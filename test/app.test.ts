@@ -67,12 +67,29 @@ describe('routing', () => {
       ['POST', '/healthz', 'GET, HEAD'],
       ['PATCH', '/openapi.json', 'GET, HEAD'],
       ['PROPFIND', '/v1/sign', 'POST'],
+      // A key's own pattern spans slashes.
+      ['POST', '/v1/redirect/photos/a/b/c.jpg', 'GET, HEAD'],
+      ['PATCH', '/o/media/a/b.jpg', 'GET, HEAD, PUT, DELETE'],
+      ['GET', '/o/media', 'POST'],
     ]
     for (const [method, path, allow] of cases) {
       const response = await app.request(path, { method }, await testEnv())
       expect(response.status, `${method} ${path}`).toBe(405)
       expect(response.headers.get('allow')).toBe(allow)
       expect((await problemOf(response)).type).toBe('urn:waybill:problem:method_not_allowed')
+    }
+    // A path no route has is 404 whatever the method: a route's dot is a dot, a segment one
+    // segment, a path a whole path, and a trailing slash another path (as for its own method).
+    for (const [method, path] of [
+      ['DELETE', '/v1/sign/'],
+      ['POST', '/v1/sign/'],
+      ['DELETE', '/openapiXjson'],
+      ['DELETE', '/v1/redirect/photos'],
+      ['DELETE', '/v1/signs'],
+      ['DELETE', '/x/v1/sign'],
+    ] as const) {
+      const response = await app.request(path, { method }, await testEnv())
+      expect(response.status, `${method} ${path}`).toBe(404)
     }
   })
 

@@ -14,7 +14,7 @@ import { noStore } from '../middleware/no-store'
 import { systemClock, type Clock } from '../clock'
 import { finish, methodNotAllowed } from '../http/common'
 import { requireAdminConfig } from '../middleware/require-admin-config'
-import { requestId, requestLog } from '../middleware/request-log'
+import { requestLog } from '../middleware/request-log'
 import type { AdminAppEnv } from '../middleware/types'
 import { adminRoutes } from '../routes/admin'
 import { idempotency } from '../routes/admin/idempotency'
@@ -63,7 +63,6 @@ export function createAdminApp(options: AdminAppOptions = {}) {
   )
   const app = new Hono<AdminAppEnv>()
 
-  app.use(requestId())
   app.use(requestLog())
   // Admin answers are never kept by any cache: keys shown once, usage, the audit trail.
   app.use(noStore())

@@ -3,19 +3,33 @@
 // static assets behind routes, and the router built while the Worker loads.
 
 import type { Env, Handler, Hono, MiddlewareHandler } from 'hono'
-import { PatternRouter } from 'hono/router/pattern-router'
 import { CoreError } from '../core/errors'
 import { fromCoreError, WaybillError } from '../errors'
 import { internalErrorResponse, problemResponse } from './problem'
 
 /**
+ * A route path as the 405s match it, as strictly as the app's router does: `:name` one segment,
+ * `:name{re}` its own pattern, and no other spelling (a trailing slash is another path, a 404 for
+ * every method). A wildcard or an optional segment is middleware's (method ALL), never a route's:
+ * such a route path throws.
+ */
+function routePattern(path: string): RegExp {
+  if (/[*?]/.test(path.replace(/\{[^}]+\}/g, ''))) {
+    throw new Error(`methodNotAllowed cannot match the route path ${path}`)
+  }
+  const source = path.replace(/\/:\w+(\{[^}]+\})?|[.\\+[^\]$()|{}]/g, (part, own?: string) =>
+    part.startsWith('/:') ? `/(?:${own?.slice(1, -1) ?? '[^/]+'})` : `\\${part}`,
+  )
+  return new RegExp(`^${source}$`)
+}
+
+/**
  * Any other method on a route's path: 405 with a truthful `Allow`, from the routes themselves (as
  * hono's method-not-allowed middleware does, for an app that is not mounted under another). The
- * paths' methods are gathered on the first 404, and matched with hono's smallest router: only a
- * request no route answered reaches it.
+ * paths' methods are gathered on the first 404: only a request no route answered reaches it.
  */
 export function methodNotAllowed<E extends Env>(app: Hono<E>): MiddlewareHandler<E> {
-  let byPath: PatternRouter<string[]> | undefined
+  let byPath: [RegExp, string[]][] | undefined
   return async function methodNotAllowed(c, next) {
     await next()
     if (c.res.status !== 404 || c.error !== undefined) return
@@ -28,10 +42,10 @@ export function methodNotAllowed<E extends Env>(app: Hono<E>): MiddlewareHandler
         if (method === 'GET') those.add('HEAD')
         methods.set(path, those)
       }
-      byPath = new PatternRouter()
-      for (const [path, those] of methods) byPath.add('ALL', path, [...those])
+      byPath = [...methods].map(([path, those]) => [routePattern(path), [...those]])
     }
-    const allowed = new Set(byPath.match('ALL', c.req.path)[0].flatMap(([those]) => those))
+    const path = c.req.path
+    const allowed = new Set(byPath.flatMap(([pattern, those]) => (pattern.test(path) ? those : [])))
     if (allowed.size === 0 || allowed.has(c.req.method)) return
     const allow = [...allowed].join(', ')
     // The 404's headers would carry over to the 405 (hono's `c.res` keeps them): not its length.

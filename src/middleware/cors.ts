@@ -1,30 +1,15 @@
-import type { MiddlewareHandler } from 'hono'
-import { cors as honoCors } from 'hono/cors'
+// CORS for the API itself, from WAYBILL_CORS. Written out rather than hono's cors(): the API needs
+// one fixed setting's headers, and the general middleware (origins as lists or functions, methods
+// per request, echoed request headers) weighs about twice this in the Worker's bundle.
+
 import { createMiddleware } from 'hono/factory'
 import { loadConfig } from '../config'
 import type { CorsConfig } from '../schemas/cors'
 import type { AppEnv } from './types'
 
-const EXPOSED = ['waybill-expires-at', 'waybill-request-id', 'retry-after']
-const handlers = new WeakMap<CorsConfig, MiddlewareHandler>()
-
-function handlerFor(config: CorsConfig): MiddlewareHandler {
-  let handler = handlers.get(config)
-  if (handler === undefined) {
-    const allowed = config.origins
-    handler = honoCors({
-      // Hono echoes the returned value; undefined for a stranger means no CORS headers at all.
-      origin: (origin) => (allowed === '*' ? '*' : allowed.has(origin) ? origin : undefined),
-      allowMethods: ['GET', 'HEAD', 'POST'],
-      allowHeaders: ['authorization', 'content-type', 'accept', 'cf-access-jwt-assertion'],
-      exposeHeaders: EXPOSED,
-      credentials: config.credentials,
-      maxAge: config.maxAgeS,
-    })
-    handlers.set(config, handler)
-  }
-  return handler
-}
+const EXPOSED = 'waybill-expires-at,waybill-request-id,retry-after'
+const METHODS = 'GET,HEAD,POST'
+const REQUEST_HEADERS = 'authorization,content-type,accept,cf-access-jwt-assertion'
 
 // The admin API is another Worker's (src/admin/), which answers no CORS at all: it takes the
 // Access cookie, and an app's origin, even one trusted with the callers' API, must never read its
@@ -33,9 +18,17 @@ const ADMIN_PATHS = '/admin/'
 // The objects an origin serves itself answer with that origin's own CORS setting (its driver's).
 const SERVED_PATHS = '/o/'
 
+/** The origin to allow for a request from `origin`: the page's own, `*`, or none for a stranger. */
+function allowedOrigin(config: CorsConfig, origin: string | undefined): string | undefined {
+  if (config.origins === '*') return '*'
+  return origin !== undefined && config.origins.has(origin) ? origin : undefined
+}
+
 /**
- * CORS for the API itself, from WAYBILL_CORS, never under /admin/. Off when unset (no CORS
- * headers; preflights get 405). Runs before authentication: a preflight carries no credentials.
+ * CORS for the API itself, from WAYBILL_CORS, never under /admin/ or /o/. Off when unset (no CORS
+ * headers; preflights get 405). Runs before authentication: a preflight carries no credentials,
+ * and is answered here (204) whatever route its path names. A page the setting does not list gets
+ * no `Access-Control-Allow-Origin`, so its browser refuses the answer.
  */
 export function cors() {
   return createMiddleware<AppEnv>(async function cors(c, next) {
@@ -44,6 +37,24 @@ export function cors() {
     const result = loadConfig(c.env ?? {})
     const config = result.ok ? result.config.cors : undefined
     if (config === undefined) return next()
-    return handlerFor(config)(c, next)
+    // Set on the answer so far: the route's answer (or the error's) takes them over (hono's c.res).
+    const { headers } = c.res
+    const allowed = allowedOrigin(config, c.req.header('origin'))
+    if (allowed !== undefined) headers.set('access-control-allow-origin', allowed)
+    if (config.credentials) headers.set('access-control-allow-credentials', 'true')
+    headers.set('access-control-expose-headers', EXPOSED)
+    // Which page asked decides the answer, unless any page may read it.
+    const vary = config.origins !== '*'
+    if (c.req.method === 'OPTIONS') {
+      if (vary) headers.append('vary', 'Origin')
+      headers.set('access-control-max-age', String(config.maxAgeS))
+      headers.set('access-control-allow-methods', METHODS)
+      headers.set('access-control-allow-headers', REQUEST_HEADERS)
+      headers.delete('content-length')
+      headers.delete('content-type')
+      return new Response(null, { status: 204, headers })
+    }
+    await next()
+    if (vary) c.header('vary', 'Origin', { append: true })
   })
 }

@@ -1,8 +1,7 @@
 import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
-import { requestId as honoRequestId, type RequestIdVariables } from 'hono/request-id'
 import type { ConfigResult } from '../config'
-import type { AppEnv, LogFields } from './types'
+import type { AppEnv, LogFields, RequestIdVariables } from './types'
 
 /** What the log line needs of an app's environment: the request id, its fields, the setting. */
 interface LoggedEnv {
@@ -12,31 +11,24 @@ interface LoggedEnv {
   }
 }
 
-/**
- * The request's id: Cloudflare's `cf-ray`, or a fresh UUID. Never the client's own header, which
- * anyone could set to tangle the logs; returned as `Waybill-Request-Id` by `requestLog`.
- */
-export function requestId() {
-  return honoRequestId({
-    headerName: '',
-    generator: (c) => c.req.header('cf-ray') ?? crypto.randomUUID(),
-  })
-}
-
 /** Adds what the route knows to the request's log line. */
 export function logFields(c: Context<AppEnv>, fields: LogFields): void {
   Object.assign(c.get('log'), fields)
 }
 
 /**
- * One JSON log line per request (needs `requestId()` before it): request id, route, principal, origin, action, item count, status,
- * outcome and duration. Never a token, an API key, a signature or a signed URL, and not the path
- * either (it can hold an object key); the route pattern is logged instead.
+ * The request's id and its log line, first on every request. The id is Cloudflare's `cf-ray`, or
+ * a fresh UUID: never the client's own header, which anyone could set to tangle the logs; it is
+ * returned as `Waybill-Request-Id`. The line is one JSON object: request id, route, principal,
+ * origin, action, item count, status, outcome and duration. Never a token, an API key, a signature
+ * or a signed URL, and not the path either (it can hold an object key); the route pattern is
+ * logged instead.
  */
 export function requestLog() {
   return createMiddleware<LoggedEnv>(async function requestLog(c, next) {
     const started = performance.now()
-    const id = c.get('requestId')
+    const id = c.req.header('cf-ray') ?? crypto.randomUUID()
+    c.set('requestId', id)
     const fields: LogFields = {}
     c.set('log', fields)
     try {

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from 'hono'
-import type { RequestIdVariables } from 'hono/request-id'
 import type { Principal } from '../principal'
 import type { Action, Config } from '../config'
 import type { Env } from '../env'
@@ -38,6 +37,11 @@ export interface RouteDeps {
   readonly authenticated: MiddlewareHandler<AppEnv>
   /** The same, also accepting the JWT cookie: for links a browser follows (redirects). */
   readonly authenticatedByCookie: MiddlewareHandler<AppEnv>
+}
+
+/** The request's id (src/middleware/request-log.ts): `cf-ray`, or a UUID. */
+export interface RequestIdVariables {
+  requestId: string
 }
 
 /** Hono's environment for every route: bindings, and what middleware puts on the context. */
