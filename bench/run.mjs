@@ -53,6 +53,8 @@ const APP_CASES = [
   // The same redirect by a key made through the admin API, its grant in D1: warm caches.
   ['app-redirect-d1', 10_000, 9],
   ['app-link', 10_000, 9],
+  // 2,000 distinct links in turn: each visit a link's first (no verification kept).
+  ['app-link-fresh', 10_000, 9],
   // A link that key issued: following it judges its key through the control plane's caches.
   ['app-link-d1', 10_000, 9],
   // Issuing a PUT upload, and its completion check (a stand-in store answers its HeadObject).
@@ -116,6 +118,7 @@ async function compareWith(ref, trials) {
       redirect: perRequest('app-redirect'),
       redirectRatio: requests.map(({ rows }) => ratioOf(rows, 'app-redirect')),
       link: perRequest('app-link'),
+      linkFresh: perRequest('app-link-fresh'),
       linkD1: perRequest('app-link-d1'),
       upload: perRequest('app-upload'),
       check: perRequest('app-check'),
@@ -150,6 +153,11 @@ async function compareWith(ref, trials) {
     timed('`GET /v1/redirect/…` inside the app (workerd, µs/request)', 'redirect', 'µs'),
     `| …redirect ÷ healthz | ${median(runs.map((run) => run.redirectRatio[0])).toFixed(2)}× | ${median(runs.map((run) => run.redirectRatio[1])).toFixed(2)}× | | | |`,
     timed('`GET /l/{token}` inside the app (workerd, µs/request)', 'link', 'µs'),
+    timed(
+      '…2,000 distinct links in turn, each a first visit (workerd, µs/request)',
+      'linkFresh',
+      'µs',
+    ),
     timed('…a link a key in D1 issued (workerd, µs/request)', 'linkD1', 'µs'),
     timed('`POST /v1/uploads`, one PUT (workerd, µs/request)', 'upload', 'µs'),
     timed('`POST /v1/uploads/complete` (workerd, µs/request)', 'check', 'µs'),
@@ -239,7 +247,8 @@ const APP_LABELS = {
   'app-healthz': '`GET /healthz`',
   'app-redirect': '`GET /v1/redirect/photos/…` (API key)',
   'app-redirect-d1': '…the same by a key in D1, its grant in D1 (warm caches)',
-  'app-link': '`GET /l/{token}` (a signed link)',
+  'app-link': '`GET /l/{token}` (a signed link, followed again and again)',
+  'app-link-fresh': '…2,000 distinct links in turn (each a first visit)',
   'app-link-d1': '…a link a key in D1 issued (its key judged, warm caches)',
   'app-r2-get': '`GET /o/media/…` (an R2 origin: a 1 KiB object through its signed URL)',
   'r2-bare-get': '…the same object through the bare R2 binding (no waybill)',

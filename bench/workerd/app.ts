@@ -121,19 +121,39 @@ async function issueLink(
   key = API_KEY,
   on: Promise<Record<string, unknown>> = (env ??= makeEnv()),
 ): Promise<string> {
+  return (await issueLinks(ctx, [KEY], key, on))[0]!
+}
+
+/** Links to `keys`, one each, issued in one request: their paths. */
+async function issueLinks(
+  ctx: ExecutionContext,
+  keys: readonly string[],
+  key = API_KEY,
+  on: Promise<Record<string, unknown>> = (env ??= makeEnv()),
+): Promise<string[]> {
   const response = await app.fetch(
     new Request(`${BASE}/v1/links`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ origin: 'photos', keys: [KEY] }),
+      body: JSON.stringify({ origin: 'photos', keys }),
     }),
     await on,
     ctx,
   )
   if (response.status !== 200) throw new Error(`POST /v1/links: ${response.status}`)
   const { links } = await response.json<{ links: { url: string }[] }>()
-  return new URL(links[0]!.url).pathname
+  return links.map(({ url }) => new URL(url).pathname)
 }
+
+/**
+ * Distinct links followed in turn by `app-link-fresh`: more than a cache of verified links holds
+ * (512, src/auth/links.ts), so each visit is a link's first as far as the app can tell.
+ */
+const FRESH_LINKS = Array.from(
+  { length: 2_000 },
+  (_, i) => `gallery/2026/fresh-${String(i).padStart(4, '0')}.jpg`,
+)
+let freshLinkPaths: Promise<string[]> | undefined
 
 /** The upload the check case checks: a 10-byte PUT, issued once. */
 const UPLOAD = {
@@ -351,9 +371,17 @@ const CASES: Record<
       { read: true },
     ]
   },
+  // The same link followed again and again (a shared download): from the second visit on, its
+  // token's verification is kept (src/auth/links.ts).
   async 'app-link'(ctx) {
     const url = `${BASE}${await (linkPath ??= issueLink(ctx))}`
     return [() => new Request(url), 302]
+  },
+  /** Links followed for the first time: 2,000 distinct ones in turn, each verified afresh. */
+  async 'app-link-fresh'(ctx) {
+    const paths = await (freshLinkPaths ??= issueLinks(ctx, FRESH_LINKS))
+    let next = 0
+    return [() => new Request(`${BASE}${paths[next++ % paths.length]}`), 302]
   },
   /** A link issued by a key made through the admin API: the control plane judges that key. */
   async 'app-link-d1'(ctx, bindings) {

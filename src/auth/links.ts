@@ -8,7 +8,8 @@
 import * as v from 'valibot'
 import type { Config } from '../config'
 import { base64UrlEncode } from '../core/bytes'
-import { conceal, reveal, type TokenFault } from '../core/token'
+import { BoundedCache } from '../core/cache'
+import { conceal, reveal, type TokenFault, type TokenSecret } from '../core/token'
 import { sealed } from '../schemas/sealed'
 
 const PURPOSE = 'link'
@@ -68,20 +69,39 @@ export function signLink(
 /** Where a link's issuer is concealed: its id is unique to it, so no keystream is used twice. */
 const issuerLabel = (linkId: string) => `link-issuer.${linkId}`
 
+/**
+ * Links already verified, per secret list (one per configuration), by their whole token: a link
+ * followed again (a shared download) is verified and its issuer revealed once. Filled only once a
+ * token's tag has verified, so a kept payload is exactly what verifying the same bytes again would
+ * give; expiry, revocation, the issuer's standing and uses are judged on every visit all the same
+ * (src/services/links.ts). Bounded (../core/cache.ts).
+ */
+const verified = new WeakMap<readonly TokenSecret[], BoundedCache<string, LinkPayload>>()
+const VERIFIED_ENTRIES = 512
+
 /** The payload of a link waybill sealed (its issuer revealed), or why it is not one. */
 export function verifyLink(
   config: Pick<Config, 'tokenSecrets'>,
   token: string,
 ): { payload: LinkPayload } | { fault: TokenFault } {
-  const opened = links.open(config.tokenSecrets, token)
+  const secrets = config.tokenSecrets
+  let kept = verified.get(secrets)
+  if (kept === undefined) verified.set(secrets, (kept = new BoundedCache(VERIFIED_ENTRIES)))
+  const known = kept.get(token)
+  if (known !== undefined) return { payload: known }
+  const opened = links.open(secrets, token)
   if ('fault' in opened) return opened
-  const payload = opened.value
-  if (typeof payload.a !== 'string') return { payload }
-  // Sealed with a concealed issuer, so its id and secret are there (the tag vouches for both).
-  const secretId = token.slice(0, token.indexOf('.'))
-  const a =
-    payload.j === undefined
-      ? undefined
-      : reveal(config.tokenSecrets, secretId, issuerLabel(payload.j), payload.a)
-  return a === undefined ? { fault: 'malformed' } : { payload: { ...payload, a } }
+  let payload = opened.value
+  if (typeof payload.a === 'string') {
+    // Sealed with a concealed issuer, so its id and secret are there (the tag vouches for both).
+    const secretId = token.slice(0, token.indexOf('.'))
+    const a =
+      payload.j === undefined
+        ? undefined
+        : reveal(secrets, secretId, issuerLabel(payload.j), payload.a)
+    if (a === undefined) return { fault: 'malformed' }
+    payload = { ...payload, a }
+  }
+  kept.set(token, Object.freeze(payload))
+  return { payload }
 }

@@ -26,6 +26,23 @@ describe('signLink and verifyLink', () => {
     expect(verifyLink(config, signLink(config, byToken))).toEqual({ payload: byToken })
   })
 
+  it('verify a link followed again from what they kept, only under the secrets that sealed it', () => {
+    const token = signLink(config, PAYLOAD)
+    const first = verifyLink(config, token)
+    expect(first).toEqual({ payload: PAYLOAD })
+    expect(verifyLink(config, token)).toEqual(first)
+    // Kept per secret list: a configuration without the secret refuses what another accepted.
+    const rotated = { tokenSecrets: [{ id: 'k2', secret: 'another-link-secret-0123456789ab' }] }
+    expect(verifyLink(rotated, token)).toEqual({ fault: 'unknown_secret' })
+    const sameId = { tokenSecrets: [{ id: 'k1', secret: 'a-new-secret-under-an-old-id-0123' }] }
+    expect(verifyLink(sameId, token)).toEqual({ fault: 'tampered' })
+    // A token one character off (its tag's first) is verified afresh, and refused.
+    const at = token.lastIndexOf('.') + 1
+    const changed = `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`
+    expect(verifyLink(config, changed)).toEqual({ fault: 'tampered' })
+    expect(verifyLink(config, token)).toEqual(first)
+  })
+
   it('conceal the key that issued it: the token shows neither its id nor the same text twice', () => {
     const token = signLink(config, PAYLOAD)
     const payload = atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))
