@@ -421,3 +421,36 @@ export function verifyOwnUrl(
   }
   return { origin: where.origin, key: where.key, method, expires, issuer, terms }
 }
+
+/**
+ * Read URLs already verified, per secret list (one per configuration), by their whole text: an
+ * object fetched again through the same URL (a gallery's image, a page's asset: a batch's URLs
+ * stay the same within a signing window) is verified once. Filled only once a URL's signature has
+ * verified, so a kept grant is exactly what verifying the same text again would give; its expiry
+ * is judged on every request all the same. Bounded (../cache.ts).
+ */
+const verifiedReads = new WeakMap<readonly TokenSecret[], BoundedCache<string, OwnGrant>>()
+const VERIFIED_READS = 1024
+
+/**
+ * `verifyOwnUrl` for the URL a request came to, as its text (`request.url`): a read URL verified
+ * before (under the same secrets) is not parsed or signed again.
+ *
+ * @example
+ * const verified = verifyOwnHref(secrets, request.url, 'GET', nowS)
+ */
+export function verifyOwnHref(
+  secrets: readonly TokenSecret[],
+  href: string,
+  method: OwnMethod,
+  nowS: number,
+): OwnGrant | { fault: OwnFault } {
+  if (method !== 'GET') return verifyOwnUrl(secrets, new URL(href), method, nowS)
+  let kept = verifiedReads.get(secrets)
+  if (kept === undefined) verifiedReads.set(secrets, (kept = new BoundedCache(VERIFIED_READS)))
+  const known = kept.get(href)
+  if (known !== undefined) return nowS >= known.expires ? { fault: 'expired' } : known
+  const verified = verifyOwnUrl(secrets, new URL(href), method, nowS)
+  if (!('fault' in verified)) kept.set(href, Object.freeze(verified))
+  return verified
+}

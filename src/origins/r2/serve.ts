@@ -3,7 +3,7 @@
 // write or delete it allows. CORS is the origin's own setting, as a bucket's CORS rules are for S3;
 // a preflight needs no signature (it carries none), and is answered from that setting alone.
 
-import { verifyOwnUrl, type OwnFault, type OwnMethod } from '../../core/own/url'
+import { verifyOwnHref, type OwnFault, type OwnMethod } from '../../core/own/url'
 import { WaybillError } from '../../errors'
 import type { CorsConfig } from '../../schemas/cors'
 import type { ServeContext, Served } from '../types'
@@ -109,20 +109,19 @@ async function answer(
   settings: R2Settings,
   context: ServeContext,
 ): Promise<Response> {
-  const url = new URL(request.url)
   if (request.method === 'POST') {
-    if (!FORM_PATHS(origin).has(url.pathname)) {
+    if (!FORM_PATHS(origin).has(new URL(request.url).pathname)) {
       throw notAllowed('a form is posted to the origin itself, /o/<origin>', OBJECT_METHODS)
     }
     return postForm(request, origin, settings, context)
   }
   const method = SIGNED_FOR[request.method]
   if (method === undefined) {
-    const methods = FORM_PATHS(origin).has(url.pathname) ? FORM_METHODS : OBJECT_METHODS
-    throw notAllowed(`no URL allows ${request.method}`, methods)
+    const form = FORM_PATHS(origin).has(new URL(request.url).pathname)
+    throw notAllowed(`no URL allows ${request.method}`, form ? FORM_METHODS : OBJECT_METHODS)
   }
   const nowS = Math.floor(context.now.getTime() / 1000)
-  const verified = verifyOwnUrl(context.secrets, url, method, nowS)
+  const verified = verifyOwnHref(context.secrets, request.url, method, nowS)
   if ('fault' in verified) {
     const message = FAULTS[verified.fault]
     const detail = verified.fault === 'expired' ? 'This URL has expired.' : `This URL ${message}.`

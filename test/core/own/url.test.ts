@@ -8,6 +8,7 @@ import {
   parseOwnPath,
   prepareOwnSigner,
   termsQuery,
+  verifyOwnHref,
   verifyOwnUrl,
   type OwnBatch,
   type OwnTerms,
@@ -155,6 +156,25 @@ describe('verifyOwnUrl', () => {
     })
     const forged = changed((u) => u.searchParams.set('x', '1'))
     expect(verifyOwnUrl(SECRETS, forged, 'GET', NOW_S)).toEqual({ fault: 'tampered' })
+  })
+
+  it('verifyOwnHref: a read URL verified again from what it kept, its expiry judged each time', () => {
+    const [url] = prepareOwnSigner(BATCH).signAll([{ key: 'kept/a.jpg' }])
+    const first = verifyOwnHref(SECRETS, url!, 'GET', NOW_S)
+    expect(first).toEqual(verifyOwnUrl(SECRETS, new URL(url!), 'GET', NOW_S))
+    expect(verifyOwnHref(SECRETS, url!, 'GET', NOW_S)).toEqual(first)
+    expect(verifyOwnHref(SECRETS, url!, 'GET', 1_900_000_000)).toEqual({ fault: 'expired' })
+    // Kept per secret list: one without the URL's secret, or with another under its id, refuses.
+    expect(verifyOwnHref([SECRETS[1]!], url!, 'GET', NOW_S)).toEqual({ fault: 'unknown_secret' })
+    const sameId = [{ id: 'k2', secret: 'a-new-secret-under-the-old-id-0123456' }]
+    expect(verifyOwnHref(sameId, url!, 'GET', NOW_S)).toEqual({ fault: 'tampered' })
+    // Any other text is verified afresh: another method, one changed character.
+    expect(verifyOwnHref(SECRETS, url!, 'PUT', NOW_S)).toEqual({ fault: 'tampered' })
+    const last = url!.at(-1) === '0' ? '1' : '0'
+    expect(verifyOwnHref(SECRETS, `${url!.slice(0, -1)}${last}`, 'GET', NOW_S)).toEqual({
+      fault: 'tampered',
+    })
+    expect(verifyOwnHref(SECRETS, url!, 'GET', NOW_S)).toEqual(first)
   })
 
   it('judges each URL of a batch by its own bytes when the batch prefix is kept from the first', () => {
