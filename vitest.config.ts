@@ -57,13 +57,14 @@ const workerd = {
   setupFiles: ['./test/apply-migrations.ts', './test/contract/setup.ts'],
 }
 
-// What wrangler.jsonc's "alias" swaps in the deploy bundle (build/), so that the e2e project's Worker
-// is the one that ships. Not the unit project's: it checks the OpenAPI document, which needs the
-// real generator. (TypeScript's reader takes JSON with comments and trailing commas.)
+// What wrangler.jsonc's "alias" swaps in the deploy bundle (build/) and its "define" sets (DOCS:
+// src/docs.d.ts), so that the e2e project's Worker is the one that ships. Not the unit project's:
+// it checks the OpenAPI document, which needs the real generator and the descriptions.
+// (TypeScript's reader takes JSON with comments and trailing commas.)
 const wrangler = ts.parseConfigFileTextToJson(
   'wrangler.jsonc',
   readFileSync('wrangler.jsonc', 'utf8'),
-) as { config: { alias: Record<string, string> } }
+) as { config: { alias: Record<string, string>; define: Record<string, string> } }
 const shipped = Object.entries(wrangler.config.alias).map(([find, replacement]) => ({
   find,
   replacement: resolve(replacement),
@@ -83,6 +84,8 @@ export default defineConfig({
             miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
           }),
         ],
+        // The build that carries the descriptions (src/docs.d.ts), as the document's generator.
+        define: { DOCS: 'true' },
         test: {
           ...workerd,
           name: 'unit',
@@ -159,6 +162,7 @@ export default defineConfig({
           }),
         ],
         resolve: { alias: shipped },
+        define: wrangler.config.define,
         test: {
           ...workerd,
           name: 'e2e',
@@ -171,6 +175,7 @@ export default defineConfig({
         },
       },
       {
+        define: { DOCS: 'true' },
         test: {
           name: 'node',
           include: [NODE_TESTS],

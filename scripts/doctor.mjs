@@ -150,8 +150,9 @@ async function configLoaders() {
     platform: 'node',
     outfile,
     logLevel: 'error',
-    // The Worker's package aliases; esbuild's option takes package names only (the relative ones
-    // are hono's own modules, which the configuration code does not import).
+    // The Worker's build constants and package aliases; esbuild's option takes package names only
+    // (the relative ones are hono's own modules, which the configuration code does not import).
+    define: readConfig(join(ROOT, 'wrangler.jsonc')).define,
     alias: Object.fromEntries(
       Object.entries(readConfig(join(ROOT, 'wrangler.jsonc')).alias).filter(
         ([name]) => !name.startsWith('.'),

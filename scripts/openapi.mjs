@@ -40,6 +40,8 @@ async function routesDocuments() {
     format: 'esm',
     platform: 'node',
     plugins: [wasmModules('node', dirname(outfile), [])],
+    // The build that carries the descriptions (src/docs.d.ts).
+    define: { DOCS: 'true' },
     outfile,
     logLevel: 'error',
   })

@@ -14,7 +14,6 @@ import type { Action, Grant, Origin } from './types'
 import { subjectOf, subjectText, type GrantSubject } from '../principal/subjects'
 import { grantTypePattern, MEDIA_FAMILIES, parseMediaType } from '../core/media-type'
 import type { FieldError } from '../errors'
-import { DOCS } from '#docs'
 
 const ACTIONS = ['read', 'write', 'delete', 'list', 'debug'] as const satisfies readonly Action[]
 /** `{claim}` placeholders in a prefix. */

@@ -30,7 +30,6 @@ import {
   wholeNumber,
 } from '../schemas/fields'
 import { isRecord, list, strict, strictFields, typeName } from '../schemas/valibot'
-import { DOCS } from '#docs'
 
 /** What admin writes and the data plane's refusals are recorded as. */
 export const AUDIT_ACTIONS = [

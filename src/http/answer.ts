@@ -161,8 +161,10 @@ export class Answer<TSchema extends v.GenericSchema, TStatus extends 200 | 201 =
     readonly status: TStatus = 200 as TStatus,
     ndjson?: string,
   ) {
-    this.response =
-      ndjson === undefined
+    // Read by the document's generator only: the Workers' bundles (DOCS: src/docs.d.ts) keep none of it.
+    this.response = !DOCS
+      ? ({} as ReturnType<typeof jsonContent>)
+      : ndjson === undefined
         ? jsonContent(schema, description)
         : jsonOrNdjsonContent(schema, description, ndjson)
   }

@@ -6,7 +6,6 @@ import { resolver, type DescribeRouteOptions } from 'hono-openapi'
 import * as v from 'valibot'
 import { PROBLEMS, type ErrorCode } from '../errors'
 import { problemType } from './problem'
-import { DOCS } from '#docs'
 
 /**
  * An RFC 9457 problem whose `type` is one of `codes`' (the client's codes come from these). Built

@@ -11,7 +11,6 @@ import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validBody } from '../middleware/validate'
 import { CookiesAnswer, CookiesBody } from '../schemas/cookies'
 import { signCookies } from '../services/cookies'
-import { DOCS } from '#docs'
 
 /** The success answer: its schema, in the document and the handler's type. */
 const COOKIES = new Answer(CookiesAnswer, 'The cookies, also set with Set-Cookie')

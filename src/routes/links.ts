@@ -12,7 +12,6 @@ import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validBody, validParams } from '../middleware/validate'
 import { LinkParams, LinksAnswer, LinksBody } from '../schemas/links'
 import { followLink, issueLinks } from '../services/links'
-import { DOCS } from '#docs'
 import { requestOrigin } from '../http/common'
 
 /** The success answer of `POST /v1/links`: its schema, in the document and the handler's type. */

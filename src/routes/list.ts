@@ -18,7 +18,6 @@ import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validParams, validQuery } from '../middleware/validate'
 import { ListAnswer, ListParams, ListQuery } from '../schemas/list'
 import { listPage } from '../services/list'
-import { DOCS } from '#docs'
 import { requestOrigin } from '../http/common'
 
 /**

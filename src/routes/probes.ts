@@ -9,7 +9,6 @@ import { readiness, READY, type Check } from '../control/readiness'
 import { Answer } from '../http/answer'
 import { asset } from '../http/common'
 import { publicProblems } from '../http/openapi'
-import { DOCS } from '#docs'
 
 /** `GET /healthz`'s answer: its schema, in the document and the handler's type. */
 const HEALTH = new Answer(v.object({ ok: v.literal(true) }), 'Ready')

@@ -11,7 +11,6 @@ import { validQuery } from '../middleware/validate'
 import { RedirectQuery, RedirectTarget } from '../schemas/redirect'
 import { parse } from '../schemas/valibot'
 import { redirectTo } from '../services/redirect'
-import { DOCS } from '#docs'
 import { requestOrigin } from '../http/common'
 
 const PREFIX = '/v1/redirect/'

@@ -11,7 +11,6 @@ import { publicProblems } from '../http/openapi'
 import { logFields } from '../middleware/request-log'
 import type { AppEnv, RouteDeps } from '../middleware/types'
 import { serveObject } from '../services/served'
-import { DOCS } from '#docs'
 
 const WHAT = {
   GET: 'read',

@@ -12,7 +12,6 @@ import type { AppEnv, RouteDeps } from '../middleware/types'
 import { validBody } from '../middleware/validate'
 import { SignAnswer, SignBody } from '../schemas/sign'
 import { signBatch } from '../services/sign'
-import { DOCS } from '#docs'
 import { requestOrigin } from '../http/common'
 
 /**

@@ -38,7 +38,6 @@ import {
   uploadCompletedEvent,
   type CompletedUpload,
 } from '../services/notify'
-import { DOCS } from '#docs'
 import { requestOrigin } from '../http/common'
 
 /**

@@ -5,7 +5,6 @@ import { MAX_COOKIE_PREFIX_BYTES } from '../limits'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { AnyOriginName, ExpiresIn } from './fields'
 import { strict } from './valibot'
-import { DOCS } from '#docs'
 
 const prefixMessage = `must be a key prefix of at most ${MAX_COOKIE_PREFIX_BYTES} bytes`
 

@@ -29,7 +29,6 @@ import { checkObjectKey } from '../core/keys'
 import { checkHeaderValue } from '../core/s3/presign'
 import { isWellFormedKey, utf8Length } from '../core/sigv4/encoding'
 import { isRecord, list, record, strict, typeName } from './valibot'
-import { DOCS } from '#docs'
 
 const mustBeString = (issue: v.BaseIssue<unknown>) =>
   `must be a string, not ${typeName(issue.input)}`

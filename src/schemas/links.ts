@@ -17,7 +17,6 @@ import {
   keysOrItems,
 } from './fields'
 import { strict } from './valibot'
-import { DOCS } from '#docs'
 
 /** An entry of `items`, and the rules across its fields. */
 const LinkItem = v.pipe(

@@ -13,7 +13,6 @@ import {
   wholeNumber,
 } from './fields'
 import { list, strict } from './valibot'
-import { DOCS } from '#docs'
 
 export const ListParams = strict({ origin: OriginName })
 

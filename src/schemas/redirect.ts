@@ -10,7 +10,6 @@ import {
   QueryExpiresIn,
 } from './fields'
 import { strict, strictFields } from './valibot'
-import { DOCS } from '#docs'
 
 /** The origin and the key, from the raw path (the key decoded exactly once): always an object. */
 export const RedirectTarget = strictFields({

@@ -22,7 +22,6 @@ import {
   keysOrItems,
 } from './fields'
 import { isRecord, strict, strictFields, typeName } from './valibot'
-import { DOCS } from '#docs'
 
 /** A batch field: `keys` or `items`. */
 const batchOf = <TItem extends v.GenericSchema>(item: TItem) =>

@@ -3,7 +3,6 @@
 import * as v from 'valibot'
 import { OriginName } from './fields'
 import { strict } from './valibot'
-import { DOCS } from '#docs'
 
 export const UploadRulesQuery = strict({ origin: OriginName }, { noun: 'parameter' })
 export type UploadRulesQuery = v.InferOutput<typeof UploadRulesQuery>

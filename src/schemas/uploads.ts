@@ -24,7 +24,6 @@ import {
   wholeNumber,
 } from './fields'
 import { isRecord, list, strict, strictFields, typeName } from './valibot'
-import { DOCS } from '#docs'
 
 // 32 bytes are 43 characters and a "=": the last character holds 4 bits of them, and 2 zero bits
 // (src/core/bytes.ts). Any other spelling decodes to the same bytes for some, and is refused by

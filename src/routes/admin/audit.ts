@@ -10,7 +10,6 @@ import { AUDIT_RETENTION_DAYS } from '../../limits'
 import { AuditAnswer, AuditQuery } from '../../control/admin-schemas'
 import { listAudit } from '../../services/admin/audit'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, contextOf } from './shared'
-import { DOCS } from '#docs'
 
 const AUDIT = new Answer(AuditAnswer, 'One page of events, newest first')
 

@@ -13,7 +13,6 @@ import { ConfigDocument, ExportQuery, ImportAnswer, ImportBody } from '../../con
 import { exportConfiguration, importConfiguration } from '../../services/admin/config'
 import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, contextOf } from './shared'
-import { DOCS } from '#docs'
 
 const DOCUMENT = new Answer(ConfigDocument, 'The configuration')
 const IMPORTED = new Answer(ImportAnswer, 'What was added, and what was left as it was')

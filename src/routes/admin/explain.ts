@@ -11,7 +11,6 @@ import { ExplainAnswer, ExplainBody } from '../../control/admin-schemas'
 import { explainRequest } from '../../services/admin/explain'
 import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, contextOf } from './shared'
-import { DOCS } from '#docs'
 
 const EXPLAINED = new Answer(ExplainAnswer, 'The verdict, and why')
 

@@ -21,7 +21,6 @@ import {
 import { createGrant, effectiveGrants, listGrants, removeGrant } from '../../services/admin/grants'
 import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
-import { DOCS } from '#docs'
 
 const GRANT = new Answer(GrantAnswer, 'The grant as stored', 201)
 const GRANT_LIST = new Answer(GrantListAnswer, 'One page of grants, oldest first')

@@ -24,7 +24,6 @@ import {
 import { createKey, getKey, listKeys, patchKey, rotate } from '../../services/admin/keys'
 import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
-import { DOCS } from '#docs'
 
 const KEY_CREATED = new Answer(KeyCreatedAnswer, 'The key (shown once) and its grants', 201)
 const KEY_LIST = new Answer(KeyListAnswer, 'One page of keys, by id')

@@ -27,7 +27,6 @@ import {
 } from '../../services/admin/quotas'
 import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
-import { DOCS } from '#docs'
 
 const QUOTA = new Answer(QuotaAnswer, 'The quota', 201)
 const QUOTA_USE = new Answer(QuotaUseAnswer, 'The quota, and what its caller has used of it')

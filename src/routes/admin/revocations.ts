@@ -22,7 +22,6 @@ import {
 } from '../../services/admin/revocations'
 import { IDEMPOTENCY_HEADER } from './idempotency'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, BAD_BODY, byId, contextOf } from './shared'
-import { DOCS } from '#docs'
 
 const REVOCATION = new Answer(RevocationAnswer, 'The revocation', 201)
 const REVOCATION_LIST = new Answer(RevocationListAnswer, 'One page of revocations')

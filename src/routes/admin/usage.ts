@@ -10,7 +10,6 @@ import { validQuery } from '../../middleware/validate'
 import { UsageAnswer, UsageQuery, UsageTopAnswer, UsageTopQuery } from '../../control/admin-schemas'
 import { topUsage, usageOf } from '../../services/admin/usage'
 import { ADMIN_PROBLEMS, ADMIN_SECURITY, contextOf } from './shared'
-import { DOCS } from '#docs'
 
 const USAGE = new Answer(UsageAnswer, 'The days with any use')
 const TOP = new Answer(UsageTopAnswer, 'The callers that did the most')
