@@ -71,9 +71,17 @@ const APP_CASES = [
   // The same two with an in-memory stand-in for the bucket (bench/workerd/app.ts): local R2's
   // millisecond a get, and its jitter, out of the difference.
   ['app-r2-memory-get', 10_000, 9],
+  // The same download through the router and the middleware chain (downloads skip both).
+  ['app-r2-memory-get-routed', 10_000, 9],
   ['r2-bare-memory-get', 10_000, 9],
 ]
-const R2_CASES = new Set(['app-r2-get', 'r2-bare-get', 'app-r2-memory-get', 'r2-bare-memory-get'])
+const R2_CASES = new Set([
+  'app-r2-get',
+  'r2-bare-get',
+  'app-r2-memory-get',
+  'app-r2-memory-get-routed',
+  'r2-bare-memory-get',
+])
 // Before and after compare every request a baseline has: signed links and the control plane
 // (e8fbc01 or later); R2 origins came later.
 const APP_COMPARED = APP_CASES.filter(([name]) => !R2_CASES.has(name))
@@ -253,6 +261,7 @@ const APP_LABELS = {
   'app-r2-get': '`GET /o/media/…` (an R2 origin: a 1 KiB object through its signed URL)',
   'r2-bare-get': '…the same object through the bare R2 binding (no waybill)',
   'app-r2-memory-get': '`GET /o/memory/…` (the same, the bucket an in-memory stand-in)',
+  'app-r2-memory-get-routed': '…the same through the router and the middleware chain',
   'r2-bare-memory-get': '…the same object from the stand-in, bare (no waybill)',
   'app-upload': '`POST /v1/uploads`, one PUT (API key)',
   'app-check': '`POST /v1/uploads/complete` (a stand-in store answers HeadObject)',
@@ -325,7 +334,7 @@ async function main() {
     `- The control plane from warm caches: a redirect by a key made through the admin API, its grant in D1, ${fmt(get(workerd.app.rows, 'app-redirect-d1'))} µs, **${signed(get(workerd.app.rows, 'app-redirect-d1') - get(workerd.app.rows, 'app-redirect'))} µs** against the env's key and grant (target ≤ +1; \`npm run bench:control\` measures it with 100,000 keys, and a cold miss).`,
     `- A whole \`POST /v1/sign\` of 10,000 keys inside the app: **${fmt(get(workerd.app.rows, 'app-sign-10k') / 10_000)} µs/key** (goal ≤ 2.0), of which validating the body ${fmt(get(workerd.app.rows, 'validate-sign-10k') / 10_000)} µs/key.`,
     `- A media type parsed into its canonical form: ${fmt(w('media-type-canonical'))} µs per type (a response override or an upload's type, per item).`,
-    `- R2 through the binding: minting waybill's own URLs ${fmt(w('r2-waybill'))} µs/URL at N = 10,000, against ${fmt(w('waybill'))} for S3's (target ≤ S3's). Serving a 1 KiB object through a signed URL adds **${signed(get(workerd.app.rows, 'app-r2-memory-get') - get(workerd.app.rows, 'r2-bare-memory-get'))} µs** per download to the bucket's get (target ≤ +10, of which verifying its URL alone takes ${fmt(w('r2-verify'))} µs; both with an in-memory stand-in for the bucket, ${fmt(get(workerd.app.rows, 'app-r2-memory-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-memory-get'))} µs), beside the app's own \`GET /healthz\` (the shell every request crosses) at ${fmt(get(workerd.app.rows, 'app-healthz'))} µs; with local R2 itself ${fmt(get(workerd.app.rows, 'app-r2-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-get'))} µs (${signed(get(workerd.app.rows, 'app-r2-get') - get(workerd.app.rows, 'r2-bare-get'))}).`,
+    `- R2 through the binding: minting waybill's own URLs ${fmt(w('r2-waybill'))} µs/URL at N = 10,000, against ${fmt(w('waybill'))} for S3's (target ≤ S3's). Serving a 1 KiB object through a signed URL adds **${signed(get(workerd.app.rows, 'app-r2-memory-get') - get(workerd.app.rows, 'r2-bare-memory-get'))} µs** per download to the bucket's get (target ≤ +10; both with an in-memory stand-in for the bucket, ${fmt(get(workerd.app.rows, 'app-r2-memory-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-memory-get'))} µs; the same URL each time, so its verification is kept after the first, where a URL's first verification takes ${fmt(w('r2-verify'))} µs; through the router and the middleware chain, as before downloads skipped them, ${fmt(get(workerd.app.rows, 'app-r2-memory-get-routed'))} µs), beside the app's own \`GET /healthz\` (the shell every request crosses) at ${fmt(get(workerd.app.rows, 'app-healthz'))} µs; with local R2 itself ${fmt(get(workerd.app.rows, 'app-r2-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-get'))} µs (${signed(get(workerd.app.rows, 'app-r2-get') - get(workerd.app.rows, 'r2-bare-get'))}).`,
     `- aws4fetch ${fmt(w('aws4fetch'))} µs: waybill is **${(w('aws4fetch') / w('waybill')).toFixed(1)}×** faster (target ≥ 18×).`,
     `- @aws-sdk/s3-request-presigner getSignedUrl ${fmt(w('sdk-getSignedUrl'))} µs: **${(w('sdk-getSignedUrl') / w('waybill')).toFixed(0)}×** (target ≥ 90×).`,
     `- Web Crypto floor (one digest + one HMAC per URL) ${fmt(w('webcrypto-floor'))} µs.`,

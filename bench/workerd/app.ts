@@ -30,6 +30,8 @@ const encoder = new TextEncoder()
 const ADMIN_TOKEN = 'wba_bench_admin_token_not_a_secret_0123456789'
 
 const app = createApp()
+/** The same app with downloads through own URLs routed like every other request (src/app.ts). */
+const routedApp = createApp({ routeDownloads: true })
 /** The admin Worker's app (a baseline before it had one: the app itself, bench/workerd.mjs). */
 const adminApp = createAdminApp()
 let env: Promise<Record<string, unknown>> | undefined
@@ -214,7 +216,7 @@ function fakeStore(tag: string | undefined): void {
 type Case = [
   next: () => Request,
   expected: number,
-  how?: { read?: boolean; control?: boolean; r2?: boolean; admin?: boolean },
+  how?: { read?: boolean; control?: boolean; r2?: boolean; admin?: boolean; routed?: boolean },
 ]
 
 // The R2 delivery cases: a 1 KiB object in a local bucket (binding BENCH_R2), read through the
@@ -448,6 +450,11 @@ const CASES: Record<
     const url = await (r2MemoryUrl ??= signR2Url(bindings, ctx, 'memory'))
     return [() => new Request(url), 200, { read: true, r2: true }]
   },
+  /** The same download through the router and the middleware chain, as every other request. */
+  async 'app-r2-memory-get-routed'(ctx, bindings) {
+    const url = await (r2MemoryUrl ??= signR2Url(bindings, ctx, 'memory'))
+    return [() => new Request(url), 200, { read: true, r2: true, routed: true }]
+  },
   /** An admin write: a key with one grant (three rows and the epoch, one transaction). */
   'admin-create-key'() {
     let i = 0
@@ -492,8 +499,11 @@ export default {
     }
     const make = CASES[name]
     if (make === undefined) return new Response(`unknown case ${name}`, { status: 404 })
-    const [next, expected, { read = false, control = false, r2 = false, admin = false } = {}] =
-      await make(ctx, bindings)
+    const [
+      next,
+      expected,
+      { read = false, control = false, r2 = false, admin = false, routed = false } = {},
+    ] = await make(ctx, bindings)
     const appEnv = admin
       ? await (adminEnv ??= makeAdminEnv(bindings))
       : r2
@@ -501,7 +511,7 @@ export default {
         : control
           ? await (controlEnv ??= makeControlEnv(bindings))
           : await (env ??= makeEnv())
-    const worker = admin ? adminApp : app
+    const worker = admin ? adminApp : routed ? routedApp : app
     // Bodies are left unread, as the runtime would stream them, unless the case reads them; every
     // status is checked.
     let response: Response | undefined

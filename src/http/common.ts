@@ -93,6 +93,28 @@ export function requestOrigin(url: string): string {
 }
 
 /**
+ * The answer to an error: a WaybillError's (or a core error's) problem, anything else a plain 500
+ * whose cause goes to the log, where it happened and never its message (a library's message may
+ * quote what it was given: a secret, a token; the stack's first line is it).
+ */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof WaybillError) return problemResponse(error)
+  if (error instanceof CoreError) return problemResponse(fromCoreError(error))
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      message: 'unhandled error',
+      error: error instanceof Error ? error.name : typeof error,
+      stack: (error instanceof Error ? (error.stack ?? '') : '')
+        .split('\n')
+        .filter((line) => /^\s+at /.test(line))
+        .join('\n'),
+    }),
+  )
+  return internalErrorResponse()
+}
+
+/**
  * The 404 for an unknown route, the one error pipeline (a problem for what waybill knows, a plain
  * 500 logged for what it does not), and the route matcher built now.
  */
@@ -100,24 +122,7 @@ export function finish<E extends Env>(app: Hono<E>): void {
   app.notFound(() =>
     problemResponse(new WaybillError('not_found', 'No such route; see GET /openapi.json.')),
   )
-  app.onError((error) => {
-    if (error instanceof WaybillError) return problemResponse(error)
-    if (error instanceof CoreError) return problemResponse(fromCoreError(error))
-    // Unexpected: log where it happened, answer a plain 500. Not the message: a library's
-    // message may quote what it was given (a secret, a token), and the stack's first line is it.
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        message: 'unhandled error',
-        error: error.name,
-        stack: (error.stack ?? '')
-          .split('\n')
-          .filter((line) => /^\s+at /.test(line))
-          .join('\n'),
-      }),
-    )
-    return internalErrorResponse()
-  })
+  app.onError(errorResponse)
   // Hono builds its route matcher on the first request it routes. Build it now, while the Worker
   // loads (which Cloudflare overlaps with the TLS handshake), not in a caller's first request.
   app.router.match('GET', '/')

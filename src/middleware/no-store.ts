@@ -6,6 +6,11 @@ import type { MiddlewareHandler } from 'hono'
 export function noStore(): MiddlewareHandler {
   return async function noStore(c, next) {
     await next()
-    if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store')
+    noStoreUnlessSet(c.res.headers)
   }
+}
+
+/** `no-store`, unless the answer set a cache rule of its own. */
+export function noStoreUnlessSet(headers: Headers): void {
+  if (!headers.has('cache-control')) headers.set('cache-control', 'no-store')
 }

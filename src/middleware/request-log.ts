@@ -27,20 +27,42 @@ export function logFields(c: Context<AppEnv>, fields: LogFields): void {
 export function requestLog() {
   return createMiddleware<LoggedEnv>(async function requestLog(c, next) {
     const started = performance.now()
-    const id = c.req.header('cf-ray') ?? crypto.randomUUID()
+    const id = requestIdOf(c.req.raw)
     c.set('requestId', id)
     const fields: LogFields = {}
     c.set('log', fields)
     try {
       await next()
     } finally {
-      const status = c.res.status
-      // Set once the configuration is known good; until then every request is logged.
-      const quiet = c.get('config')?.requestLog === 'errors' && status < 400
-      if (!quiet) logRequest(c.req.method, c.req.routePath, id, fields, status, started)
-      c.res.headers.set('waybill-request-id', id)
+      logAnswer(c.get('config'), c.req.method, c.req.routePath, id, fields, c.res, started)
     }
   })
+}
+
+/** A request's id: Cloudflare's `cf-ray`, or a fresh UUID (see `requestLog`). */
+export function requestIdOf(request: Request): string {
+  return request.headers.get('cf-ray') ?? crypto.randomUUID()
+}
+
+/**
+ * The end of a request: its log line (unless `config`, once known good, logs errors only and
+ * this is none) and its id on the answer. `requestLog`'s, and the served downloads' that skip the
+ * router (src/routes/served.ts).
+ */
+export function logAnswer(
+  config: { readonly requestLog: 'all' | 'errors' } | undefined,
+  method: string,
+  route: string,
+  requestId: string,
+  fields: LogFields,
+  response: Response,
+  started: number,
+): void {
+  const status = response.status
+  // Set once the configuration is known good; until then every request is logged.
+  const quiet = config?.requestLog === 'errors' && status < 400
+  if (!quiet) logRequest(method, route, requestId, fields, status, started)
+  response.headers.set('waybill-request-id', requestId)
 }
 
 function logRequest(

@@ -1,5 +1,6 @@
 import { createMiddleware } from 'hono/factory'
-import { loadConfig } from '../config'
+import { loadConfig, type Config } from '../config'
+import type { Env } from '../env'
 import { prepareOrigins } from '../origins'
 import { WaybillError, type FieldError } from '../errors'
 import type { AppEnv } from './types'
@@ -15,17 +16,24 @@ export function configInvalid(errors: readonly FieldError[]): WaybillError {
 }
 
 /**
- * Loads the config and readies its origins (importing their keys; both once per isolate) and puts
- * the config on the context. An invalid config makes every route behind this middleware answer 503 listing each
- * bad field; values are never echoed.
+ * The configuration of `env`, its origins readied (their keys imported; both once per isolate),
+ * or the 503 listing each bad field (values never echoed).
+ */
+export async function readyConfig(env: Partial<Env>): Promise<Config> {
+  const result = loadConfig(env)
+  if (!result.ok) throw configInvalid(result.errors)
+  const keyErrors = await prepareOrigins(result.config.origins)
+  if (keyErrors.length > 0) throw configInvalid(keyErrors)
+  return result.config
+}
+
+/**
+ * Puts the ready configuration on the context (`readyConfig`). An invalid config makes every
+ * route behind this middleware answer 503 listing each bad field.
  */
 export function requireConfig() {
   return createMiddleware<AppEnv>(async function requireConfig(c, next) {
-    const result = loadConfig(c.env ?? {})
-    if (!result.ok) throw configInvalid(result.errors)
-    const keyErrors = await prepareOrigins(result.config.origins)
-    if (keyErrors.length > 0) throw configInvalid(keyErrors)
-    c.set('config', result.config)
+    c.set('config', await readyConfig(c.env ?? {}))
     await next()
   })
 }

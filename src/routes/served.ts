@@ -3,13 +3,19 @@
 // credentials: the URL (or the form's policy) is the authority, answering to its issuer.
 
 import type { Context } from 'hono'
+import { getPath } from 'hono/utils/url'
 import { Hono } from '../http/hono'
 import { describeRoute } from 'hono-openapi'
-import { deferOf } from '../middleware/defer'
-import { requireConfig } from '../middleware/require-config'
+import type { Config } from '../config'
+import type { Env } from '../env'
+import { errorResponse } from '../http/common'
+import { deferOf, deferTo } from '../middleware/defer'
+import { noStoreUnlessSet } from '../middleware/no-store'
+import { readyConfig, requireConfig } from '../middleware/require-config'
 import { publicProblems } from '../http/openapi'
-import { logFields } from '../middleware/request-log'
+import { logAnswer, logFields, requestIdOf } from '../middleware/request-log'
 import type { AppEnv, RouteDeps } from '../middleware/types'
+import type { Defer } from '../control/plane'
 import { serveObject } from '../services/served'
 
 const WHAT = {
@@ -20,7 +26,7 @@ const WHAT = {
   DELETE: 'delete',
 } as const
 
-// The document's words for each method: the Workers keep none of them (#docs).
+// The document's words for each method: the Workers keep none of them (src/docs.d.ts).
 const ANSWERS = DOCS
   ? ({
       GET: {
@@ -74,22 +80,89 @@ const PROBLEMS_EVERYWHERE = [
   'upstream_error',
 ] as const
 
+// An object's path under /o (the route's), and the whole path as the app names it in its log.
+const OBJECT_PATH = '/:origin/:key{[\\s\\S]+}'
+const OBJECT_ROUTE = `/o${OBJECT_PATH}`
+// What the router would match as that route: /o/, an origin's name, a key of one character or more.
+const DOWNLOAD = /^\/o\/[^/]+\/[\s\S]/
+
+/** What a request's ExecutionContext gives a download: work to finish after the answer. */
+type Deferring = Parameters<typeof deferTo>[0]
+
+/**
+ * Downloads (`GET /o/{origin}/{key}`) answered without the router: the most frequent request of
+ * an origin the Worker serves, and one none of the app's middleware but the log, the
+ * configuration and the response policy has anything to do with (no caller, no CORS of the API's,
+ * no audit event). The same answer as the route's, by the same steps (`requestLog`,
+ * `requireConfig`, `noStore`, the error pipeline), without the router's matching and the
+ * middleware chain: undefined for any other request, which the app routes.
+ */
+export function servedDownloads(deps: RouteDeps) {
+  const serve = serving(deps)
+  return (
+    request: Request,
+    env: Partial<Env> | undefined,
+    context: Deferring | undefined,
+  ): Promise<Response> | undefined => {
+    if (request.method !== 'GET') return undefined
+    // The path as the router reads it (hono's own reading: decoded as it decodes).
+    const path = getPath(request)
+    return DOWNLOAD.test(path) ? download(request, path, env ?? {}, context) : undefined
+  }
+
+  async function download(
+    request: Request,
+    path: string,
+    env: Partial<Env>,
+    context: Deferring | undefined,
+  ): Promise<Response> {
+    const started = performance.now()
+    const id = requestIdOf(request)
+    const origin = path.split('/')[2]!
+    let config: Config | undefined
+    let response: Response
+    try {
+      config = await readyConfig(env)
+      response = await serve(config, origin, request, deferTo(context))
+    } catch (error) {
+      response = errorResponse(error)
+    }
+    noStoreUnlessSet(response.headers)
+    logAnswer(
+      config,
+      'GET',
+      OBJECT_ROUTE,
+      id,
+      { origin, action: 'read', items: 1 },
+      response,
+      started,
+    )
+    return response
+  }
+}
+
+/** The answer to `request` for `origin`, its URLs' issuers judged through the control plane. */
+function serving({ clock, control }: RouteDeps) {
+  return (config: Config, origin: string, request: Request, defer: Defer) => {
+    const now = clock()
+    return serveObject(config, origin, request, now, {
+      waitUntil: defer,
+      storedKey:
+        config.control === undefined ? undefined : (id) => control.issuer(config, id, now, defer),
+    })
+  }
+}
+
 /** `/o/{origin}/{key}` and `POST /o/{origin}`. */
-export function servedRoutes({ clock, control }: RouteDeps) {
+export function servedRoutes(deps: RouteDeps) {
+  const serve = serving(deps)
   const handler = async (c: Context<AppEnv>) => {
-    const config = c.get('config')
     // `/o/<origin>/…`: from the path itself, so the preflight middleware (no route, no params)
     // reads it the same way.
     const origin = c.req.path.split('/')[2] ?? ''
     const method = c.req.method as keyof typeof WHAT
     logFields(c, { origin, action: WHAT[method] ?? 'read', items: 1 })
-    const now = clock()
-    const defer = deferOf(c)
-    return serveObject(config, origin, c.req.raw, now, {
-      waitUntil: defer,
-      storedKey:
-        config.control === undefined ? undefined : (id) => control.issuer(config, id, now, defer),
-    })
+    return serve(c.get('config'), origin, c.req.raw, deferOf(c))
   }
   const app = new Hono<AppEnv>()
   // A browser's preflight: answered from the origin's CORS setting, with no signature to check.
@@ -105,7 +178,7 @@ export function servedRoutes({ clock, control }: RouteDeps) {
   for (const method of ['GET', 'HEAD', 'PUT', 'DELETE'] as const) {
     app.on(
       method,
-      '/:origin/:key{[\\s\\S]+}',
+      OBJECT_PATH,
       describeRoute(
         DOCS
           ? {
