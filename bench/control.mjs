@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import { wasmModules } from '../scripts/esbuild-plugins.mjs'
 import { checkoutBaseline } from './baseline.mjs'
-import { median, startBenchWorker, timeSideBySide } from './workerd.mjs'
+import { emptyMedians, median, startBenchWorker, timeSideBySide } from './workerd.mjs'
 import { newSecret, sha256Hex } from '../scripts/secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -124,16 +124,7 @@ async function cacheMemory() {
  * drift, so the median of many pairs' differences is steadier than a difference of medians.
  */
 async function pairedWarm(benches, rounds, n) {
-  const empties = []
-  for (const { call } of benches) {
-    const samples = []
-    for (let r = 0; r < 50; r++) {
-      const start = process.hrtime.bigint()
-      await call('/empty')
-      samples.push(Number(process.hrtime.bigint() - start) / 1000)
-    }
-    empties.push(median(samples))
-  }
+  const empties = await emptyMedians(benches)
   const time = async (b, name) => {
     const start = process.hrtime.bigint()
     await benches[b].call(`/${name}?n=${n}&reps=1`)

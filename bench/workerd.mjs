@@ -317,21 +317,27 @@ export async function timeRequests(bench, cases) {
   return timed
 }
 
+/** Each Worker's empty request, the median of `rounds` (µs): what a timed call less it is the app's. */
+export async function emptyMedians(benches, rounds = 100) {
+  const empties = []
+  for (const { call } of benches) {
+    const samples = []
+    for (let r = 0; r < rounds; r++) {
+      const start = process.hrtime.bigint()
+      await call('/empty')
+      samples.push(Number(process.hrtime.bigint() - start) / 1000)
+    }
+    empties.push(median(samples))
+  }
+  return empties
+}
+
 /**
  * `timeRequests` for several benchmark Workers at once (a baseline checkout and this one): each
  * round runs every case on each Worker in turn, so a noisy machine's drift falls on all alike.
  */
 export async function timeSideBySide(benches, cases) {
-  const empties = []
-  for (const { call } of benches) {
-    const emptySamples = []
-    for (let r = 0; r < 100; r++) {
-      const start = process.hrtime.bigint()
-      await call('/empty')
-      emptySamples.push(Number(process.hrtime.bigint() - start) / 1000)
-    }
-    empties.push(median(emptySamples))
-  }
+  const empties = await emptyMedians(benches)
   const plans = benches.map(() =>
     cases.map(([name, n, repeats, reps]) => ({
       name,
