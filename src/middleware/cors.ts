@@ -4,7 +4,7 @@
 
 import { createMiddleware } from 'hono/factory'
 import { loadConfig } from '../config'
-import type { CorsConfig } from '../schemas/cors'
+import { allowedOrigin } from '../schemas/cors'
 import type { AppEnv } from './types'
 
 const EXPOSED = 'waybill-expires-at,waybill-request-id,retry-after'
@@ -17,12 +17,6 @@ const REQUEST_HEADERS = 'authorization,content-type,accept,cf-access-jwt-asserti
 const ADMIN_PATHS = '/admin/'
 // The objects an origin serves itself answer with that origin's own CORS setting (its driver's).
 const SERVED_PATHS = '/o/'
-
-/** The origin to allow for a request from `origin`: the page's own, `*`, or none for a stranger. */
-function allowedOrigin(config: CorsConfig, origin: string | undefined): string | undefined {
-  if (config.origins === '*') return '*'
-  return origin !== undefined && config.origins.has(origin) ? origin : undefined
-}
 
 /**
  * CORS for the API itself, from WAYBILL_CORS, never under /admin/ or /o/. Off when unset (no CORS

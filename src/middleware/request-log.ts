@@ -3,12 +3,14 @@ import { createMiddleware } from 'hono/factory'
 import type { ConfigResult } from '../config'
 import type { AppEnv, LogFields, RequestIdVariables } from './types'
 
+/** What of a configuration the log reads: whether it logs every request or errors only. */
+interface LogSetting {
+  readonly requestLog: 'all' | 'errors'
+}
+
 /** What the log line needs of an app's environment: the request id, its fields, the setting. */
 interface LoggedEnv {
-  Variables: RequestIdVariables & {
-    log: LogFields
-    config: { readonly requestLog: 'all' | 'errors' }
-  }
+  Variables: RequestIdVariables & { log: LogFields; config: LogSetting }
 }
 
 /** Adds what the route knows to the request's log line. */
@@ -50,7 +52,7 @@ export function requestIdOf(request: Request): string {
  * router (src/routes/served.ts).
  */
 export function logAnswer(
-  config: { readonly requestLog: 'all' | 'errors' } | undefined,
+  config: LogSetting | undefined,
   method: string,
   route: string,
   requestId: string,

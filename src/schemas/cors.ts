@@ -62,3 +62,13 @@ export const Cors = v.optional(
     }),
   ),
 )
+
+/**
+ * The `Access-Control-Allow-Origin` for a request from `origin` under `config`: `*`, the page's
+ * own origin, or undefined for a page the setting does not list (its browser refuses the answer).
+ * One reading for the API's CORS (src/middleware/cors.ts) and an origin's own (R2's).
+ */
+export function allowedOrigin(config: CorsConfig, origin: string | undefined): string | undefined {
+  if (config.origins === '*') return '*'
+  return origin !== undefined && config.origins.has(origin) ? origin : undefined
+}

@@ -5,7 +5,7 @@
 
 import { verifyOwnHref, type OwnFault, type OwnMethod } from '../../core/own/url'
 import { WaybillError } from '../../errors'
-import type { CorsConfig } from '../../schemas/cors'
+import { allowedOrigin, type CorsConfig } from '../../schemas/cors'
 import type { ServeContext, Served } from '../types'
 import { deliver } from './deliver'
 import { postForm } from './forms'
@@ -37,9 +37,10 @@ const EXPOSED = [
 /** The CORS headers for a request from `origin` (none for a page the setting does not list). */
 function corsHeaders(cors: CorsConfig | undefined, origin: string | null): Record<string, string> {
   if (cors === undefined || origin === null) return {}
-  if (cors.origins !== '*' && !cors.origins.has(origin)) return {}
+  const allowed = allowedOrigin(cors, origin)
+  if (allowed === undefined) return {}
   return {
-    'access-control-allow-origin': cors.origins === '*' ? '*' : origin,
+    'access-control-allow-origin': allowed,
     'access-control-expose-headers': EXPOSED,
     ...(cors.origins === '*' ? {} : { vary: 'Origin' }),
   }
