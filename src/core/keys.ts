@@ -9,7 +9,10 @@ import { isWellFormedKey, utf8Length } from './sigv4/encoding'
 export function checkObjectKey(key: string): string | undefined {
   if (key.length === 0) return 'must not be empty'
   if (!isWellFormedKey(key)) return 'must be valid Unicode (it contains a lone surrogate)'
-  if (utf8Length(key) > MAX_KEY_BYTES) return `must be at most ${MAX_KEY_BYTES} bytes of UTF-8`
+  // A UTF-16 code unit is at most 3 bytes of UTF-8, so a short key needs no count.
+  if (key.length * 3 > MAX_KEY_BYTES && utf8Length(key) > MAX_KEY_BYTES) {
+    return `must be at most ${MAX_KEY_BYTES} bytes of UTF-8`
+  }
   return undefined
 }
 

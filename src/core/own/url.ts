@@ -121,11 +121,20 @@ function parseMetadata(text: string): Record<string, string> | undefined {
  * A key that is only dots cannot be a path segment at all.
  */
 export function ownPath(origin: string, key: string): string {
-  const problem = checkObjectKey(key) ?? (/^\.{1,2}$/.test(key) ? 'cannot be only dots' : undefined)
-  if (problem !== undefined) throw new CoreError('invalid_key', `key ${problem}`)
-  const dotted = /(?:^|\/)\.{1,2}(?:\/|$)/.test(key)
-  return `${OWN_PATH}${origin}/${dotted ? encodeRfc3986(key) : encodeKeyPath(key)}`
+  return `${OWN_PATH}${origin}/${ownKeyPath(key)}`
 }
+
+/** `key` as it follows its origin in an own URL's path (`ownPath`). */
+function ownKeyPath(key: string): string {
+  const problem = checkObjectKey(key)
+  if (problem !== undefined) throw new CoreError('invalid_key', `key ${problem}`)
+  // A key that is only dots is itself a dot segment: one test for both, the rarer case after.
+  if (!DOT_SEGMENT.test(key)) return encodeKeyPath(key)
+  if (ONLY_DOTS.test(key)) throw new CoreError('invalid_key', 'key cannot be only dots')
+  return encodeRfc3986(key)
+}
+const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/
+const ONLY_DOTS = /^\.{1,2}$/
 
 /** The origin and key a pathname under OWN_PATH names, or undefined when it names none. */
 export function parseOwnPath(pathname: string): { origin: string; key: string } | undefined {
@@ -212,6 +221,8 @@ function verifyingOf(secret: TokenSecret): Verifying {
 }
 
 const SIGNATURE_CHARS = 32
+/** The signature's 32-bit words: 16 bytes, 32 hex characters. */
+const SIGNATURE_WORDS = SIGNATURE_CHARS / 8
 
 /** One batch of own URLs: one method, origin, expiry and issuer, under the first secret. */
 export interface OwnBatch {
@@ -257,7 +268,10 @@ export function prepareOwnSigner(batch: OwnBatch): OwnSigner {
   const prefix = signedPrefix(method, origin, expires, secret.id, i)
   const mac = macOf(secret).withPrefix(prefix)
   const head = `?x=${expires}&k=${secret.id}&i=${i}`
-  const paths: string[] = []
+  // The path up to the key, signed and written the same for every URL of the batch.
+  const pathHead = `${OWN_PATH}${origin}/`
+  const urlHead = `${base}${pathHead}`
+  const keyPaths: string[] = []
   const queries: string[] = []
   return {
     signAll(items) {
@@ -267,17 +281,16 @@ export function prepareOwnSigner(batch: OwnBatch): OwnSigner {
         messageStart()
         for (let n = 0; n < count; n++) {
           const item = items[from + n]!
-          const path = (paths[n] = ownPath(origin, item.key))
+          const keyPath = (keyPaths[n] = ownKeyPath(item.key))
           const query = (queries[n] = item.terms === undefined ? '' : termsQuery(item.terms))
           if (n > 0) messageNext()
-          messageAscii(path)
-          messageAscii('\n')
-          messageAscii(query)
+          messageAscii(pathHead)
+          messageAscii(keyPath)
+          messageAscii(query === '' ? '\n' : `\n${query}`)
         }
-        const signatures = mac.signMessagesDigestHex()
+        const signatures = mac.signMessagesDigestHex(SIGNATURE_WORDS)
         for (let n = 0; n < count; n++) {
-          const s = signatures[n]!.slice(0, SIGNATURE_CHARS)
-          urls.push(`${base}${paths[n]!}${head}${queries[n]!}&s=${s}`)
+          urls.push(`${urlHead}${keyPaths[n]!}${head}${queries[n]!}&s=${signatures[n]!}`)
         }
       }
       return urls
@@ -407,7 +420,7 @@ export function verifyOwnUrl(
   const mac = known ?? macOf(secret).withPrefix(prefix)
   messageStart()
   messageAscii(message)
-  const expected = mac.signMessageDigestHex().slice(0, SIGNATURE_CHARS)
+  const expected = mac.signMessagesDigestHex(SIGNATURE_WORDS)[0]!
   if (!constantTimeEqualText(expected, s)) return { fault: 'tampered' }
   // Kept only once a URL under it verified: forged prefixes cannot push the real ones out.
   if (known === undefined) kept.macs.set(prefix, mac)

@@ -122,20 +122,21 @@ export function messageBytes(piece: Uint8Array): void {
   messageLength += piece.length
 }
 
-/** The char codes of the hex digits, and the 64 of a digest being written out. */
+/** The char codes of the hex digits, and those of a digest being written out (by its words). */
 const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0))
-const hexCodes: number[] = new Array<number>(64).fill(0)
+const hexCodesOf: number[][] = Array.from({ length: 9 }, (_, n) => new Array<number>(8 * n).fill(0))
 
 /**
  * Lower-case hex of the state at byte offset `at`, whose words are `stride` words apart (4 in a
  * transposed 4-lane state). Made in one call from its char codes, so the string is flat: appended
  * two digits at a time it would be a rope of ropes, which every URL it goes into pays to flatten.
  */
-function stateHex(at: number, stride = 1): string {
+function stateHex(at: number, stride = 1, count = 8): string {
   const state = words
   const first = at >> 2
+  const hexCodes = hexCodesOf[count]!
   let k = 0
-  for (let i = first; i < first + 8 * stride; i += stride) {
+  for (let i = first; i < first + count * stride; i += stride) {
     const w = state[i]!
     for (let shift = 28; shift >= 0; shift -= 4) hexCodes[k++] = HEX_CODES[(w >>> shift) & 15]!
   }
@@ -289,6 +290,11 @@ export class HmacSha256 {
    * signature over its canonical request, without building either string.
    */
   signMessageDigestHex(): string {
+    this.#signOne()
+    return stateHex(WORK)
+  }
+
+  #signOne(): void {
     this.#load()
     wasm.signMessageDigest(
       messageBase,
@@ -296,15 +302,19 @@ export class HmacSha256 {
       this.#prefixTailBytes.length,
       this.#prefixBytes,
     )
-    return stateHex(WORK)
   }
 
   /**
    * `signMessageDigestHex` of each message of the group assembled since `messageStart` (separated
-   * by `messageNext`), in order. Two to four messages are signed together in SIMD lanes.
+   * by `messageNext`), in order. Two to four messages are signed together in SIMD lanes. With
+   * `wordCount` (1 to 8), each is the hex of the MAC's first `wordCount` 32-bit words only: a truncated
+   * tag written out at once, not sliced from the whole.
    */
-  signMessagesDigestHex(): string[] {
-    if (laneCount === 0) return [this.signMessageDigestHex()]
+  signMessagesDigestHex(wordCount = 8): string[] {
+    if (laneCount === 0) {
+      this.#signOne()
+      return [stateHex(WORK, 1, wordCount)]
+    }
     this.#load()
     const count = laneCount + 1
     recordLane(laneCount)
@@ -315,7 +325,8 @@ export class HmacSha256 {
     }
     wasm.signMessages4(this.#prefixTailBytes.length, this.#prefixBytes)
     const signatures: string[] = []
-    for (let lane = 0; lane < count; lane++) signatures.push(stateHex(WORK4 + 4 * lane, 4))
+    for (let lane = 0; lane < count; lane++)
+      signatures.push(stateHex(WORK4 + 4 * lane, 4, wordCount))
     return signatures
   }
 

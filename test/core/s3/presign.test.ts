@@ -334,6 +334,13 @@ describe('validation', () => {
     expect(checkObjectKey('a\ud800b')).toMatch(/surrogate/)
     expect(checkObjectKey('é'.repeat(512))).toBeUndefined() // 1024 bytes
     expect(checkObjectKey('é'.repeat(512) + 'x')).toMatch(/1024 bytes/)
+    // Around the length below which no key is counted (341 code units of 3 bytes: 1023).
+    expect(checkObjectKey('€'.repeat(341))).toBeUndefined()
+    expect(checkObjectKey('€'.repeat(341) + 'a')).toBeUndefined() // 1024 bytes
+    expect(checkObjectKey('€'.repeat(341) + 'ab')).toMatch(/1024 bytes/)
+    expect(checkObjectKey('€'.repeat(342))).toMatch(/1024 bytes/)
+    expect(checkObjectKey('😀'.repeat(256))).toBeUndefined() // 512 units, 1024 bytes
+    expect(checkObjectKey('😀'.repeat(256) + 'a')).toMatch(/1024 bytes/)
     const presigner = prepareS3Presign({ ...base, expiresIn: 60 })
     await expect(presigner.presign({ key: '' })).rejects.toThrow(CoreError)
   })
