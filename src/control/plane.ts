@@ -227,6 +227,12 @@ function digestKey(digest: Uint8Array): number {
   return high * 2 ** 21 + ((digest[4]! << 13) | (digest[5]! << 5) | (digest[6]! >>> 3))
 }
 
+// An API key's grants are kept by its id; a token's by all it could be named by.
+const rulesCacheOf = (state: State, principal: Principal) =>
+  principal.kind === 'api-key' ? state.keyRules : state.rules
+const rulesKeyOf = (principal: Principal) =>
+  principal.kind === 'api-key' ? principal.id : rulesKey(principal)
+
 /**
  * The control plane of one app (one isolate, for the Worker): its caches, kept per configuration.
  * Every method needs `config.control`.
@@ -256,43 +262,53 @@ export class ControlPlane {
     now: Date,
     defer: Defer,
   ): Promise<KeyRecord | undefined> {
-    const state = this.stateOf(config)
     const nowMs = now.getTime()
+    const known = this.knownApiKey(config, digest, nowMs, defer)
+    if (known !== undefined) return known ?? undefined
+    if (!STORED_KEY.test(presented)) return undefined
+    const state = this.stateOf(config)
+    const { row, cacheable } = await this.load<KeyLookupRow>(
+      state,
+      nowMs,
+      keyStatement(state.control.db, hexEncode(digest), MAX_GRANTS_PER_SUBJECT),
+    )
     const id = digestKey(digest)
-    let record: KeyRecord | undefined
-    if (this.current(state, nowMs, defer)) {
-      const hit = state.keys.get(id)
-      if (hit !== undefined && constantTimeEqual(hit.digest, digest)) record = hit.record
-      else {
-        const unknown = state.unknown.get(id)
-        if (unknown !== undefined && constantTimeEqual(unknown, digest)) return undefined
-      }
+    if (row === null) {
+      if (cacheable) state.unknown.set(id, digest)
+      return undefined
     }
-    if (record === undefined) {
-      if (!STORED_KEY.test(presented)) return undefined
-      const db = state.control.db
-      const { row, cacheable } = await this.load<KeyLookupRow>(
-        state,
-        nowMs,
-        keyStatement(db, hexEncode(digest), MAX_GRANTS_PER_SUBJECT),
-      )
-      if (row === null) {
-        if (cacheable) state.unknown.set(id, digest)
-        return undefined
-      }
-      record = Object.freeze({
-        id: row.id,
-        expiresAt: row.expires_at,
-        revokedAt: row.revoked_at,
-        secretExpiresAt: row.secret_expires_at,
-      })
-      if (cacheable) {
-        state.keys.set(id, { digest, record })
-        // The key's own grants and quotas came with it: its next request needs no query at all.
-        state.keyRules.set(row.id, this.combine(state, row))
-      }
+    const record = Object.freeze({
+      id: row.id,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      secretExpiresAt: row.secret_expires_at,
+    })
+    if (cacheable) {
+      state.keys.set(id, { digest, record })
+      // The key's own grants and quotas came with it: its next request needs no query at all.
+      state.keyRules.set(row.id, this.combine(state, row))
     }
     return record
+  }
+
+  /**
+   * `apiKey` from the caches alone, without waiting: the key, `null` when the caches know there is
+   * none, `undefined` when they do not know (then `apiKey` asks D1). Every request of a known key
+   * takes this path, and a promise per request is measurable there.
+   */
+  knownApiKey(
+    config: Config,
+    digest: Uint8Array,
+    nowMs: number,
+    defer: Defer,
+  ): KeyRecord | null | undefined {
+    const state = this.stateOf(config)
+    if (!this.current(state, nowMs, defer)) return undefined
+    const id = digestKey(digest)
+    const hit = state.keys.get(id)
+    if (hit !== undefined && constantTimeEqual(hit.digest, digest)) return hit.record
+    const unknown = state.unknown.get(id)
+    return unknown !== undefined && constantTimeEqual(unknown, digest) ? null : undefined
   }
 
   /**
@@ -341,24 +357,30 @@ export class ControlPlane {
 
   /** The config `authorize` gets for `principal`: the env's grants plus the caller's from D1. */
   async configFor(config: Config, principal: Principal, now: Date, defer: Defer): Promise<Config> {
-    const state = this.stateOf(config)
     const nowMs = now.getTime()
-    // An API key's grants by its id; a token's by all it could be named by.
-    const byKey = principal.kind === 'api-key'
-    const cache = byKey ? state.keyRules : state.rules
-    const key = byKey ? principal.id : rulesKey(principal)
-    if (this.current(state, nowMs, defer)) {
-      const hit = cache.get(key)
-      if (hit !== undefined) return hit
-    }
+    const known = this.knownConfigFor(config, principal, nowMs, defer)
+    if (known !== undefined) return known
+    const state = this.stateOf(config)
     const { row, cacheable } = await this.load<RulesRow>(
       state,
       nowMs,
       rulesStatement(state.control.db, subjectTexts(principal), MAX_GRANTS_PER_SUBJECT),
     )
     const combined = row === null ? state.base : this.combine(state, row)
-    if (cacheable) cache.set(key, combined)
+    if (cacheable) rulesCacheOf(state, principal).set(rulesKeyOf(principal), combined)
     return combined
+  }
+
+  /** `configFor` from the caches alone, without waiting; `undefined` when they do not know. */
+  knownConfigFor(
+    config: Config,
+    principal: Principal,
+    nowMs: number,
+    defer: Defer,
+  ): Config | undefined {
+    const state = this.stateOf(config)
+    if (!this.current(state, nowMs, defer)) return undefined
+    return rulesCacheOf(state, principal).get(rulesKeyOf(principal))
   }
 
   /** Whether the control plane revoked a link: by its id, or by when, where and by whom it was issued. */

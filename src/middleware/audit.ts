@@ -27,12 +27,15 @@ export function audit(options: { control: ControlPlane; clock: Clock }) {
     if (sinks.dataset === undefined && sinks.queue === undefined && config.control === undefined) {
       return
     }
-    let now: Date
-    try {
-      now = clock()
-    } catch {
-      // A clock that fails has failed the request already (its 500 is logged): nothing to add.
-      return
+    // The time authentication read, when it ran: one clock read fewer on every request.
+    let now = c.get('authenticatedAt') as Date | undefined
+    if (now === undefined) {
+      try {
+        now = clock()
+      } catch {
+        // A clock that fails has failed the request already (its 500 is logged): nothing to add.
+        return
+      }
     }
     const log = c.get('log')
     recordAudit(

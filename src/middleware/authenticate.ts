@@ -72,11 +72,12 @@ async function fromBearer(
   if (configured !== undefined) {
     return { kind: 'api-key', id: configured.id, claims: {}, roles: new Set() }
   }
+  // A key the caches know is judged without waiting on a promise (the common case).
+  const known =
+    config.control === undefined ? null : control.knownApiKey(config, digest, now.getTime(), defer)
   const stored =
-    config.control === undefined
-      ? undefined
-      : await control.apiKey(config, token, digest, now, defer)
-  if (stored === undefined) throw unauthorized('The API key is not valid.')
+    known === undefined ? await control.apiKey(config, token, digest, now, defer) : known
+  if (stored === undefined || stored === null) throw unauthorized('The API key is not valid.')
   const fallen = fallenKey(stored, now.getTime())
   if (fallen !== undefined) {
     // The same answer as for a key that is not one; the key's id goes to the log, the audit
@@ -144,11 +145,16 @@ export function authenticate(options: {
       throw unauthorized(methodsHint(config, cookieAllowed))
     }
     c.set('principal', principal)
+    c.set('authenticatedAt', now)
     c.get('log').principal = principalName(principal)
     await enforceRateLimit(c)
     // What the caller may sign: the env's grants, plus theirs in the control plane.
     if (config.control !== undefined) {
-      c.set('config', await control.configFor(config, principal, now, defer))
+      c.set(
+        'config',
+        control.knownConfigFor(config, principal, now.getTime(), defer) ??
+          (await control.configFor(config, principal, now, defer)),
+      )
     }
     await next()
   })

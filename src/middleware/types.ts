@@ -50,6 +50,8 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     config: Config
     principal: Principal
+    /** The request's time as authentication read it (the audit event's, read once). */
+    authenticatedAt: Date
     /** A followed link's issuer, as the link names it (a hash), for the audit trail. */
     linkIssuer: string
     /** A followed link's uses, when it counts them: how many it allows, and how many are left. */
