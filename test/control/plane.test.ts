@@ -9,6 +9,8 @@ import { describe, expect, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
 import { BoundedCache } from '../../src/core/cache'
 import { ControlPlane } from '../../src/control/plane'
+import { keyDigest } from '../../src/auth/api-key'
+import type { Principal } from '../../src/principal'
 import type { Env } from '../../src/env'
 import {
   CONTROL_MAX_AGE_MS,
@@ -306,6 +308,48 @@ describe('stored grants are checked again against the origins of today', () => {
     expect((await ask(withoutDocs)).status).toBe(403)
     expect(logged.mock.calls.flat().join('\n')).toContain('stored grant skipped')
     vi.restoreAllMocks()
+  })
+})
+
+describe('answers from the caches, without waiting', () => {
+  it('knownApiKey and knownConfigFor say nothing until a lookup fills them, then what apiKey and configFor say, within the bound', async () => {
+    const env = await withControl(await testEnv())
+    const { adminApp } = appWithClock(NOW)
+    const created = await admin(adminApp, env, 'POST', '/keys', {
+      grants: [{ origin: 'photos', prefix: `${fresh('k')}/`, actions: ['read'] }],
+    })
+    const { key } = await created.json<{ key: string }>()
+    const loaded = loadConfig(env)
+    if (!loaded.ok) throw new Error('the test config is invalid')
+    const { config } = loaded
+    const control = new ControlPlane()
+    const deferred: Promise<unknown>[] = []
+    const defer = (work: Promise<unknown>) => void deferred.push(work)
+    const nowMs = NOW.getTime()
+
+    const digest = keyDigest(key)
+    expect(control.knownApiKey(config, digest, nowMs, defer)).toBeUndefined()
+    const record = await control.apiKey(config, key, digest, NOW, defer)
+    expect(record).toBeDefined()
+    expect(control.knownApiKey(config, digest, nowMs, defer)).toBe(record)
+
+    const principal: Principal = { kind: 'api-key', id: record!.id, claims: {}, roles: new Set() }
+    const rules = control.knownConfigFor(config, principal, nowMs, defer)
+    expect(rules?.grants).toHaveLength(config.grants.length + 1)
+    expect(await control.configFor(config, principal, NOW, defer)).toBe(rules)
+
+    // A key D1 does not have: unknown to the caches, then known to be none (null, not undefined).
+    const stranger = `${key.slice(0, -4)}zzzz`
+    const strangerDigest = keyDigest(stranger)
+    expect(control.knownApiKey(config, strangerDigest, nowMs, defer)).toBeUndefined()
+    expect(await control.apiKey(config, stranger, strangerDigest, NOW, defer)).toBeUndefined()
+    expect(control.knownApiKey(config, strangerDigest, nowMs, defer)).toBeNull()
+
+    // Past the bound the caches answer nothing: the caller asks D1 again.
+    const late = nowMs + CONTROL_MAX_AGE_MS
+    expect(control.knownApiKey(config, digest, late, defer)).toBeUndefined()
+    expect(control.knownConfigFor(config, principal, late, defer)).toBeUndefined()
+    await Promise.all(deferred)
   })
 })
 
