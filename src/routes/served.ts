@@ -118,7 +118,8 @@ export function servedDownloads(deps: RouteDeps) {
   ): Promise<Response> {
     const started = performance.now()
     const id = requestIdOf(request)
-    const origin = path.split('/')[2]!
+    // `/o/<origin>/…`: DOWNLOAD matched a `/` after the origin's name.
+    const origin = path.slice(3, path.indexOf('/', 3))
     let config: Config | undefined
     let response: Response
     try {

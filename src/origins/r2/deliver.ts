@@ -222,6 +222,60 @@ function unmet(verdict: 'not-modified' | 'failed', headers: AnswerHeaders): Resp
   return new Response(null, { status: 304, headers: kept })
 }
 
+/**
+ * A whole object's answer headers, kept per verified URL (its grant, which `verifyOwnHref` keeps
+ * per URL text) for the object's version and the settings they were made from: an object fetched
+ * again through the same URL answers with them copied into its response, which costs the runtime
+ * a third of reading a record of them (test/origins/r2/delivery.test.ts holds both to the same
+ * answer). A new version, or new settings, makes them again.
+ */
+interface WholeHeaders {
+  readonly stored: Stored
+  readonly settings: R2Settings
+  readonly headers: Headers
+  /** A stored encoding, sent as stored. */
+  readonly encoded: boolean
+}
+const wholeHeaders = new WeakMap<OwnGrant, WholeHeaders>()
+
+function sameStored(a: Stored, b: Stored): boolean {
+  return (
+    a.size === b.size &&
+    a.validators.etag === b.validators.etag &&
+    a.validators.modifiedMs === b.validators.modifiedMs &&
+    a.contentType === b.contentType &&
+    a.contentDisposition === b.contentDisposition &&
+    a.contentEncoding === b.contentEncoding &&
+    a.contentLanguage === b.contentLanguage &&
+    a.cacheControl === b.cacheControl &&
+    a.expires === b.expires
+  )
+}
+
+/** `bodyAnswer` for the whole object, its headers kept for the URL's next request. */
+function wholeAnswer(
+  body: ReadableStream,
+  grant: OwnGrant,
+  stored: Stored,
+  settings: R2Settings,
+): Response {
+  let kept = wholeHeaders.get(grant)
+  if (kept === undefined || kept.settings !== settings || !sameStored(kept.stored, stored)) {
+    const headers = answerHeaders(stored, grant.terms.response, grant.key, settings)
+    headers['content-length'] = String(stored.size)
+    kept = {
+      stored,
+      settings,
+      headers: new Headers(headers),
+      encoded: headers['content-encoding'] !== undefined,
+    }
+    wholeHeaders.set(grant, kept)
+  }
+  return kept.encoded
+    ? new Response(body, { status: 200, headers: kept.headers, encodeBody: 'manual' })
+    : new Response(body, { status: 200, headers: kept.headers })
+}
+
 /** The body's answer: 200, or 206 for the range selected (416 when it selects nothing). */
 function bodyAnswer(
   body: ReadableStream | null,
@@ -316,17 +370,21 @@ export async function deliver(
   }
   if (object === null) throw notFound()
   const stored = storedOf(object)
-  const headers = answerHeaders(stored, overrides, grant.key, settings)
   // R2 held back the body when a precondition failed: which one says 304 or 412.
   const verdict = evaluate(conditions, stored.validators, true)
   if (verdict !== 'proceed' || !('body' in object)) {
     if ('body' in object) await object.body.cancel()
+    const headers = answerHeaders(stored, overrides, grant.key, settings)
     return unmet(verdict === 'proceed' ? 'failed' : verdict, headers)
   }
   const selected =
     useRange === undefined
       ? undefined
       : (resolveRange(useRange, stored.size) ?? unsatisfiable(stored.size))
+  if (cache === undefined && selected === undefined) {
+    return wholeAnswer(object.body, grant, stored, settings)
+  }
+  const headers = answerHeaders(stored, overrides, grant.key, settings)
   if (cache === undefined || selected !== undefined) {
     return bodyAnswer(object.body, stored, headers, selected)
   }

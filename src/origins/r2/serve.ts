@@ -85,41 +85,54 @@ const SIGNED_FOR: Readonly<Record<string, OwnMethod>> = {
 /** The R2 origin `origin`'s requests, served from its bucket. */
 export function r2Served(origin: string, settings: R2Settings): Served {
   return {
-    async serve(request, context) {
-      if (request.method === 'OPTIONS') return preflight(settings.cors, request, origin)
-      const cors = corsHeaders(settings.cors, request.headers.get('origin'))
-      try {
-        const response = await answer(request, origin, settings, context)
-        for (const [name, value] of Object.entries(cors)) response.headers.set(name, value)
-        return response
-      } catch (error) {
-        // A refusal a page may read: the browser shows its reason, not a CORS failure.
-        if (!(error instanceof WaybillError)) throw error
-        throw new WaybillError(error.code, error.message, {
-          errors: error.errors,
-          headers: { ...error.headers, ...cors },
-        })
-      }
+    serve(request, context) {
+      const method = request.method
+      if (method === 'OPTIONS') return Promise.resolve(preflight(settings.cors, request, origin))
+      // Without a CORS setting no answer carries CORS headers: the page's origin goes unread.
+      if (settings.cors === undefined) return answer(request, method, origin, settings, context)
+      return withCors(settings.cors, request, answer(request, method, origin, settings, context))
     },
+  }
+}
+
+/** `answered` with the CORS headers for the request's page, its refusals too. */
+async function withCors(
+  setting: CorsConfig,
+  request: Request,
+  answered: Promise<Response>,
+): Promise<Response> {
+  const cors = corsHeaders(setting, request.headers.get('origin'))
+  try {
+    const response = await answered
+    for (const [name, value] of Object.entries(cors)) response.headers.set(name, value)
+    return response
+  } catch (error) {
+    // A refusal a page may read: the browser shows its reason, not a CORS failure.
+    if (!(error instanceof WaybillError)) throw error
+    throw new WaybillError(error.code, error.message, {
+      errors: error.errors,
+      headers: { ...error.headers, ...cors },
+    })
   }
 }
 
 async function answer(
   request: Request,
+  requestMethod: string,
   origin: string,
   settings: R2Settings,
   context: ServeContext,
 ): Promise<Response> {
-  if (request.method === 'POST') {
+  if (requestMethod === 'POST') {
     if (!FORM_PATHS(origin).has(new URL(request.url).pathname)) {
       throw notAllowed('a form is posted to the origin itself, /o/<origin>', OBJECT_METHODS)
     }
     return postForm(request, origin, settings, context)
   }
-  const method = SIGNED_FOR[request.method]
+  const method = SIGNED_FOR[requestMethod]
   if (method === undefined) {
     const form = FORM_PATHS(origin).has(new URL(request.url).pathname)
-    throw notAllowed(`no URL allows ${request.method}`, form ? FORM_METHODS : OBJECT_METHODS)
+    throw notAllowed(`no URL allows ${requestMethod}`, form ? FORM_METHODS : OBJECT_METHODS)
   }
   const nowS = Math.floor(context.now.getTime() / 1000)
   const verified = verifyOwnHref(context.secrets, request.url, method, nowS)

@@ -291,3 +291,48 @@ describe('content a browser would run', () => {
     )
   })
 })
+
+describe('an object fetched again through the same URL', () => {
+  /** Every header but the request's id, which is each request's own. */
+  const headersOf = (response: Response) =>
+    [...response.headers].filter(([name]) => name !== 'waybill-request-id')
+
+  it("answers as the first time, a page's CORS headers never carried to another's answer", async () => {
+    const key = `${FOLDER}again.txt`
+    await r2Bucket().put(key, 'the first version', { httpMetadata: { contentType: 'text/plain' } })
+    const shared = await r2Env(KEY, { cors: { origins: ['https://app.example.com'] } })
+    const [url] = await signedUrls(app, shared, KEY, { keys: [key] })
+    const first = await browserRequest(app, shared, url!)
+    const fromPage = await browserRequest(app, shared, url!, {
+      headers: { origin: 'https://app.example.com' },
+    })
+    const again = await browserRequest(app, shared, url!)
+    expect(first.status).toBe(200)
+    expect(await first.text()).toBe('the first version')
+    expect(await again.text()).toBe('the first version')
+    expect(headersOf(again)).toEqual(headersOf(first))
+    expect(first.headers.get('content-length')).toBe('17')
+    expect(fromPage.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(again.headers.get('access-control-allow-origin')).toBeNull()
+    expect(again.headers.get('waybill-request-id')).not.toBe(
+      first.headers.get('waybill-request-id'),
+    )
+  })
+
+  it("answers with the new version's headers once the object is replaced", async () => {
+    const key = `${FOLDER}replaced.txt`
+    await r2Bucket().put(key, 'old', { httpMetadata: { contentType: 'text/plain' } })
+    const [url] = await signedUrls(app, env, KEY, { keys: [key] })
+    const before = await get(url!)
+    expect(await before.text()).toBe('old')
+    await r2Bucket().put(key, '{"new":true}', {
+      httpMetadata: { contentType: 'application/json', contentLanguage: 'en' },
+    })
+    const after = await get(url!)
+    expect(await after.text()).toBe('{"new":true}')
+    expect(after.headers.get('content-type')).toBe('application/json')
+    expect(after.headers.get('content-language')).toBe('en')
+    expect(after.headers.get('content-length')).toBe('12')
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'))
+  })
+})
