@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import { wasmModules } from '../scripts/esbuild-plugins.mjs'
 import { checkoutBaseline } from './baseline.mjs'
-import { emptyMedians, median, startBenchWorker, timeSideBySide } from './workerd.mjs'
+import { pairedDifference, startBenchWorker, timeSideBySide } from './workerd.mjs'
 import { newSecret, sha256Hex } from '../scripts/secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -117,44 +117,12 @@ async function cacheMemory() {
 }
 
 /**
- * The warm path's cost against the env's key, paired: in each round, each app times a sample of
- * env-key redirects and one of D1-key redirects back to back (the order alternating), and the
- * difference is taken within the pair. Two samples a second apart can differ by more than 10 %
- * on a shared machine, far more than the microsecond asked about; two back to back share that
- * drift, so the median of many pairs' differences is steadier than a difference of medians.
+ * The warm path's cost against the env's key, paired (bench/workerd.mjs, `pairedDifference`): in
+ * each round, each app times a sample of env-key redirects and one of D1-key redirects back to back.
  */
 async function pairedWarm(benches, rounds, n) {
-  const empties = await emptyMedians(benches)
-  const time = async (b, name) => {
-    const start = process.hrtime.bigint()
-    await benches[b].call(`/${name}?n=${n}&reps=1`)
-    return Math.max(0, Number(process.hrtime.bigint() - start) / 1000 - empties[b]) / n
-  }
-  for (let b = 0; b < benches.length; b++) {
-    for (const name of ['app-redirect', 'app-redirect-d1']) await time(b, name) // warm up
-  }
-  const results = benches.map(() => ({ env: [], d1: [], diff: [] }))
-  for (let round = 0; round < rounds; round++) {
-    for (let b = 0; b < benches.length; b++) {
-      const [first, second] =
-        round % 2 === 0 ? ['app-redirect', 'app-redirect-d1'] : ['app-redirect-d1', 'app-redirect']
-      const a = await time(b, first)
-      const z = await time(b, second)
-      const [env, d1] = round % 2 === 0 ? [a, z] : [z, a]
-      results[b].env.push(env)
-      results[b].d1.push(d1)
-      results[b].diff.push(d1 - env)
-    }
-  }
-  const quartile = (values, q) =>
-    [...values].sort((x, y) => x - y)[Math.floor(q * (values.length - 1))]
-  return results.map(({ env, d1, diff }) => ({
-    env: median(env),
-    d1: median(d1),
-    diff: median(diff),
-    low: quartile(diff, 0.25),
-    high: quartile(diff, 0.75),
-  }))
+  const pairs = await pairedDifference(benches, ['app-redirect', 'app-redirect-d1'], rounds, n)
+  return pairs.map(({ a, b, ...difference }) => ({ env: a, d1: b, ...difference }))
 }
 
 /** A seeded D1 for `root`'s app in a directory of its own, and the Worker on it. */

@@ -15,6 +15,7 @@ import { measureHttp } from './http.mjs'
 import {
   checkImplementations,
   median,
+  pairedDifference,
   startBenchWorker,
   startNodeBench,
   timeRequests,
@@ -223,7 +224,15 @@ function ratioOf(rows, name) {
 /** `ratioOf`, as `1.23×`. */
 const ratio = (rows, name) => `${ratioOf(rows, name).toFixed(2)}×`
 
-async function measure(start, appCases = APP_CASES) {
+// The R2 download's cost over the bare get, also timed in pairs (bench/workerd.mjs,
+// `pairedDifference`): rounds, and calls per sample (about 0.1 s each).
+const R2_PAIRS = { rounds: 101, calls: 2_000 }
+
+/**
+ * The cases timed on a fresh bench Worker, then the app's on a fresh app Worker; with `pairs`
+ * (`[a, b]` of app cases), what each `b` costs over its `a`, paired, by `b`'s name.
+ */
+async function measure(start, appCases = APP_CASES, pairs = []) {
   const bench = await start()
   let timed
   try {
@@ -234,7 +243,12 @@ async function measure(start, appCases = APP_CASES) {
   }
   const app = await start({ app: true })
   try {
-    return { ...timed, app: await timeRequests(app, appCases) }
+    const rows = await timeRequests(app, appCases)
+    const paired = {}
+    for (const [a, b] of pairs) {
+      ;[paired[b]] = await pairedDifference([app], [a, b], R2_PAIRS.rounds, R2_PAIRS.calls)
+    }
+    return { ...timed, app: rows, paired }
   } finally {
     await app.stop()
   }
@@ -303,7 +317,9 @@ async function main() {
   if (!Number.isInteger(trials) || trials < 1)
     throw new Error('--trials must be a whole number ≥ 1')
   const comparison = values.baseline === undefined ? [] : await compareWith(values.baseline, trials)
-  const workerd = await measure((options) => startBenchWorker(ROOT, options))
+  const workerd = await measure((options) => startBenchWorker(ROOT, options), APP_CASES, [
+    ['r2-bare-memory-get', 'app-r2-memory-get'],
+  ])
   // Node has no D1: the control plane's cases are workerd's only.
   const node = await measure(
     (options) => startNodeBench(ROOT, options),
@@ -318,6 +334,7 @@ async function main() {
     rows.find((r) => r.name === name && (n === undefined || r.n === n)).median
   const w = (name) => get(workerd.rows, name, name.startsWith('cf-') ? undefined : 10_000)
   const split = { full: w('waybill'), hashing: w('waybill-hashing-only') }
+  const r2Paired = workerd.paired['app-r2-memory-get']
 
   const lines = [
     '# Benchmark results',
@@ -334,7 +351,7 @@ async function main() {
     `- The control plane from warm caches: a redirect by a key made through the admin API, its grant in D1, ${fmt(get(workerd.app.rows, 'app-redirect-d1'))} µs, **${signed(get(workerd.app.rows, 'app-redirect-d1') - get(workerd.app.rows, 'app-redirect'))} µs** against the env's key and grant (target ≤ +1; \`npm run bench:control\` measures it with 100,000 keys, and a cold miss).`,
     `- A whole \`POST /v1/sign\` of 10,000 keys inside the app: **${fmt(get(workerd.app.rows, 'app-sign-10k') / 10_000)} µs/key** (goal ≤ 2.0), of which validating the body ${fmt(get(workerd.app.rows, 'validate-sign-10k') / 10_000)} µs/key.`,
     `- A media type parsed into its canonical form: ${fmt(w('media-type-canonical'))} µs per type (a response override or an upload's type, per item).`,
-    `- R2 through the binding: minting waybill's own URLs ${fmt(w('r2-waybill'))} µs/URL at N = 10,000, against ${fmt(w('waybill'))} for S3's (target ≤ S3's). Serving a 1 KiB object through a signed URL adds **${signed(get(workerd.app.rows, 'app-r2-memory-get') - get(workerd.app.rows, 'r2-bare-memory-get'))} µs** per download to the bucket's get (target ≤ +10; both with an in-memory stand-in for the bucket, ${fmt(get(workerd.app.rows, 'app-r2-memory-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-memory-get'))} µs; the same URL each time, so its verification is kept after the first, where a URL's first verification takes ${fmt(w('r2-verify'))} µs; through the router and the middleware chain, as before downloads skipped them, ${fmt(get(workerd.app.rows, 'app-r2-memory-get-routed'))} µs), beside the app's own \`GET /healthz\` (the shell every request crosses) at ${fmt(get(workerd.app.rows, 'app-healthz'))} µs; with local R2 itself ${fmt(get(workerd.app.rows, 'app-r2-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-get'))} µs (${signed(get(workerd.app.rows, 'app-r2-get') - get(workerd.app.rows, 'r2-bare-get'))}).`,
+    `- R2 through the binding: minting waybill's own URLs ${fmt(w('r2-waybill'))} µs/URL at N = 10,000, against ${fmt(w('waybill'))} for S3's (target ≤ S3's). Serving a 1 KiB object through a signed URL adds **${signed(r2Paired.diff)} µs** per download to the bucket's get (target ≤ +10; the median of ${R2_PAIRS.rounds} paired differences, half of them ${signed(r2Paired.low)} to ${signed(r2Paired.high)}; both with an in-memory stand-in for the bucket, ${fmt(r2Paired.b)} against ${fmt(r2Paired.a)} µs in those pairs, ${fmt(get(workerd.app.rows, 'app-r2-memory-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-memory-get'))} in the table below; the same URL each time, so its verification is kept after the first, where a URL's first verification takes ${fmt(w('r2-verify'))} µs; through the router and the middleware chain, as before downloads skipped them, ${fmt(get(workerd.app.rows, 'app-r2-memory-get-routed'))} µs), beside the app's own \`GET /healthz\` (the shell every request crosses) at ${fmt(get(workerd.app.rows, 'app-healthz'))} µs; with local R2 itself ${fmt(get(workerd.app.rows, 'app-r2-get'))} against ${fmt(get(workerd.app.rows, 'r2-bare-get'))} µs (${signed(get(workerd.app.rows, 'app-r2-get') - get(workerd.app.rows, 'r2-bare-get'))}).`,
     `- aws4fetch ${fmt(w('aws4fetch'))} µs: waybill is **${(w('aws4fetch') / w('waybill')).toFixed(1)}×** faster (target ≥ 18×).`,
     `- @aws-sdk/s3-request-presigner getSignedUrl ${fmt(w('sdk-getSignedUrl'))} µs: **${(w('sdk-getSignedUrl') / w('waybill')).toFixed(0)}×** (target ≥ 90×).`,
     `- Web Crypto floor (one digest + one HMAC per URL) ${fmt(w('webcrypto-floor'))} µs.`,

@@ -333,6 +333,47 @@ export async function emptyMedians(benches, rounds = 100) {
 }
 
 /**
+ * What case `b` costs over case `a` on each benchmark Worker, paired: in each round, each Worker
+ * times a sample of `n` calls of `a` and one of `b` back to back (the order alternating), and the
+ * difference is taken within the pair. Two samples a second apart can differ by more than 10 % on a
+ * shared machine, far more than the few microseconds such a difference is; two back to back share
+ * that drift, so the median of many pairs' differences is steadier than a difference of medians.
+ * Per Worker: each case's median, and the differences' median and middle half (µs per call).
+ */
+export async function pairedDifference(benches, [a, b], rounds, n) {
+  const empties = await emptyMedians(benches)
+  const time = async (index, name) => {
+    const start = process.hrtime.bigint()
+    await benches[index].call(`/${name}?n=${n}&reps=1`)
+    return Math.max(0, Number(process.hrtime.bigint() - start) / 1000 - empties[index]) / n
+  }
+  for (let index = 0; index < benches.length; index++) {
+    for (const name of [a, b]) await time(index, name) // warm up
+  }
+  const results = benches.map(() => ({ a: [], b: [], diff: [] }))
+  for (let round = 0; round < rounds; round++) {
+    for (let index = 0; index < benches.length; index++) {
+      const [first, second] = round % 2 === 0 ? [a, b] : [b, a]
+      const x = await time(index, first)
+      const y = await time(index, second)
+      const [ta, tb] = round % 2 === 0 ? [x, y] : [y, x]
+      results[index].a.push(ta)
+      results[index].b.push(tb)
+      results[index].diff.push(tb - ta)
+    }
+  }
+  const quartile = (values, q) =>
+    [...values].sort((x, y) => x - y)[Math.floor(q * (values.length - 1))]
+  return results.map((result) => ({
+    a: median(result.a),
+    b: median(result.b),
+    diff: median(result.diff),
+    low: quartile(result.diff, 0.25),
+    high: quartile(result.diff, 0.75),
+  }))
+}
+
+/**
  * `timeRequests` for several benchmark Workers at once (a baseline checkout and this one): each
  * round runs every case on each Worker in turn, so a noisy machine's drift falls on all alike.
  */
