@@ -86,6 +86,12 @@ const OBJECT_ROUTE = `/o${OBJECT_PATH}`
 // What the router would match as that route: /o/, an origin's name, a key of one character or more.
 const DOWNLOAD = /^\/o\/[^/]+\/[\s\S]/
 
+/** The origin's name in a path under /o: `/o/<origin>` or `/o/<origin>/…`. */
+function originOf(path: string): string {
+  const end = path.indexOf('/', 3)
+  return path.slice(3, end < 0 ? undefined : end)
+}
+
 /** What a request's ExecutionContext gives a download: work to finish after the answer. */
 type Deferring = Parameters<typeof deferTo>[0]
 
@@ -118,8 +124,7 @@ export function servedDownloads(deps: RouteDeps) {
   ): Promise<Response> {
     const started = performance.now()
     const id = requestIdOf(request)
-    // `/o/<origin>/…`: DOWNLOAD matched a `/` after the origin's name.
-    const origin = path.slice(3, path.indexOf('/', 3))
+    const origin = originOf(path)
     let config: Config | undefined
     let response: Response
     try {
@@ -158,9 +163,8 @@ function serving({ clock, control }: RouteDeps) {
 export function servedRoutes(deps: RouteDeps) {
   const serve = serving(deps)
   const handler = async (c: Context<AppEnv>) => {
-    // `/o/<origin>/…`: from the path itself, so the preflight middleware (no route, no params)
-    // reads it the same way.
-    const origin = c.req.path.split('/')[2] ?? ''
+    // From the path itself, so the preflight middleware (no route, no params) reads it the same way.
+    const origin = originOf(c.req.path)
     const method = c.req.method as keyof typeof WHAT
     logFields(c, { origin, action: WHAT[method] ?? 'read', items: 1 })
     return serve(c.get('config'), origin, c.req.raw, deferOf(c))

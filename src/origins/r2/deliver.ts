@@ -271,9 +271,19 @@ function wholeAnswer(
     }
     wholeHeaders.set(grant, kept)
   }
-  return kept.encoded
-    ? new Response(body, { status: 200, headers: kept.headers, encodeBody: 'manual' })
-    : new Response(body, { status: 200, headers: kept.headers })
+  return streamed(body, 200, kept.headers, kept.encoded)
+}
+
+/** The response, a stored encoding sent as stored: the runtime encodes nothing of its own accord. */
+function streamed(
+  body: ReadableStream | null,
+  status: number,
+  headers: HeadersInit,
+  encoded: boolean,
+): Response {
+  return encoded
+    ? new Response(body, { status, headers, encodeBody: 'manual' })
+    : new Response(body, { status, headers })
 }
 
 /** The body's answer: 200, or 206 for the range selected (416 when it selects nothing). */
@@ -290,10 +300,7 @@ function bodyAnswer(
     headers['content-length'] = String(selected.length)
     headers['content-range'] = contentRange(selected, stored.size)
   }
-  // A stored encoding is sent as stored; the runtime encodes nothing else of its own accord.
-  return headers['content-encoding'] === undefined
-    ? new Response(body, { status, headers })
-    : new Response(body, { status, headers, encodeBody: 'manual' })
+  return streamed(body, status, headers, headers['content-encoding'] !== undefined)
 }
 
 function unsatisfiable(size: number): never {
