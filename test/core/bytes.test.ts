@@ -5,6 +5,14 @@ import {
   constantTimeEqual,
   constantTimeEqualText,
 } from '../../src/core/bytes'
+import { describeBase64 } from './base64-vectors'
+
+describeBase64('workerd')
+
+it("workerd has the runtime's encoder and decoder, so the tests above test them", () => {
+  expect(typeof (Uint8Array.prototype as { toBase64?: unknown }).toBase64).toBe('function')
+  expect(typeof (Uint8Array as { fromBase64?: unknown }).fromBase64).toBe('function')
+})
 
 describe('base64url', () => {
   it('round-trips every length, without padding', () => {
