@@ -41,22 +41,22 @@ const FALLEN: Readonly<Record<Fallen, string>> = {
 
 /**
  * Why the issuer of an artifact no longer stands at `now`, in words, or undefined while it does:
- * an API key by its id, a token's caller by null.
+ * an API key by its id, a token's caller by null. At once where no stored key is looked up (an
+ * env key, a token's caller: most downloads and links), a promise of it where one is.
  */
-export async function issuerFallen(
+export function issuerFallen(
   config: Pick<Config, 'apiKeys'>,
   issuer: string | null,
   now: Date,
   storedKey: ((id: string) => Promise<KeyStanding | undefined>) | undefined,
-): Promise<string | undefined> {
+): string | undefined | Promise<string | undefined> {
   const judged = issuerStands(
     config,
     issuer === null ? { kind: 'token' } : { kind: 'api-key', id: issuer },
     now.getTime(),
     storedKey,
   )
-  const fallen = judged === undefined ? undefined : await judged
-  return fallen === undefined ? undefined : FALLEN[fallen]
+  return judged?.then((fallen) => (fallen === undefined ? undefined : FALLEN[fallen]))
 }
 
 /**

@@ -243,9 +243,10 @@ export interface ServeContext {
   readonly secrets: readonly TokenSecret[]
   /**
    * Why the issuer of a URL no longer stands (its API key revoked, expired or gone), or undefined
-   * while it does: every use of a URL answers to its issuer (src/auth/standing.ts).
+   * while it does: every use of a URL answers to its issuer (src/auth/standing.ts). A promise
+   * only where a stored key must be looked up.
    */
-  fallen(issuer: string | null): Promise<string | undefined>
+  fallen(issuer: string | null): string | undefined | Promise<string | undefined>
   /** Work that may finish after the answer (filling the edge cache). */
   waitUntil(promise: Promise<unknown>): void
 }

@@ -336,7 +336,9 @@ export async function deliver(
   const head = request.method === 'HEAD'
   const range = head ? undefined : parseRange(asked.get('range'))
   const overrides = grant.terms.response
-  const cache = head ? undefined : await edgeCache(settings)
+  // Most origins keep no copies: no await for them.
+  const opening = head ? undefined : edgeCache(settings)
+  const cache = opening === undefined ? undefined : await opening
   const cacheKey = cache === undefined ? '' : edgeCacheKey(grant.origin, grant.key)
   if (cache !== undefined) {
     const hit = await fromCache(cache, cacheKey, conditions, range, request, grant, settings)

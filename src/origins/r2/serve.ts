@@ -142,7 +142,9 @@ async function answer(
     throw new WaybillError('forbidden', detail, { errors: [{ path: 'url', message }] })
   }
   if (verified.origin !== origin) throw new Error('an own URL reached another origin')
-  const fallen = await context.fallen(verified.issuer)
+  // Most issuers are judged at once: no await for them.
+  const judged = context.fallen(verified.issuer)
+  const fallen = typeof judged === 'object' ? await judged : judged
   if (fallen !== undefined) {
     throw new WaybillError('forbidden', `The API key that issued this URL ${fallen}.`, {
       errors: [{ path: 'url', message: `was issued by a key that ${fallen}` }],
