@@ -10,24 +10,17 @@ export interface AmzDate {
  * costs more than the rest of an upload's constants).
  */
 export function toAmzDate(now: Date): AmzDate {
-  const second = Math.floor(now.getTime() / 1000)
-  if (second === lastAmzDate.second) return lastAmzDate.date
-  const iso = now.toISOString() // 2013-05-24T00:00:00.000Z
-  const longDate =
-    iso.slice(0, 4) +
-    iso.slice(5, 7) +
-    iso.slice(8, 13) +
-    iso.slice(14, 16) +
-    iso.slice(17, 19) +
-    'Z'
-  const date = Object.freeze({ longDate, shortDate: longDate.slice(0, 8) })
-  lastAmzDate = { second, date }
-  return date
+  const second = epochSeconds(now)
+  if (second !== amzSecond) {
+    // 2013-05-24T00:00:00.000Z → 20130524T000000Z
+    const longDate = now.toISOString().replace(/[-:]|\.\d+/g, '')
+    amzDate = { longDate, shortDate: longDate.slice(0, 8) }
+    amzSecond = second
+  }
+  return amzDate
 }
-let lastAmzDate: { second: number; date: AmzDate } = {
-  second: Number.NaN,
-  date: { longDate: '', shortDate: '' },
-}
+let amzSecond = Number.NaN
+let amzDate: AmzDate
 
 /** Whole seconds since the epoch, as CloudFront policies, link tokens and sealed values count them. */
 export function epochSeconds(date: Date): number {

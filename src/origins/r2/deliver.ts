@@ -47,54 +47,28 @@ function storedOf(object: R2Object): Stored {
   }
 }
 
-// A cached copy carries what `storedOf` reads, in these headers.
-const CACHED = {
-  type: 'content-type',
-  disposition: 'content-disposition',
-  encoding: 'content-encoding',
-  language: 'content-language',
-  cacheControl: 'x-waybill-cache-control',
-  expires: 'x-waybill-expires',
-  etag: 'etag',
-  modified: 'x-waybill-uploaded-ms',
-  length: 'content-length',
-} as const
+// A cached copy carries what `storedOf` reads (but its size, its length) as JSON in one header.
+const STORED = 'x-waybill-stored'
 
 function storedOfCached(response: Response, size: number): Stored | undefined {
-  const { headers } = response
-  const etag = headers.get(CACHED.etag)
-  const modifiedMs = Number(headers.get(CACHED.modified))
-  if (etag === null || !Number.isFinite(modifiedMs)) return undefined
-  const text = (name: string) => headers.get(name) ?? undefined
-  return {
-    size,
-    validators: { etag, modifiedMs },
-    contentType: text(CACHED.type),
-    contentDisposition: text(CACHED.disposition),
-    contentEncoding: text(CACHED.encoding),
-    contentLanguage: text(CACHED.language),
-    cacheControl: text(CACHED.cacheControl),
-    expires: text(CACHED.expires),
+  let stored: Partial<Stored> | undefined
+  try {
+    stored = JSON.parse(response.headers.get(STORED) ?? '') as Partial<Stored>
+  } catch {
+    return undefined
   }
+  const validators = stored?.validators
+  return typeof validators?.etag === 'string' && Number.isFinite(validators.modifiedMs)
+    ? { ...(stored as Stored), size }
+    : undefined
 }
 
 function cachedHeaders(stored: Stored, ttl: number): Headers {
-  const headers = new Headers({
-    [CACHED.etag]: stored.validators.etag,
-    [CACHED.modified]: String(stored.validators.modifiedMs),
-    [CACHED.length]: String(stored.size),
+  return new Headers({
+    'content-length': String(stored.size),
     'cache-control': `max-age=${ttl}`,
+    [STORED]: JSON.stringify(stored),
   })
-  const optional: [string, string | undefined][] = [
-    [CACHED.type, stored.contentType],
-    [CACHED.disposition, stored.contentDisposition],
-    [CACHED.encoding, stored.contentEncoding],
-    [CACHED.language, stored.contentLanguage],
-    [CACHED.cacheControl, stored.cacheControl],
-    [CACHED.expires, stored.expires],
-  ]
-  for (const [name, value] of optional) if (value !== undefined) headers.set(name, value)
-  return headers
 }
 
 /**
@@ -428,7 +402,7 @@ async function fromCache(
 ): Promise<Response | undefined> {
   const cached = await cache.match(cacheKey)
   if (cached === undefined) return undefined
-  const size = Number(cached.headers.get(CACHED.length))
+  const size = Number(cached.headers.get('content-length'))
   const stored = Number.isSafeInteger(size) ? storedOfCached(cached, size) : undefined
   if (stored === undefined) {
     await cached.body?.cancel()

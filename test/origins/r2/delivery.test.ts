@@ -193,7 +193,14 @@ describe('the edge cache', () => {
   it('serves its copy only to URLs that verify, and keys it by object, not URL', async () => {
     const cached = await r2Env(KEY, { edgeCacheTtl: 300 })
     const key = `${FOLDER}cached.txt`
-    await r2Bucket().put(key, 'first bytes')
+    await r2Bucket().put(key, 'first bytes', {
+      httpMetadata: {
+        contentType: 'text/plain; charset=utf-8',
+        contentLanguage: 'en',
+        cacheControl: 'max-age=60',
+        contentDisposition: 'inline; filename="first.txt"',
+      },
+    })
     const [url] = await signedUrls(app, cached, KEY, { keys: [key] })
     const ctx = createExecutionContext()
     const first = await browserRequest(app, cached, url!, {}, ctx)
@@ -207,6 +214,19 @@ describe('the edge cache', () => {
     const hit = await browserRequest(app, cached, another!)
     expect(hit.headers.get('x-waybill-cache')).toBe('hit')
     expect(await hit.text()).toBe('first bytes')
+    // The copy answers with the headers the object had when it was cached.
+    for (const name of [
+      'content-type',
+      'content-language',
+      'content-disposition',
+      'content-length',
+      'cache-control',
+      'etag',
+      'last-modified',
+    ]) {
+      expect(hit.headers.get(name), name).toBe(first.headers.get(name))
+    }
+    expect(hit.headers.get('x-waybill-stored')).toBeNull()
     // A range of the copy, and a conditional request against it.
     const ranged = await browserRequest(app, cached, another!, { headers: { range: 'bytes=0-4' } })
     expect(ranged.status).toBe(206)
@@ -223,6 +243,24 @@ describe('the edge cache', () => {
     const earlier = createApp({ clock: () => new Date(Date.now() - 3_600_000) })
     const [expired] = await signedUrls(earlier, cached, KEY, { keys: [key], expiresIn: 60 })
     expect((await browserRequest(app, cached, expired!)).status).toBe(403)
+  })
+
+  it('takes a copy it cannot read (an earlier version’s) for none', async () => {
+    const cached = await r2Env(KEY, { edgeCacheTtl: 300 })
+    const key = `${FOLDER}older-copy.txt`
+    await r2Bucket().put(key, 'the bucket’s bytes')
+    const cache = await caches.open('waybill-r2')
+    await cache.put(
+      `https://r2.waybill.invalid/o/media/${key}`,
+      new Response('an unreadable copy', {
+        headers: { 'content-length': '18', 'cache-control': 'max-age=300', etag: '"old"' },
+      }),
+    )
+    const [url] = await signedUrls(app, cached, KEY, { keys: [key] })
+    const answer = await browserRequest(app, cached, url!)
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('x-waybill-cache')).toBeNull()
+    expect(await answer.text()).toBe('the bucket’s bytes')
   })
 
   it('forgets its copy when an upload through the Worker replaces the object', async () => {
