@@ -7,7 +7,6 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env as bindings } from 'cloudflare:workers'
 import { describe, expect, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config'
-import { BoundedCache } from '../../src/core/cache'
 import { ControlPlane } from '../../src/control/plane'
 import { keyDigest } from '../../src/auth/api-key'
 import type { Principal } from '../../src/principal'
@@ -350,21 +349,5 @@ describe('answers from the caches, without waiting', () => {
     expect(control.knownApiKey(config, digest, late, defer)).toBeUndefined()
     expect(control.knownConfigFor(config, principal, late, defer)).toBeUndefined()
     await Promise.all(deferred)
-  })
-})
-
-describe('BoundedCache', () => {
-  it('holds at most its capacity, forgetting the least recently used first', () => {
-    const lru = new BoundedCache<string, number>(2)
-    lru.set('a', 1)
-    lru.set('b', 2)
-    expect(lru.get('a')).toBe(1)
-    lru.set('c', 3)
-    expect(lru.size).toBe(2)
-    expect(lru.get('b')).toBeUndefined()
-    expect(lru.get('a')).toBe(1)
-    expect(lru.get('c')).toBe(3)
-    lru.clear()
-    expect(lru.size).toBe(0)
   })
 })
