@@ -11,19 +11,21 @@
 // the entries forgotten before it (a Map keeps them in order until it compacts), so the ring's
 // slots are reused in place and a miss costs the same however many came before it.
 
+interface Slot<K, V> {
+  /** Undefined once deleted, until the hand takes the slot again. */
+  key: K | undefined
+  value: V | undefined
+  used: boolean
+}
+
 export class BoundedCache<K, V> {
   /** Each key's slot. */
-  private readonly slots = new Map<K, number>()
-  private readonly keys: (K | undefined)[] = []
-  private readonly values: (V | undefined)[] = []
-  private readonly used: Uint8Array
-  /** Slots a `delete` emptied, taken before the hand takes one. */
-  private free: number[] = []
+  private readonly slots = new Map<K, Slot<K, V>>()
+  /** The slots in the order the hand visits them. */
+  private readonly ring: Slot<K, V>[] = []
   private hand = 0
 
-  constructor(readonly capacity: number) {
-    this.used = new Uint8Array(capacity)
-  }
+  constructor(readonly capacity: number) {}
 
   get size(): number {
     return this.slots.size
@@ -32,55 +34,55 @@ export class BoundedCache<K, V> {
   get(key: K): V | undefined {
     const slot = this.slots.get(key)
     if (slot === undefined) return undefined
-    this.used[slot] = 1
-    return this.values[slot]
+    slot.used = true
+    return slot.value
   }
 
   set(key: K, value: V): void {
     let slot = this.slots.get(key)
     if (slot !== undefined) {
-      this.values[slot] = value
-      this.used[slot] = 1
+      slot.value = value
+      slot.used = true
       return
     }
-    slot = this.free.pop() ?? (this.keys.length < this.capacity ? this.keys.length : this.evict())
-    this.keys[slot] = key
-    this.values[slot] = value
-    this.used[slot] = 0
+    if (this.ring.length < this.capacity) this.ring.push((slot = { key, value, used: false }))
+    else {
+      slot = this.evict()
+      slot.key = key
+      slot.value = value
+    }
     this.slots.set(key, slot)
   }
 
+  /** Forgets `key` (rare: a failed derivation): its slot stays empty until the hand takes it. */
   delete(key: K): void {
     const slot = this.slots.get(key)
     if (slot === undefined) return
     this.slots.delete(key)
-    this.keys[slot] = undefined
-    this.values[slot] = undefined
-    this.free.push(slot)
+    slot.key = slot.value = undefined
+    slot.used = false
   }
 
   clear(): void {
     this.slots.clear()
-    this.keys.length = 0
-    this.values.length = 0
-    this.used.fill(0)
-    this.free = []
+    this.ring.length = 0
     this.hand = 0
   }
 
   /**
-   * Empties the slot the hand stops at, and returns it: every slot is full (there is none free).
-   * Each flag is cleared at most once a turn, so this ends within `capacity` + 1 steps.
+   * The slot the hand stops at (an emptied one, or the first not used since the hand last passed),
+   * its key forgotten. Each flag is cleared at most once a turn, so this ends within `capacity` + 1
+   * steps.
    */
-  private evict(): number {
+  private evict(): Slot<K, V> {
     for (;;) {
-      const slot = this.hand
-      this.hand = slot + 1 === this.capacity ? 0 : slot + 1
-      if (this.used[slot] === 0) {
-        this.slots.delete(this.keys[slot] as K)
+      const slot = this.ring[this.hand]!
+      this.hand = (this.hand + 1) % this.capacity
+      if (!slot.used) {
+        if (slot.key !== undefined) this.slots.delete(slot.key)
         return slot
       }
-      this.used[slot] = 0
+      slot.used = false
     }
   }
 }

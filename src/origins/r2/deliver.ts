@@ -51,16 +51,15 @@ function storedOf(object: R2Object): Stored {
 const STORED = 'x-waybill-stored'
 
 function storedOfCached(response: Response, size: number): Stored | undefined {
-  let stored: Partial<Stored> | undefined
   try {
-    stored = JSON.parse(response.headers.get(STORED) ?? '') as Partial<Stored>
+    // No header parses as null, whose validators throw: a copy of an earlier version's is none.
+    const stored = JSON.parse(response.headers.get(STORED)!) as Stored
+    const { etag, modifiedMs } = stored.validators
+    if (typeof etag === 'string' && Number.isFinite(modifiedMs)) return { ...stored, size }
   } catch {
-    return undefined
+    // Not what this version caches: a miss.
   }
-  const validators = stored?.validators
-  return typeof validators?.etag === 'string' && Number.isFinite(validators.modifiedMs)
-    ? { ...(stored as Stored), size }
-    : undefined
+  return undefined
 }
 
 function cachedHeaders(stored: Stored, ttl: number): Headers {
