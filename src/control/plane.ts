@@ -153,8 +153,8 @@ class State {
    * (`day\nprincipal\norigin`), at most USAGE_MAX_PENDING_ENTRIES of them.
    */
   readonly unwritten = new Map<string, UsageDelta>()
-  /** Set while a write is scheduled for when one is due: lets it go, as another wrote first. */
-  wakeFlush: (() => void) | undefined
+  /** The write scheduled for when one is due, while there is one (its identity only). */
+  flushScheduled: object | undefined
   /** Stored keys refused since the last write, by key and reason. */
   readonly refusals = new Map<string, Refusal>()
 
@@ -472,7 +472,7 @@ export class ControlPlane {
       }
     }
     // Due, or no write scheduled yet (one request in an interval schedules it).
-    if (state.wakeFlush === undefined || nowMs - state.flushedAt >= USAGE_FLUSH_MS) {
+    if (state.flushScheduled === undefined || nowMs - state.flushedAt >= USAGE_FLUSH_MS) {
       this.flush(config, nowMs, defer)
     }
   }
@@ -494,12 +494,15 @@ export class ControlPlane {
     }
     const wait = force ? 0 : state.flushedAt + USAGE_FLUSH_MS - nowMs
     if (wait > 0) {
-      if (state.wakeFlush === undefined) this.flushLater(config, state, nowMs + wait, wait, defer)
+      if (state.flushScheduled === undefined) {
+        this.flushLater(config, state, nowMs + wait, wait, defer)
+      }
       return
     }
-    // This write takes everything: the one scheduled, if any, has nothing left to do.
-    state.wakeFlush?.()
-    state.wakeFlush = undefined
+    // This write takes everything: the one scheduled, if any, finds nothing left to do when its
+    // time comes. It is not woken early: its promise is another request's waitUntil, and settling
+    // it from this request is I/O on that one's behalf, which workerd refuses.
+    state.flushScheduled = undefined
     state.flushedAt = nowMs
     const day = new Date(state.usageDay * DAY_MS).toISOString().slice(0, 10)
     const usage: UsageDelta[] = [...state.unwritten.values()]
@@ -531,7 +534,7 @@ export class ControlPlane {
   /**
    * Defers the write due at `dueMs`, `waitMs` from now (the runtime lets work given to waitUntil
    * run for 30 s after the answer), so that the last requests of a burst are written without a
-   * request after them. A write before then wakes it early, with nothing left to do.
+   * request after them. A write before then leaves it nothing to do.
    */
   private flushLater(
     config: Config,
@@ -540,16 +543,13 @@ export class ControlPlane {
     waitMs: number,
     defer: Defer,
   ): void {
-    let wake!: () => void
-    const due = new Promise<boolean>((resolve) => {
-      wake = () => resolve(false)
-      setTimeout(() => resolve(true), waitMs)
-    })
-    state.wakeFlush = wake
+    const scheduled = {}
+    state.flushScheduled = scheduled
     defer(
-      due.then((timedOut) => {
-        if (!timedOut) return undefined
-        if (state.wakeFlush === wake) state.wakeFlush = undefined
+      new Promise((resolve) => setTimeout(resolve, waitMs)).then(() => {
+        // A write since took everything, and what came after it has a schedule of its own.
+        if (state.flushScheduled !== scheduled) return undefined
+        state.flushScheduled = undefined
         let written: Promise<unknown> | undefined
         this.flush(config, dueMs, (work) => {
           written = work

@@ -227,6 +227,43 @@ describe('usage', () => {
     expect(await minted()).toEqual([['photos', 3]])
   })
 
+  it("never settles the write another request deferred: that is I/O on that request's behalf", async () => {
+    const db = {
+      prepare: () => ({ bind: (...values: unknown[]) => values }),
+      batch: () => Promise.resolve([]),
+    }
+    const result = loadConfig({ ...(await testEnv()), WAYBILL_DB: db })
+    if (!result.ok) throw new Error('the test config is invalid')
+    const { config } = result
+    const plane = new ControlPlane()
+    const counts = { minted: 1, refused: 0, bytesReserved: 0, bytesCompleted: 0, linksFollowed: 0 }
+    const first: Promise<unknown>[] = []
+    const second: Promise<unknown>[] = []
+    const nowMs = NOW.getTime()
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      // The first request writes, then gathers more: its waitUntil holds the write scheduled.
+      const who = { kind: 'jwt', id: 'u1' }
+      plane.record(config, nowMs, who, 'photos', counts, undefined, (p) => void first.push(p))
+      plane.record(config, nowMs + 1, who, 'photos', counts, undefined, (p) => void first.push(p))
+      const scheduled = first.at(-1)!
+      let settled = false
+      void scheduled.then(() => (settled = true))
+      // A later request, once a write is due, writes everything itself.
+      const later = nowMs + USAGE_FLUSH_MS
+      plane.record(config, later, who, 'photos', counts, undefined, (p) => void second.push(p))
+      expect(second.length).toBeGreaterThan(0)
+      await Promise.all(second)
+      expect(settled).toBe(false)
+      // The first request's work ends when its own timer does, with nothing left to write.
+      await vi.advanceTimersByTimeAsync(USAGE_FLUSH_MS)
+      await scheduled
+      expect(settled).toBe(true)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('keeps at most USAGE_MAX_PENDING_ENTRIES of what failed, and logs what it drops', async () => {
     let down = true
     const written: unknown[][] = []
@@ -246,6 +283,8 @@ describe('usage', () => {
     const work: Promise<unknown>[] = []
     const defer = (promise: Promise<unknown>) => void work.push(promise)
     const settle = async () => {
+      // A write scheduled for later ends when its time comes (nothing settles it early).
+      await vi.advanceTimersByTimeAsync(USAGE_FLUSH_MS)
       while (work.length > 0) await work.shift()
     }
     const nowMs = NOW.getTime()
