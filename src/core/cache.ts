@@ -86,3 +86,19 @@ export class BoundedCache<K, V> {
     }
   }
 }
+
+/**
+ * `compute` with its last answer kept: a value asked again and again (an upload time, a signing
+ * second) is computed once until another is asked. A throw keeps nothing.
+ */
+export function keepLast<A, R>(compute: (arg: A) => R): (arg: A) => R {
+  let last: unknown = keepLast
+  let answer: R
+  return (arg) => {
+    if (arg !== last) {
+      answer = compute(arg)
+      last = arg
+    }
+    return answer
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BoundedCache } from '../../src/core/cache'
+import { BoundedCache, keepLast } from '../../src/core/cache'
 
 /** Second chance as a queue (the Map this cache once was): the model the ring must agree with. */
 class QueueModel {
@@ -125,5 +125,22 @@ describe('BoundedCache', () => {
     expect(cache.get('link-99999')).toBe(99_999)
     expect(cache.get(`link-${100_000 - 512}`)).toBe(100_000 - 512)
     expect(cache.get(`link-${100_000 - 513}`)).toBeUndefined()
+  })
+})
+
+describe('keepLast', () => {
+  it('computes once per value asked in a row, again for another, and keeps nothing from a throw', () => {
+    const asked: number[] = []
+    const twice = keepLast((n: number) => {
+      asked.push(n)
+      if (Number.isNaN(n)) throw new RangeError('not a number')
+      return n * 2
+    })
+    expect([twice(1), twice(1), twice(2), twice(1)]).toEqual([2, 2, 4, 2])
+    expect(asked).toEqual([1, 2, 1])
+    expect(() => twice(Number.NaN)).toThrow(RangeError)
+    expect(() => twice(Number.NaN)).toThrow(RangeError)
+    expect(twice(1)).toBe(2)
+    expect(asked).toEqual([1, 2, 1, Number.NaN, Number.NaN])
   })
 })

@@ -1,3 +1,5 @@
+import { keepLast } from '../cache'
+
 /** The two date forms SigV4 uses: `20130524T000000Z` and `20130524`. */
 export interface AmzDate {
   readonly longDate: string
@@ -10,17 +12,13 @@ export interface AmzDate {
  * costs more than the rest of an upload's constants).
  */
 export function toAmzDate(now: Date): AmzDate {
-  const second = epochSeconds(now)
-  if (second !== amzSecond) {
-    // 2013-05-24T00:00:00.000Z → 20130524T000000Z
-    const longDate = now.toISOString().replace(/[-:]|\.\d+/g, '')
-    amzDate = { longDate, shortDate: longDate.slice(0, 8) }
-    amzSecond = second
-  }
-  return amzDate
+  return amzDateOf(epochSeconds(now))
 }
-let amzSecond = Number.NaN
-let amzDate: AmzDate
+const amzDateOf = keepLast((second: number): AmzDate => {
+  // 2013-05-24T00:00:00.000Z → 20130524T000000Z
+  const longDate = new Date(second * 1000).toISOString().replace(/[-:]|\.\d+/g, '')
+  return { longDate, shortDate: longDate.slice(0, 8) }
+})
 
 /** Whole seconds since the epoch, as CloudFront policies, link tokens and sealed values count them. */
 export function epochSeconds(date: Date): number {

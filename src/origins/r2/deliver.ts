@@ -3,7 +3,7 @@
 // them, copies in the edge cache (the Cache API) keyed by the object alone, never by a URL, so
 // that only a request whose URL has already been verified can ever be answered from it.
 
-import { BoundedCache } from '../../core/cache'
+import { BoundedCache, keepLast } from '../../core/cache'
 import { contentDisposition, lastSegment } from '../../core/disposition'
 import { sanitizeFilename } from '../../core/filename'
 import { canonicalMediaType, essenceOf, isPassive } from '../../core/media-type'
@@ -122,11 +122,7 @@ function verdictOf(type: string): TypeVerdict {
  * An HTTP date for epoch ms: objects are served again and again, each with its own upload time, so
  * the last one written is kept (a date costs about a microsecond to write in workerd).
  */
-function httpDate(ms: number): string {
-  if (ms !== lastDate.ms) lastDate = { ms, text: new Date(ms).toUTCString() }
-  return lastDate.text
-}
-let lastDate = { ms: Number.NaN, text: '' }
+const httpDate = keepLast((ms: number) => new Date(ms).toUTCString())
 
 /** The answer's headers: the object's, the URL's overrides over them, and the origin's defaults. */
 function answerHeaders(
