@@ -34,30 +34,33 @@ export const CookiesBody = strict({
 })
 export type CookiesBody = v.InferOutput<typeof CookiesBody>
 
-export const CookiesAnswer = v.object({
-  origin: v.string(),
-  resource: v.pipe(
-    v.string(),
-    v.description(DOCS ? 'The policy’s resource: `<baseUrl><prefix>*`.' : ''),
-  ),
-  expiresAt: v.pipe(v.string(), v.isoTimestamp()),
-  cookies: v.pipe(
-    v.record(v.string(), v.string()),
-    v.description(
-      DOCS
-        ? "The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm)."
-        : '',
-    ),
-    v.examples(
-      DOCS
-        ? [
-            {
-              'CloudFront-Policy': 'eyJTdGF0ZW1lbnQiOlt7…',
-              'CloudFront-Signature': 'k3h0…',
-              'CloudFront-Key-Pair-Id': 'K2JCJMDEHXQW5F',
-            },
-          ]
-        : [],
-    ),
-  ),
-})
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const CookiesAnswer = DOCS
+  ? v.object({
+      origin: v.string(),
+      resource: v.pipe(
+        v.string(),
+        v.description(DOCS ? 'The policy’s resource: `<baseUrl><prefix>*`.' : ''),
+      ),
+      expiresAt: v.pipe(v.string(), v.isoTimestamp()),
+      cookies: v.pipe(
+        v.record(v.string(), v.string()),
+        v.description(
+          DOCS
+            ? "The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm)."
+            : '',
+        ),
+        v.examples(
+          DOCS
+            ? [
+                {
+                  'CloudFront-Policy': 'eyJTdGF0ZW1lbnQiOlt7…',
+                  'CloudFront-Signature': 'k3h0…',
+                  'CloudFront-Key-Pair-Id': 'K2JCJMDEHXQW5F',
+                },
+              ]
+            : [],
+        ),
+      ),
+    })
+  : (undefined as never)

@@ -91,43 +91,46 @@ export const LinksBody = v.pipe(
 )
 export type LinksBody = v.InferOutput<typeof LinksBody>
 
-export const LinksAnswer = v.object({
-  origin: v.string(),
-  expiresAt: v.pipe(
-    v.string(),
-    v.isoTimestamp(),
-    v.description(DOCS ? 'When the links stop working.' : ''),
-  ),
-  maxUses: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer(),
-      v.description(
-        DOCS ? 'How many times each link may be followed, when the request limited it.' : '',
-      ),
-    ),
-  ),
-  links: v.array(
-    v.object({
-      key: v.string(),
-      url: v.pipe(
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const LinksAnswer = DOCS
+  ? v.object({
+      origin: v.string(),
+      expiresAt: v.pipe(
         v.string(),
-        v.url(),
-        v.description(
-          DOCS ? 'https://<this waybill>/l/<token>: anyone holding it may follow it.' : '',
+        v.isoTimestamp(),
+        v.description(DOCS ? 'When the links stop working.' : ''),
+      ),
+      maxUses: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.description(
+            DOCS ? 'How many times each link may be followed, when the request limited it.' : '',
+          ),
         ),
       ),
-      id: v.pipe(
-        v.string(),
-        v.description(
-          DOCS
-            ? "The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }."
-            : '',
-        ),
+      links: v.array(
+        v.object({
+          key: v.string(),
+          url: v.pipe(
+            v.string(),
+            v.url(),
+            v.description(
+              DOCS ? 'https://<this waybill>/l/<token>: anyone holding it may follow it.' : '',
+            ),
+          ),
+          id: v.pipe(
+            v.string(),
+            v.description(
+              DOCS
+                ? "The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }."
+                : '',
+            ),
+          ),
+        }),
       ),
-    }),
-  ),
-})
+    })
+  : (undefined as never)
 
 /**
  * A link's token: `<secret id>.<payload>.<tag>`, base64url. Anything else is a link waybill did not

@@ -78,16 +78,19 @@ const ListedItem = v.object({
   ),
 })
 
-export const ListAnswer = v.object({
-  origin: v.string(),
-  items: v.array(ListedItem),
-  prefixes: v.pipe(
-    v.array(v.string()),
-    v.description(DOCS ? 'Common prefixes (with a delimiter).' : ''),
-  ),
-  cursor: v.pipe(
-    v.nullable(v.string()),
-    v.description(DOCS ? 'Pass back as `cursor` to continue; null at the end.' : ''),
-  ),
-  expiresAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-})
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const ListAnswer = DOCS
+  ? v.object({
+      origin: v.string(),
+      items: v.array(ListedItem),
+      prefixes: v.pipe(
+        v.array(v.string()),
+        v.description(DOCS ? 'Common prefixes (with a delimiter).' : ''),
+      ),
+      cursor: v.pipe(
+        v.nullable(v.string()),
+        v.description(DOCS ? 'Pass back as `cursor` to continue; null at the end.' : ''),
+      ),
+      expiresAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+    })
+  : (undefined as never)

@@ -175,21 +175,24 @@ const SigningSteps = v.union([
   v.object({ prefix: v.string(), message: v.string() }),
 ])
 
-export const SignAnswer = v.object({
-  origin: v.string(),
-  method: v.picklist(['GET', 'HEAD', 'PUT', 'DELETE']),
-  expiresAt: v.pipe(
-    v.string(),
-    v.isoTimestamp(),
-    v.description(DOCS ? 'When the URLs stop working.' : ''),
-  ),
-  urls: v.array(
-    v.object({
-      key: v.string(),
-      url: v.pipe(v.string(), v.url()),
-      debug: v.optional(
-        v.pipe(SigningSteps, v.description(DOCS ? 'With "debug": what was signed.' : '')),
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const SignAnswer = DOCS
+  ? v.object({
+      origin: v.string(),
+      method: v.picklist(['GET', 'HEAD', 'PUT', 'DELETE']),
+      expiresAt: v.pipe(
+        v.string(),
+        v.isoTimestamp(),
+        v.description(DOCS ? 'When the URLs stop working.' : ''),
       ),
-    }),
-  ),
-})
+      urls: v.array(
+        v.object({
+          key: v.string(),
+          url: v.pipe(v.string(), v.url()),
+          debug: v.optional(
+            v.pipe(SigningSteps, v.description(DOCS ? 'With "debug": what was signed.' : '')),
+          ),
+        }),
+      ),
+    })
+  : (undefined as never)

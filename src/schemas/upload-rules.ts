@@ -70,14 +70,17 @@ const UploadRule = v.object({
   ),
 })
 
-export const UploadRulesAnswer = v.object({
-  origin: v.string(),
-  rules: v.pipe(
-    v.array(UploadRule),
-    v.description(
-      DOCS
-        ? "One per write grant of the caller's on the origin, in the order they apply: an upload is allowed when one rule admits its key, type, size, mode and overwrite all at once. Empty: nothing may be uploaded here."
-        : '',
-    ),
-  ),
-})
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const UploadRulesAnswer = DOCS
+  ? v.object({
+      origin: v.string(),
+      rules: v.pipe(
+        v.array(UploadRule),
+        v.description(
+          DOCS
+            ? "One per write grant of the caller's on the origin, in the order they apply: an upload is allowed when one rule admits its key, type, size, mode and overwrite all at once. Empty: nothing may be uploaded here."
+            : '',
+        ),
+      ),
+    })
+  : (undefined as never)

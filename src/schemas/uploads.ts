@@ -509,20 +509,23 @@ const OneUpload = v.variant('mode', [
   }),
 ])
 
-export const UploadAnswer = v.pipe(
-  v.union([
-    OneUpload,
-    v.object({
-      uploads: v.pipe(
-        v.array(OneUpload),
-        v.description(DOCS ? 'One per entry of `items`, in order.' : ''),
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const UploadAnswer = DOCS
+  ? v.pipe(
+      v.union([
+        OneUpload,
+        v.object({
+          uploads: v.pipe(
+            v.array(OneUpload),
+            v.description(DOCS ? 'One per entry of `items`, in order.' : ''),
+          ),
+        }),
+      ]),
+      v.description(
+        DOCS ? 'What to do next depends on `mode`; a request with `items` gets `uploads`.' : '',
       ),
-    }),
-  ]),
-  v.description(
-    DOCS ? 'What to do next depends on `mode`; a request with `items` gets `uploads`.' : '',
-  ),
-)
+    )
+  : (undefined as never)
 
 /** What names a multipart upload in every follow-up. */
 const uploadRef = { origin: OriginName, key: ObjectKey, uploadId: UploadId }
@@ -548,7 +551,10 @@ export const PartsBody = strict({
   expiresIn: v.optional(ExpiresIn),
 })
 
-export const PartsAnswer = v.object({ parts: v.array(PartUrl), expiresAt: Expiry })
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const PartsAnswer = DOCS
+  ? v.object({ parts: v.array(PartUrl), expiresAt: Expiry })
+  : (undefined as never)
 
 const CompletedPart = strict(
   {
@@ -586,35 +592,38 @@ const StoredObject = {
   etag: v.string(),
 }
 
-export const CompleteAnswer = v.object(StoredObject)
+export const CompleteAnswer = DOCS ? v.object(StoredObject) : (undefined as never)
 
 export const ListPartsBody = strict(uploadRef)
 
-export const ListPartsAnswer = v.object({
-  key: v.string(),
-  contentLength: v.number(),
-  contentType: v.string(),
-  partSize: v.number(),
-  partCount: v.number(),
-  parts: v.pipe(
-    v.array(
-      v.object({
-        partNumber: v.number(),
-        etag: v.string(),
-        size: v.number(),
-        checksumSha256: v.optional(
-          v.pipe(
-            v.string(),
-            v.description(DOCS ? 'For an upload created with partChecksums.' : ''),
-          ),
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const ListPartsAnswer = DOCS
+  ? v.object({
+      key: v.string(),
+      contentLength: v.number(),
+      contentType: v.string(),
+      partSize: v.number(),
+      partCount: v.number(),
+      parts: v.pipe(
+        v.array(
+          v.object({
+            partNumber: v.number(),
+            etag: v.string(),
+            size: v.number(),
+            checksumSha256: v.optional(
+              v.pipe(
+                v.string(),
+                v.description(DOCS ? 'For an upload created with partChecksums.' : ''),
+              ),
+            ),
+          }),
         ),
-      }),
-    ),
-    v.description(
-      DOCS ? 'The parts the store holds, ascending: a resuming client uploads the others.' : '',
-    ),
-  ),
-})
+        v.description(
+          DOCS ? 'The parts the store holds, ascending: a resuming client uploads the others.' : '',
+        ),
+      ),
+    })
+  : (undefined as never)
 
 export const CheckBody = strict({
   origin: OriginName,
@@ -636,11 +645,14 @@ export const CheckBody = strict({
   ),
 })
 
-export const CheckAnswer = v.object({
-  ...StoredObject,
-  lastModified: v.string(),
-  checksumSha256: v.optional(v.string()),
-  mode: v.picklist(SINGLE_UPLOAD_MODES),
-})
+// Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
+export const CheckAnswer = DOCS
+  ? v.object({
+      ...StoredObject,
+      lastModified: v.string(),
+      checksumSha256: v.optional(v.string()),
+      mode: v.picklist(SINGLE_UPLOAD_MODES),
+    })
+  : (undefined as never)
 
 export const AbortBody = strict(uploadRef)

@@ -19,11 +19,14 @@ import { SINGLE_UPLOAD_MODES, UPLOAD_TAG_CHARS } from '../../schemas/fields'
 const HANDLE_PURPOSE = 'multipart-upload'
 const RECEIPT_PURPOSE = 'upload-receipt'
 
-const Count = v.pipe(v.number(), v.safeInteger(), v.minValue(0))
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0))
 /** The upload's reservation against a quota (src/services/quotas.ts), when one counts it. */
 const Reserved = v.optional(v.object({ q: v.string(), r: v.string() }))
 /** The upload's tag, as the store keeps it (see above). */
-const Tag = v.pipe(v.string(), v.length(UPLOAD_TAG_CHARS))
+const Tag = v.pipe(
+  v.string(),
+  v.check((tag) => tag.length === UPLOAD_TAG_CHARS),
+)
 
 /** A new upload's tag: 16 random bytes, base64url. */
 export function newUploadTag(): string {
@@ -37,7 +40,7 @@ export function newUploadTag(): string {
 const Handle = v.object({
   uploadId: v.string(),
   contentLength: Count,
-  partSize: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  partSize: v.pipe(v.number(), v.integer(), v.minValue(1)),
   contentType: v.string(),
   checksums: v.boolean(),
   overwrite: v.boolean(),
@@ -61,7 +64,7 @@ const Receipt = v.object({
   checksumSha256: v.optional(v.string()),
   overwrite: v.boolean(),
   tag: Tag,
-  expiresAt: v.pipe(v.number(), v.safeInteger()),
+  expiresAt: v.pipe(v.number(), v.integer()),
   quota: Reserved,
 })
 export type UploadReceipt = v.InferOutput<typeof Receipt>
