@@ -6,11 +6,6 @@
 //
 // Pure.
 
-const ALPHABET = /^[A-Za-z0-9_-]*$/
-// The characters whose low bits are zero, for a last character carrying 2 or 4 leftover bits.
-const ZERO_LOW_4 = /[AQgw]$/
-const ZERO_LOW_2 = /[AEIMQUYcgkosw048]$/
-
 /**
  * The runtime's own encoder (TC39's Uint8Array.prototype.toBase64: workerd has it, Node 24 does
  * not): one call for what is otherwise a binary string, btoa and, for base64url, three replaces.
@@ -56,33 +51,53 @@ export function base64UrlEncode(bytes: Uint8Array): string {
     : toBase64.call(bytes, BASE64URL_UNPADDED)
 }
 
+/** Each base64url character's six bits, by char code; 64 (not a sextet) for any other below 128. */
+const SEXTETS = new Uint8Array(128).fill(64)
+for (let i = 0; i < 64; i++) {
+  SEXTETS['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charCodeAt(i)] = i
+}
+
+/** The six bits of the character at `i`: 64 for one outside the alphabet, 0 past the end. */
+function sextet(text: string, i: number): number {
+  if (i >= text.length) return 0
+  const code = text.charCodeAt(i)
+  return code < 128 ? SEXTETS[code]! : 64
+}
+
 /**
- * The bytes `text` is the canonical base64url (no padding) of, or undefined.
+ * The bytes `text` is the canonical base64url (no padding) of, or undefined: a character outside
+ * the alphabet, a length of 4n + 1 or stray bits past the last byte refuse it. Written out here
+ * rather than through the runtime's `Uint8Array.fromBase64`, which lets whitespace and padding by
+ * and, in workerd, costs a fixed half microsecond a call: a token's tag and concealed issuer are
+ * 22 and ~27 characters.
  *
  * @example
  * base64UrlDecode('AQ') // Uint8Array [1]
  * base64UrlDecode('AR') // undefined: 'AR' is not how [1] is written
  */
 export function base64UrlDecode(text: string): Uint8Array | undefined {
-  if (!ALPHABET.test(text)) return undefined
-  const rest = text.length % 4
-  if (rest === 1) return undefined
-  if ((rest === 2 && !ZERO_LOW_4.test(text)) || (rest === 3 && !ZERO_LOW_2.test(text))) {
-    return undefined
+  const length = text.length
+  const out = new Uint8Array((length * 3) >> 2)
+  let bad = 0
+  let group = 0
+  for (let i = 0, o = 0; i < length; i += 4, o += 3) {
+    const a = sextet(text, i)
+    const b = sextet(text, i + 1)
+    const c = sextet(text, i + 2)
+    const d = sextet(text, i + 3)
+    bad |= a | b | c | d
+    group = (a << 18) | (b << 12) | (c << 6) | d
+    // A typed array drops what is written past its end (a short last group's), and keeps the low
+    // byte of the rest.
+    out[o] = group >> 16
+    out[o + 1] = group >> 8
+    out[o + 2] = group
   }
-  return fromBase64Url === undefined
-    ? base64Decode(text.replace(/-/g, '+').replace(/_/g, '/'))
-    : fromBase64Url(text, BASE64URL)
+  // A last group of 2 or 3 characters holds 1 or 2 bytes; the bits past them must be zeros.
+  const rest = length & 3
+  const stray = rest === 2 ? group & 0xffff : rest === 3 ? group & 0xff : 0
+  return rest === 1 || (bad & 64) !== 0 || stray !== 0 ? undefined : out
 }
-
-/**
- * The runtime's own decoder (TC39's Uint8Array.fromBase64: workerd has it, Node 24 does not), for
- * text the checks above have found canonical: no atob, no copy through a binary string.
- */
-const fromBase64Url = (
-  Uint8Array as { fromBase64?: (text: string, options: { alphabet: 'base64url' }) => Uint8Array }
-).fromBase64?.bind(Uint8Array)
-const BASE64URL = { alphabet: 'base64url' } as const
 
 /** Byte equality whose running time depends only on the length. */
 export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,6 +1,7 @@
 // base64 and base64url encodings checked against RFC 4648's vectors and an independent reference
 // (btoa over a binary string), for both the runtime's own encoder (workerd: bytes.test.ts) and the
-// fallback where a runtime lacks it (Node 24: bytes.node.test.ts).
+// fallback where a runtime lacks it (Node 24: bytes.node.test.ts); and the one base64url decoder,
+// strict, against a reference that accepts a text only when re-encoding gives it back.
 
 import { describe, expect, it } from 'vitest'
 import { base64Encode, base64UrlDecode, base64UrlEncode } from '../../src/core/bytes'
@@ -11,6 +12,24 @@ function reference(bytes: Uint8Array): string {
   let binary = ''
   for (const byte of bytes) binary += String.fromCharCode(byte)
   return btoa(binary)
+}
+
+/**
+ * The bytes of `text` when it is the canonical base64url of some bytes: atob (which also takes
+ * whitespace, padding and stray bits), then accepted only if btoa's text, made url-safe and
+ * unpadded, is `text` again.
+ */
+function referenceDecode(text: string): Uint8Array | undefined {
+  if (/[+/=]/.test(text)) return undefined
+  let binary: string
+  try {
+    binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'))
+  } catch {
+    return undefined
+  }
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0))
+  const again = reference(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return again === text ? bytes : undefined
 }
 
 export function describeBase64(runtime: string) {
@@ -43,6 +62,47 @@ export function describeBase64(runtime: string) {
         expect(base64UrlEncode(bytes)).toBe(url)
         expect(base64UrlDecode(url)).toEqual(bytes)
       }
+    })
+
+    it('decodes only the canonical spelling', () => {
+      // [1] is "AQ"; "AR" to "AZ" carry the same first byte with stray low bits.
+      expect(base64UrlDecode('AQ')).toEqual(new Uint8Array([1]))
+      for (const text of ['AR', 'AB', 'AQ=', 'A', 'A+Q', 'A/Q', 'AQ.', ' AQ', 'A Q', 'AQ\n']) {
+        expect(base64UrlDecode(text), text).toBeUndefined()
+      }
+      // Three characters: two bytes and two stray bits, which must be zero.
+      expect(base64UrlDecode('AQE')).toEqual(new Uint8Array([1, 1]))
+      expect(base64UrlDecode('AQF')).toBeUndefined()
+      // A character past ASCII whose low byte (or low seven bits) is a letter of the alphabet.
+      for (const text of ['A\u0151', 'A\u00d1', '\u0141Q', 'AQ\u4151', 'AAAA\u{1F600}']) {
+        expect(base64UrlDecode(text), text).toBeUndefined()
+      }
+    })
+
+    it('decodes as the reference does, for every text of up to five characters from a mixed set', () => {
+      // The alphabet's edges and neighbours, padding, space, and characters past ASCII.
+      const chars = [...'AQw_-9/=. ', '\u0141', '\u00c1']
+      const texts = ['']
+      for (let length = 1; length <= 5; length++) {
+        for (const head of texts.filter((t) => t.length === length - 1)) {
+          for (const c of chars) texts.push(head + c)
+        }
+      }
+      let accepted = 0
+      const disagreements: string[] = []
+      for (const text of texts) {
+        const expected = referenceDecode(text)
+        const got = base64UrlDecode(text)
+        const same =
+          expected === undefined
+            ? got === undefined
+            : got !== undefined && got.join() === expected.join()
+        if (!same) disagreements.push(JSON.stringify(text))
+        if (expected !== undefined) accepted++
+      }
+      expect(disagreements).toEqual([])
+      // The check could not pass by refusing everything.
+      expect(accepted).toBeGreaterThan(1_000)
     })
 
     it('encodes a view by its own bytes, not its buffer', () => {

@@ -9,9 +9,8 @@ import { describeBase64 } from './base64-vectors'
 
 describeBase64('workerd')
 
-it("workerd has the runtime's encoder and decoder, so the tests above test them", () => {
+it("workerd has the runtime's encoder, so the tests above test it", () => {
   expect(typeof (Uint8Array.prototype as { toBase64?: unknown }).toBase64).toBe('function')
-  expect(typeof (Uint8Array as { fromBase64?: unknown }).fromBase64).toBe('function')
 })
 
 describe('base64url', () => {
@@ -22,17 +21,6 @@ describe('base64url', () => {
       expect(text).toMatch(/^[A-Za-z0-9_-]*$/)
       expect(base64UrlDecode(text)).toEqual(bytes)
     }
-  })
-
-  it('decodes only the canonical spelling', () => {
-    // [1] is "AQ"; "AR" to "AZ" carry the same first byte with stray low bits.
-    expect(base64UrlDecode('AQ')).toEqual(new Uint8Array([1]))
-    for (const text of ['AR', 'AB', 'AQ=', 'A', 'A+Q', 'A/Q', 'AQ.']) {
-      expect(base64UrlDecode(text), text).toBeUndefined()
-    }
-    // Three characters: two bytes and two stray bits, which must be zero.
-    expect(base64UrlDecode('AQE')).toEqual(new Uint8Array([1, 1]))
-    expect(base64UrlDecode('AQF')).toBeUndefined()
   })
 })
 

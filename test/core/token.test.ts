@@ -96,6 +96,44 @@ describe('openToken', () => {
     expect(openToken(secrets, 'link', `new.${body}.${alternate}`)).toEqual({ fault: 'tampered' })
   })
 
+  it('never opens under a binding whose characters share their low byte (UTF-8 is hashed)', () => {
+    // 'Ł' is U+0141: a hasher taking char codes as bytes would see 'A' (0x41).
+    const bound = sealToken(secrets, 'upload-receipt', VALUE, 'photos\napi-key:A')
+    expect(openToken(secrets, 'upload-receipt', bound, 'photos\napi-key:A')).toEqual({
+      value: VALUE,
+    })
+    expect(openToken(secrets, 'upload-receipt', bound, 'photos\napi-key:\u0141')).toEqual({
+      fault: 'tampered',
+    })
+    const unicode = sealToken(secrets, 'upload-receipt', VALUE, 'photos\napi-key:\u0141')
+    expect(openToken(secrets, 'upload-receipt', unicode, 'photos\napi-key:A')).toEqual({
+      fault: 'tampered',
+    })
+    expect(openToken(secrets, 'upload-receipt', unicode, 'photos\napi-key:\u0141')).toEqual({
+      value: VALUE,
+    })
+  })
+
+  it('calls a payload or tag with a character past ASCII malformed, whatever its low byte', () => {
+    // Each character's low byte is the one it replaces: the token's bytes, read carelessly.
+    const alias = (c: string) => String.fromCharCode(0x100 + c.charCodeAt(0))
+    const inBody = `new.${alias(body[0]!)}${body.slice(1)}.${tag}`
+    const inTag = `new.${body}.${tag.slice(0, -1)}${alias(tag.at(-1)!)}`
+    for (const broken of [inBody, inTag]) {
+      expect(openToken(secrets, 'link', broken)).toEqual({ fault: 'malformed' })
+    }
+  })
+
+  it('calls a token with a fourth part, or a payload past 8 KiB, malformed', () => {
+    expect(openToken(secrets, 'link', `${token}.`)).toEqual({ fault: 'malformed' })
+    expect(openToken(secrets, 'link', `new.${body}.${tag}.${tag}`)).toEqual({ fault: 'malformed' })
+    const long = sealToken(secrets, 'link', { pad: 'x'.repeat(7000) })
+    expect(long.split('.')[1]!.length).toBeGreaterThan(8192)
+    expect(openToken(secrets, 'link', long)).toEqual({ fault: 'malformed' })
+    const fits = sealToken(secrets, 'link', { pad: 'x'.repeat(6000) })
+    expect(openToken(secrets, 'link', fits)).toEqual({ value: { pad: 'x'.repeat(6000) } })
+  })
+
   it('calls a token of the wrong shape, or a tagged payload that is not JSON, malformed', async () => {
     expect(openToken(secrets, 'link', 'new.abc')).toEqual({ fault: 'malformed' })
     expect(openToken(secrets, 'link', `${token}.x`)).toEqual({ fault: 'malformed' })
