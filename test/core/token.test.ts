@@ -98,20 +98,15 @@ describe('openToken', () => {
 
   it('never opens under a binding whose characters share their low byte (UTF-8 is hashed)', () => {
     // 'Ł' is U+0141: a hasher taking char codes as bytes would see 'A' (0x41).
-    const bound = sealToken(secrets, 'upload-receipt', VALUE, 'photos\napi-key:A')
-    expect(openToken(secrets, 'upload-receipt', bound, 'photos\napi-key:A')).toEqual({
-      value: VALUE,
-    })
-    expect(openToken(secrets, 'upload-receipt', bound, 'photos\napi-key:\u0141')).toEqual({
-      fault: 'tampered',
-    })
-    const unicode = sealToken(secrets, 'upload-receipt', VALUE, 'photos\napi-key:\u0141')
-    expect(openToken(secrets, 'upload-receipt', unicode, 'photos\napi-key:A')).toEqual({
-      fault: 'tampered',
-    })
-    expect(openToken(secrets, 'upload-receipt', unicode, 'photos\napi-key:\u0141')).toEqual({
-      value: VALUE,
-    })
+    const bindings = ['photos\napi-key:A', 'photos\napi-key:\u0141']
+    for (const sealedFor of bindings) {
+      const token = sealToken(secrets, 'upload-receipt', VALUE, sealedFor)
+      for (const openedFor of bindings) {
+        expect(openToken(secrets, 'upload-receipt', token, openedFor)).toEqual(
+          sealedFor === openedFor ? { value: VALUE } : { fault: 'tampered' },
+        )
+      }
+    }
   })
 
   it('calls a payload or tag with a character past ASCII malformed, whatever its low byte', () => {
