@@ -123,13 +123,7 @@ export class QuotaCounter extends DurableObject<object> {
    */
   settle(id: string, bytes: number, nowMs: number): void {
     const { sql } = this.ctx.storage
-    const row = sql
-      .exec<{
-        window_start: number
-        bytes: number
-        held_until: number
-      }>('SELECT window_start, bytes, held_until FROM reservations WHERE id = ?', id)
-      .toArray()[0]
+    const row = this.#reservation(id)
     if (row === undefined || nowMs < row.held_until || row.bytes === bytes) return
     sql.exec('UPDATE reservations SET bytes = ?, settled = 1 WHERE id = ?', bytes, id)
     sql.exec(
@@ -153,16 +147,21 @@ export class QuotaCounter extends DurableObject<object> {
     this.#free(ids, Infinity)
   }
 
+  /** The reservation `id`: its window, the bytes it counts, until when it may still store. */
+  #reservation(id: string) {
+    return this.ctx.storage.sql
+      .exec<{
+        window_start: number
+        bytes: number
+        held_until: number
+      }>('SELECT window_start, bytes, held_until FROM reservations WHERE id = ?', id)
+      .toArray()[0]
+  }
+
   #free(ids: readonly string[], nowMs: number): void {
     const { sql } = this.ctx.storage
     for (const id of ids) {
-      const row = sql
-        .exec<{
-          window_start: number
-          bytes: number
-          held_until: number
-        }>('SELECT window_start, bytes, held_until FROM reservations WHERE id = ?', id)
-        .toArray()[0]
+      const row = this.#reservation(id)
       if (row === undefined || nowMs < row.held_until) continue
       sql.exec('DELETE FROM reservations WHERE id = ?', id)
       sql.exec(
