@@ -7,13 +7,11 @@
 
 import type { ApiKey } from '../config'
 import { constantTimeEqual } from '../core/bytes'
-import { sha256 } from '../core/sigv4/sha256'
-
-const encoder = new TextEncoder()
+import { sha256Text } from '../core/sigv4/sha256'
 
 /** The SHA-256 of a presented key's UTF-8: what is configured or stored of it. */
 export function keyDigest(presented: string): Uint8Array {
-  return sha256(encoder.encode(presented))
+  return sha256Text(presented)
 }
 
 /** The configured key whose hash matches `presented`, checking every key whatever matches. */

@@ -3,7 +3,7 @@
 // of the caller's (`subjectsOf`), and the control plane reads a caller's stored grants by them.
 
 import { base64UrlEncode } from '../core/bytes'
-import { sha256 } from '../core/sigv4/sha256'
+import { sha256Text } from '../core/sigv4/sha256'
 import type { Principal } from '.'
 
 /** Who a grant is for. `any` is every authenticated caller (use with a `{sub}` prefix). */
@@ -60,12 +60,10 @@ export function subjectMatches(subject: GrantSubject, principal: Principal): boo
   }
 }
 
-const encoder = new TextEncoder()
-
 /**
  * A hash of a caller as the request log names it (`jwt:alice`), so a link does not show who made
  * it but a revocation naming the caller still finds it: 8 bytes of SHA-256, base64url.
  */
 export function principalHash(principal: string): string {
-  return base64UrlEncode(sha256(encoder.encode(principal)).subarray(0, 8))
+  return base64UrlEncode(sha256Text(principal).subarray(0, 8))
 }

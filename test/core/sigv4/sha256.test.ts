@@ -9,6 +9,7 @@ import {
   SIGN_LANES,
   sha256,
   sha256AsciiHex,
+  sha256Text,
 } from '../../../src/core/sigv4/sha256'
 import { hmacSha256Hex, sha256Hex, toHex } from '../../helpers/hex'
 
@@ -121,6 +122,33 @@ describe('sha256', () => {
       const expected = new Uint8Array(await crypto.subtle.digest('SHA-256', data))
       expect(sha256(data), `length ${length}`).toEqual(expected)
     }
+  })
+})
+
+describe('sha256Text', () => {
+  const webCrypto = async (text: string) =>
+    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))
+
+  it("equals Web Crypto over the text's UTF-8, ASCII or not", async () => {
+    const texts = [
+      '',
+      '\x00\x7f',
+      ...Array.from({ length: 44 }, (_, i) => ascii(i * 7, i)),
+      'é',
+      'Ł',
+      'naïve ☃ 😀',
+      // A lone surrogate: TextEncoder writes U+FFFD, as the key's hash always did.
+      'key-\ud800',
+      `${ascii(70, 3)}ü`,
+    ]
+    for (const text of texts)
+      expect(sha256Text(text), JSON.stringify(text)).toEqual(await webCrypto(text))
+  })
+
+  it('never takes a character past ASCII for its low byte', () => {
+    // U+0141 and U+00C1 end in 0x41, 'A'.
+    expect(sha256Text('\u0141')).not.toEqual(sha256Text('A'))
+    expect(sha256Text('\u00c1')).not.toEqual(sha256Text('A'))
   })
 })
 
