@@ -13,7 +13,7 @@
 // Pure: no I/O, no clock.
 
 import { base64UrlDecode, base64UrlEncode, constantTimeEqual } from './bytes'
-import { HmacSha256 } from './sigv4/sha256'
+import { HmacSha256, isAscii } from './sigv4/sha256'
 
 /** A secret that seals and opens tokens, named by the id its tokens carry. */
 export interface TokenSecret {
@@ -28,7 +28,6 @@ const TAG_BYTES = 16
 /** A token's shape: an id, a payload of at most 8 KiB of base64url, a 16-byte tag. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{1,8192}\.[A-Za-z0-9_-]{22}$/
 const encoder = new TextEncoder()
-const ASCII = /^[\x00-\x7f]*$/
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 const macs = new WeakMap<TokenSecret, HmacSha256>()
 
@@ -43,7 +42,7 @@ function tag(secret: TokenSecret, purpose: string, body: string, binding: string
   const message = `waybill-${purpose}-v2.${body}${binding === '' ? '' : `\n${binding}`}`
   // Past the id (the config's are ASCII), the body is base64url, as ASCII as the purpose. A binding
   // (a caller, a key) may not be, and the message is then hashed as UTF-8.
-  const ascii = ASCII.test(secret.id) && (binding === '' || ASCII.test(binding))
+  const ascii = isAscii(secret.id) && (binding === '' || isAscii(binding))
   return (ascii ? mac.signAscii(message) : mac.signBytes(encoder.encode(message))).subarray(
     0,
     TAG_BYTES,
@@ -79,30 +78,34 @@ export function openToken(
   token: string,
   binding = '',
 ): { value: unknown } | { fault: TokenFault } {
-  // Its parts by their dots; the alphabet is checked by decoding them. On the way to a fault, the
-  // whole shape is checked first, so a token that is not one is `malformed` whatever else is wrong.
-  const fault = (fault: TokenFault) => ({ fault: TOKEN_PATTERN.test(token) ? fault : 'malformed' })
+  // Its parts by their dots; the alphabet is checked by decoding them.
   const first = token.indexOf('.')
   const second = token.indexOf('.', first + 1)
-  if (first < 0 || second < 0 || second - first > 8193) return fault('malformed')
+  if (first < 0 || second < 0 || second - first > 8193) return faultOf(token, 'malformed')
   const id = token.slice(0, first)
   const secret = secrets.find((candidate) => candidate.id === id)
-  if (secret === undefined) return fault('unknown_secret')
+  if (secret === undefined) return faultOf(token, 'unknown_secret')
   const mac = base64UrlDecode(token.slice(second + 1))
-  const encoded = token.slice(first + 1, second)
-  const bytes = base64UrlDecode(encoded)
+  const bytes = base64UrlDecode(token.slice(first + 1, second))
   // The payload is checked to be base64url before the tag is computed: the text it covers is ASCII.
-  if (mac === undefined || mac.length !== TAG_BYTES || bytes === undefined) return fault('tampered')
-  if (!constantTimeEqual(mac, tag(secret, purpose, token.slice(0, second), binding))) {
-    return fault('tampered')
+  if (
+    mac === undefined ||
+    bytes === undefined ||
+    !constantTimeEqual(mac, tag(secret, purpose, token.slice(0, second), binding))
+  ) {
+    return faultOf(token, 'tampered')
   }
-  // Sealed, yet not UTF-8 or not JSON: not a token of this kind.
-  if (encoded === '') return { fault: 'malformed' }
+  // Sealed, yet empty, not UTF-8 or not JSON: not a token of this kind.
   try {
     return { value: JSON.parse(decoder.decode(bytes)) as unknown }
   } catch {
     return { fault: 'malformed' }
   }
+}
+
+/** `fault`, unless the text is not a token's shape at all: then `malformed`, whatever else is wrong. */
+function faultOf(token: string, fault: TokenFault): { fault: TokenFault } {
+  return { fault: TOKEN_PATTERN.test(token) ? fault : 'malformed' }
 }
 
 /**
