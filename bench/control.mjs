@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import { wasmModules } from '../scripts/esbuild-plugins.mjs'
 import { checkoutBaseline } from './baseline.mjs'
-import { pairedDifference, startBenchWorker, timeSideBySide } from './workerd.mjs'
+import { median, pairedDifference, startBenchWorker, timeSideBySide } from './workerd.mjs'
 import { newSecret, sha256Hex } from '../scripts/secrets.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -34,6 +34,7 @@ const ROWS_PER_BATCH = 5000
 // The warm path's pairs: rounds, and redirects per sample (about 0.1 s each).
 const WARM_ROUNDS = 301
 const WARM_CALLS = 1000
+const WARM_TRIALS = 3
 
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toFixed(2))
 const signed = (v) => `${v >= 0 ? '+' : '−'}${fmt(Math.abs(v))}`
@@ -125,28 +126,28 @@ async function pairedWarm(benches, rounds, n) {
   return pairs.map(({ a, b, ...difference }) => ({ env: a, d1: b, ...difference }))
 }
 
-/** A seeded D1 for `root`'s app in a directory of its own, and the Worker on it. */
-async function seededBench(root) {
+/**
+ * A seeded D1 for `root`'s app in a directory of its own; `start` runs a Worker on it (one per
+ * trial: each a fresh workerd process, with caches that have seen nothing).
+ */
+async function seededD1(root) {
   const persist = mkdtempSync(join(tmpdir(), 'waybill-control-bench-'))
-  // The granted keys' secrets go to the Worker for the cold case: each call one it has not seen.
   const seeding = await startBenchWorker(root, { app: true, persist })
   const started = performance.now()
   const { granted, counts } = await seed(await seeding.mf.getD1Database('WAYBILL_DB'))
   const seedS = (performance.now() - started) / 1000
   await seeding.stop()
-  const bench = await startBenchWorker(root, {
-    app: true,
-    persist,
-    bindings: { BENCH_COLD_KEYS: JSON.stringify(granted) },
-  })
   return {
-    bench,
     counts,
     seedS,
-    stop: async () => {
-      await bench.stop()
-      rmSync(persist, { recursive: true, force: true })
-    },
+    // The granted keys' secrets go to the Worker for the cold case: each call one it has not seen.
+    start: () =>
+      startBenchWorker(root, {
+        app: true,
+        persist,
+        bindings: { BENCH_COLD_KEYS: JSON.stringify(granted) },
+      }),
+    remove: () => rmSync(persist, { recursive: true, force: true }),
   }
 }
 
@@ -155,15 +156,34 @@ async function main() {
   const baseline = values.baseline === undefined ? undefined : checkoutBaseline(values.baseline)
   const roots = baseline === undefined ? [ROOT] : [baseline.dir, ROOT]
   const seeded = []
+  let benches = []
   try {
-    for (const root of roots) seeded.push(await seededBench(root))
-    const benches = seeded.map(({ bench }) => bench)
-    // Many rounds, the two cases back to back in each (and the two apps, with a baseline).
-    const warm = await pairedWarm(benches, WARM_ROUNDS, WARM_CALLS)
-    // 2,000 calls a sample: a warm-up and three samples take 8,000 of the 10,000 granted keys.
-    const cold = await timeSideBySide(benches, [['app-redirect-d1-cold', 100, 3]])
-    const writes = await timeSideBySide(benches, [['admin-create-key', 200, 3]])
+    for (const root of roots) seeded.push(await seededD1(root))
+    // The warm pairs in several trials, each in fresh workerd processes: one process's code
+    // layout and JIT choices can favour one case by a microsecond, the same in all its pairs.
+    const trials = roots.map(() => [])
+    let cold
+    let writes
+    for (let trial = 0; trial < WARM_TRIALS; trial++) {
+      benches = []
+      for (const d1 of seeded) benches.push(await d1.start())
+      // Many rounds, the two cases back to back in each (and the two apps, with a baseline).
+      const warm = await pairedWarm(benches, WARM_ROUNDS, WARM_CALLS)
+      warm.forEach((paired, i) => trials[i].push(paired))
+      if (trial === WARM_TRIALS - 1) {
+        // 2,000 calls a sample: a warm-up and three samples take 8,000 of the 10,000 granted keys.
+        cold = await timeSideBySide(benches, [['app-redirect-d1-cold', 100, 3]])
+        writes = await timeSideBySide(benches, [['admin-create-key', 200, 3]])
+      }
+      for (const bench of benches.splice(0)) await bench.stop()
+    }
     const memory = await cacheMemory()
+    const warm = trials.map((pairs) => ({
+      env: median(pairs.map((p) => p.env)),
+      d1: median(pairs.map((p) => p.d1)),
+      diff: median(pairs.map((p) => p.diff)),
+      trials: pairs,
+    }))
 
     const row = (rows, name) => rows.rows.find((r) => r.name === name)
     const figures = roots.map((_, i) => {
@@ -173,7 +193,7 @@ async function main() {
       return {
         env: fmt(paired.env),
         d1: fmt(paired.d1),
-        warm: `**${signed(paired.diff)} µs** (half the pairs ${signed(paired.low)} to ${signed(paired.high)})`,
+        warm: `**${signed(paired.diff)} µs** (trials ${paired.trials.map((t) => signed(t.diff)).join(', ')}; half the pairs ${paired.trials.map((t) => `${signed(t.low)} to ${signed(t.high)}`).join(', ')})`,
         miss: `${fmt(miss.median / 1000)} (${fmt(miss.min / 1000)}–${fmt(miss.max / 1000)})`,
         cold: `**${fmt((miss.median - paired.d1) / 1000)}**`,
         writes: `**${fmt(1e6 / write.median)}** (${fmt(1e6 / write.max)}–${fmt(1e6 / write.min)})`,
@@ -188,7 +208,7 @@ async function main() {
       '',
       `Date: ${new Date().toISOString()}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}. \`npm run bench:control${baseline === undefined ? '' : ` -- --baseline ${values.baseline}`}\` (bench/control.mjs).`,
       '',
-      `A local D1 (Miniflare's, SQLite on disk) with **${counts.keys.toLocaleString('en')} API keys** and **${counts.grants.toLocaleString('en')} grants** (seeded in ${seedS.toFixed(1)} s${baseline === undefined ? '' : ', and as many for the baseline in a D1 of its own'}), behind the app benchmark Worker in workerd. Each figure is the median of repeated runs (min–max), timed from outside minus an empty request, per call of the app's fetch handler inside one Worker request${baseline === undefined ? '' : "; the baseline's requests interleaved with this checkout's"}. The two redirects are timed in ${WARM_ROUNDS} pairs of ${WARM_CALLS.toLocaleString('en')} calls each, back to back (the order alternating), and the warm path's cost is the median of the pairs' differences: two samples a second apart differ by more than 10 % on a shared machine, two back to back share that drift.`,
+      `A local D1 (Miniflare's, SQLite on disk) with **${counts.keys.toLocaleString('en')} API keys** and **${counts.grants.toLocaleString('en')} grants** (seeded in ${seedS.toFixed(1)} s${baseline === undefined ? '' : ', and as many for the baseline in a D1 of its own'}), behind the app benchmark Worker in workerd. Each figure is the median of repeated runs (min–max), timed from outside minus an empty request, per call of the app's fetch handler inside one Worker request${baseline === undefined ? '' : "; the baseline's requests interleaved with this checkout's"}. The two redirects are timed in ${WARM_ROUNDS} pairs of ${WARM_CALLS.toLocaleString('en')} calls each, back to back (the order alternating), and a trial's warm cost is the median of its pairs' differences: two samples a second apart differ by more than 10 % on a shared machine, two back to back share that drift. That in ${WARM_TRIALS} trials, each in fresh workerd processes (one process's code layout can favour one case by a microsecond in all its pairs); the redirects' figures are the median of the trials', each trial's given. The cold miss and the writes are timed in the last trial.`,
       '',
       `| measure | ${columns.join(' | ')} |`,
       `|---|${columns.map(() => '---:').join('|')}|`,
@@ -223,7 +243,8 @@ async function main() {
     writeFileSync(REPORT, text)
     console.log(text)
   } finally {
-    for (const { stop } of seeded) await stop()
+    for (const bench of benches) await bench.stop()
+    for (const { remove } of seeded) remove()
   }
 }
 
