@@ -165,8 +165,10 @@ async function main() {
     let cold
     let writes
     for (let trial = 0; trial < WARM_TRIALS; trial++) {
+      // Started in alternating order, as bench/run.mjs's trials are.
       benches = []
-      for (const d1 of seeded) benches.push(await d1.start())
+      const order = seeded.map((_, i) => (trial % 2 === 0 ? i : seeded.length - 1 - i))
+      for (const i of order) benches[i] = await seeded[i].start()
       // Many rounds, the two cases back to back in each (and the two apps, with a baseline).
       const warm = await pairedWarm(benches, WARM_ROUNDS, WARM_CALLS)
       warm.forEach((paired, i) => trials[i].push(paired))
@@ -193,7 +195,7 @@ async function main() {
       return {
         env: fmt(paired.env),
         d1: fmt(paired.d1),
-        warm: `**${signed(paired.diff)} µs** (trials ${paired.trials.map((t) => signed(t.diff)).join(', ')}; half the pairs ${paired.trials.map((t) => `${signed(t.low)} to ${signed(t.high)}`).join(', ')})`,
+        warm: `**${signed(paired.diff)} µs**, ${((100 * paired.diff) / paired.env).toFixed(1)} % of the env redirect (trials ${paired.trials.map((t) => signed(t.diff)).join(', ')}; half the pairs ${paired.trials.map((t) => `${signed(t.low)} to ${signed(t.high)}`).join(', ')})`,
         miss: `${fmt(miss.median / 1000)} (${fmt(miss.min / 1000)}–${fmt(miss.max / 1000)})`,
         cold: `**${fmt((miss.median - paired.d1) / 1000)}**`,
         writes: `**${fmt(1e6 / write.median)}** (${fmt(1e6 / write.max)}–${fmt(1e6 / write.min)})`,
@@ -208,7 +210,7 @@ async function main() {
       '',
       `Date: ${new Date().toISOString()}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}. \`npm run bench:control${baseline === undefined ? '' : ` -- --baseline ${values.baseline}`}\` (bench/control.mjs).`,
       '',
-      `A local D1 (Miniflare's, SQLite on disk) with **${counts.keys.toLocaleString('en')} API keys** and **${counts.grants.toLocaleString('en')} grants** (seeded in ${seedS.toFixed(1)} s${baseline === undefined ? '' : ', and as many for the baseline in a D1 of its own'}), behind the app benchmark Worker in workerd. Each figure is the median of repeated runs (min–max), timed from outside minus an empty request, per call of the app's fetch handler inside one Worker request${baseline === undefined ? '' : "; the baseline's requests interleaved with this checkout's"}. The two redirects are timed in ${WARM_ROUNDS} pairs of ${WARM_CALLS.toLocaleString('en')} calls each, back to back (the order alternating), and a trial's warm cost is the median of its pairs' differences: two samples a second apart differ by more than 10 % on a shared machine, two back to back share that drift. That in ${WARM_TRIALS} trials, each in fresh workerd processes (one process's code layout can favour one case by a microsecond in all its pairs); the redirects' figures are the median of the trials', each trial's given. The cold miss and the writes are timed in the last trial.`,
+      `A local D1 (Miniflare's, SQLite on disk) with **${counts.keys.toLocaleString('en')} API keys** and **${counts.grants.toLocaleString('en')} grants** (seeded in ${seedS.toFixed(1)} s${baseline === undefined ? '' : ', and as many for the baseline in a D1 of its own'}), behind the app benchmark Worker in workerd. Each figure is the median of repeated runs (min–max), timed from outside minus an empty request, per call of the app's fetch handler inside one Worker request${baseline === undefined ? '' : "; the baseline's requests interleaved with this checkout's"}. The two redirects are timed in ${WARM_ROUNDS} pairs of ${WARM_CALLS.toLocaleString('en')} calls each, back to back (the order alternating), and a trial's warm cost is the median of its pairs' differences: two samples a second apart differ by more than 10 % on a shared machine, two back to back share that drift. That in ${WARM_TRIALS} trials, each in fresh workerd processes started in alternating order (one process's code layout can favour one case by a microsecond in all its pairs); the redirects' figures are the median of the trials', each trial's given. The cold miss and the writes are timed in the last trial.`,
       '',
       `| measure | ${columns.join(' | ')} |`,
       `|---|${columns.map(() => '---:').join('|')}|`,
@@ -243,7 +245,7 @@ async function main() {
     writeFileSync(REPORT, text)
     console.log(text)
   } finally {
-    for (const bench of benches) await bench.stop()
+    for (const bench of benches) await bench?.stop()
     for (const { remove } of seeded) remove()
   }
 }
