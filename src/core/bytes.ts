@@ -99,6 +99,11 @@ export function base64UrlDecode(text: string): Uint8Array | undefined {
   return rest === 1 || (bad & 64) !== 0 || stray !== 0 ? undefined : out
 }
 
+const ASCII = /^[\x00-\x7f]*$/
+
+/** Whether `text` is ASCII: its UTF-8 is its char codes, so it may be hashed or signed as it is. */
+export const isAscii = (text: string): boolean => ASCII.test(text)
+
 /** Byte equality whose running time depends only on the length. */
 export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false

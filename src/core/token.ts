@@ -12,8 +12,8 @@
 //
 // Pure: no I/O, no clock.
 
-import { base64UrlDecode, base64UrlEncode, constantTimeEqual } from './bytes'
-import { HmacSha256, isAscii } from './sigv4/sha256'
+import { base64UrlDecode, base64UrlEncode, constantTimeEqual, isAscii } from './bytes'
+import { HmacSha256 } from './sigv4/sha256'
 
 /** A secret that seals and opens tokens, named by the id its tokens carry. */
 export interface TokenSecret {
@@ -25,8 +25,12 @@ export interface TokenSecret {
 export type TokenFault = 'malformed' | 'unknown_secret' | 'tampered'
 
 const TAG_BYTES = 16
-/** A token's shape: an id, a payload of at most 8 KiB of base64url, a 16-byte tag. */
-export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{1,8192}\.[A-Za-z0-9_-]{22}$/
+/** The longest payload a token carries: 8 KiB of base64url. */
+const MAX_PAYLOAD_CHARS = 8192
+/** A token's shape: an id, a payload of at most MAX_PAYLOAD_CHARS of base64url, a 16-byte tag. */
+export const TOKEN_PATTERN = new RegExp(
+  `^[A-Za-z0-9_-]{1,16}\\.[A-Za-z0-9_-]{1,${MAX_PAYLOAD_CHARS}}\\.[A-Za-z0-9_-]{22}$`,
+)
 const encoder = new TextEncoder()
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 const macs = new WeakMap<TokenSecret, HmacSha256>()
@@ -81,7 +85,9 @@ export function openToken(
   // Its parts by their dots; the alphabet is checked by decoding them.
   const first = token.indexOf('.')
   const second = token.indexOf('.', first + 1)
-  if (first < 0 || second < 0 || second - first > 8193) return faultOf(token, 'malformed')
+  if (first < 0 || second < 0 || second - first - 1 > MAX_PAYLOAD_CHARS) {
+    return faultOf(token, 'malformed')
+  }
   const id = token.slice(0, first)
   const secret = secrets.find((candidate) => candidate.id === id)
   if (secret === undefined) return faultOf(token, 'unknown_secret')

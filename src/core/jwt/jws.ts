@@ -5,7 +5,7 @@
 //
 // Pure apart from Web Crypto: keys come from the caller's resolver.
 
-import { base64UrlDecode } from '../bytes'
+import { base64UrlDecode, isAscii } from '../bytes'
 import { checkKey, JWS_ALGORITHMS } from './algorithms'
 import { JwtError } from './errors'
 import type { JwsHeader, KeyResolver } from './types'
@@ -13,7 +13,6 @@ import type { JwsHeader, KeyResolver } from './types'
 const encoder = new TextEncoder()
 // Fatal, so bytes that are not UTF-8 are refused, not replaced; a leading BOM is dropped, as jose's.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
-const NON_ASCII = /[^\x00-\x7f]/
 
 const malformed = (message: string) => new JwtError('malformed', message)
 
@@ -95,7 +94,7 @@ export async function verifyCompactJws(
   const algorithm = algorithms.includes(alg) ? JWS_ALGORITHMS.get(alg) : undefined
   if (algorithm === undefined) throw new JwtError('alg_not_allowed', '"alg" is not accepted')
   // The signing input is the segments as sent, in ASCII (RFC 7515 §5.1).
-  const ascii = !NON_ASCII.test(encodedPayload)
+  const ascii = isAscii(encodedPayload)
   if (!encoded && !ascii) throw malformed('the payload is not ASCII')
   const jwsHeader = header as JwsHeader
   const key = await resolveKey(jwsHeader)

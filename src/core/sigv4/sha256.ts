@@ -25,6 +25,7 @@
 // codes < 128); the callers guarantee it. Every vector and differential test of the signer runs
 // through this code.
 
+import { isAscii } from '../bytes'
 import { charCodeBytes } from './encoding'
 import sha256Module from './sha256.wasm'
 
@@ -145,9 +146,20 @@ function stateHex(at: number, stride = 1, count = 8): string {
 
 /** Lower-case hex SHA-256 of the message assembled with `messageStart` and `messageAscii`/`Bytes`. */
 export function messageSha256Hex(): string {
+  digestMessage()
+  return stateHex(HASH)
+}
+
+/** `messageSha256Hex`, as bytes. */
+function messageSha256(): Uint8Array {
+  digestMessage()
+  return stateBytes(HASH)
+}
+
+/** Hashes the assembled message into the state at HASH. */
+function digestMessage(): void {
   words.set(IV, HASH >> 2)
   wasm.digest(HASH, messageBase, messageLength, 0)
-  return stateHex(HASH)
 }
 
 /** Big-endian bytes of the state at byte offset `at`. */
@@ -170,16 +182,10 @@ function stateBytes(at: number): Uint8Array {
 export function sha256(data: Uint8Array): Uint8Array {
   messageStart()
   messageBytes(data)
-  words.set(IV, HASH >> 2)
-  wasm.digest(HASH, messageBase, messageLength, 0)
-  return stateBytes(HASH)
+  return messageSha256()
 }
 
-const ASCII = /^[\x00-\x7f]*$/
 const utf8 = new TextEncoder()
-
-/** Whether `text` is ASCII, so that the `…Ascii` inputs here may take it as it is. */
-export const isAscii = (text: string): boolean => ASCII.test(text)
 
 /**
  * SHA-256 of `text`'s UTF-8: ASCII (an API key, a caller's name) goes into the hasher as it is,
@@ -189,9 +195,7 @@ export function sha256Text(text: string): Uint8Array {
   if (!isAscii(text)) return sha256(utf8.encode(text))
   messageStart()
   messageAscii(text)
-  words.set(IV, HASH >> 2)
-  wasm.digest(HASH, messageBase, messageLength, 0)
-  return stateBytes(HASH)
+  return messageSha256()
 }
 
 /** Lower-case hex SHA-256 of an ASCII string. */
