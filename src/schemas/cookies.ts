@@ -38,17 +38,12 @@ export type CookiesBody = v.InferOutput<typeof CookiesBody>
 export const CookiesAnswer = DOCS
   ? v.object({
       origin: v.string(),
-      resource: v.pipe(
-        v.string(),
-        v.description(DOCS ? 'The policy’s resource: `<baseUrl><prefix>*`.' : ''),
-      ),
+      resource: v.pipe(v.string(), v.description('The policy’s resource: `<baseUrl><prefix>*`.')),
       expiresAt: v.pipe(v.string(), v.isoTimestamp()),
       cookies: v.pipe(
         v.record(v.string(), v.string()),
         v.description(
-          DOCS
-            ? "The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm)."
-            : '',
+          "The cookies set, by name: the origin's store names them (CloudFront's are CloudFront-Policy, CloudFront-Signature, CloudFront-Key-Pair-Id and, with SHA-256, CloudFront-Hash-Algorithm).",
         ),
         v.examples(
           DOCS

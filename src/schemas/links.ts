@@ -98,15 +98,13 @@ export const LinksAnswer = DOCS
       expiresAt: v.pipe(
         v.string(),
         v.isoTimestamp(),
-        v.description(DOCS ? 'When the links stop working.' : ''),
+        v.description('When the links stop working.'),
       ),
       maxUses: v.optional(
         v.pipe(
           v.number(),
           v.integer(),
-          v.description(
-            DOCS ? 'How many times each link may be followed, when the request limited it.' : '',
-          ),
+          v.description('How many times each link may be followed, when the request limited it.'),
         ),
       ),
       links: v.array(
@@ -115,16 +113,12 @@ export const LinksAnswer = DOCS
           url: v.pipe(
             v.string(),
             v.url(),
-            v.description(
-              DOCS ? 'https://<this waybill>/l/<token>: anyone holding it may follow it.' : '',
-            ),
+            v.description('https://<this waybill>/l/<token>: anyone holding it may follow it.'),
           ),
           id: v.pipe(
             v.string(),
             v.description(
-              DOCS
-                ? "The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }."
-                : '',
+              "The link's id: revoke this one link with POST /admin/v1/revocations { kind: 'link', link: id }.",
             ),
           ),
         }),

@@ -68,28 +68,26 @@ export const ListQuery = strict(
 )
 export type ListQuery = v.InferOutput<typeof ListQuery>
 
-const ListedItem = v.object({
-  key: v.string(),
-  size: v.number(),
-  etag: v.string(),
-  lastModified: v.string(),
-  url: v.optional(
-    v.pipe(v.string(), v.description(DOCS ? 'Absent where the caller may not read.' : '')),
-  ),
-})
+// The answers' parts: read by the document's generator only (DOCS), as the answers are.
+const ListedItem = DOCS
+  ? v.object({
+      key: v.string(),
+      size: v.number(),
+      etag: v.string(),
+      lastModified: v.string(),
+      url: v.optional(v.pipe(v.string(), v.description('Absent where the caller may not read.'))),
+    })
+  : (undefined as never)
 
 // Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
 export const ListAnswer = DOCS
   ? v.object({
       origin: v.string(),
       items: v.array(ListedItem),
-      prefixes: v.pipe(
-        v.array(v.string()),
-        v.description(DOCS ? 'Common prefixes (with a delimiter).' : ''),
-      ),
+      prefixes: v.pipe(v.array(v.string()), v.description('Common prefixes (with a delimiter).')),
       cursor: v.pipe(
         v.nullable(v.string()),
-        v.description(DOCS ? 'Pass back as `cursor` to continue; null at the end.' : ''),
+        v.description('Pass back as `cursor` to continue; null at the end.'),
       ),
       expiresAt: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
     })

@@ -169,29 +169,26 @@ export const SignBody = v.pipe(
 export type SignBody = v.InferOutput<typeof SignBody>
 
 // What each kind of URL signs: SigV4's, CloudFront's policy, or waybill's own (prefix, message).
-const SigningSteps = v.union([
-  v.object({ canonicalRequest: v.string(), stringToSign: v.string() }),
-  v.object({ policy: v.string() }),
-  v.object({ prefix: v.string(), message: v.string() }),
-])
+// Read by the document's generator only (DOCS), as the answer is.
+const SigningSteps = DOCS
+  ? v.union([
+      v.object({ canonicalRequest: v.string(), stringToSign: v.string() }),
+      v.object({ policy: v.string() }),
+      v.object({ prefix: v.string(), message: v.string() }),
+    ])
+  : (undefined as never)
 
 // Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
 export const SignAnswer = DOCS
   ? v.object({
       origin: v.string(),
       method: v.picklist(['GET', 'HEAD', 'PUT', 'DELETE']),
-      expiresAt: v.pipe(
-        v.string(),
-        v.isoTimestamp(),
-        v.description(DOCS ? 'When the URLs stop working.' : ''),
-      ),
+      expiresAt: v.pipe(v.string(), v.isoTimestamp(), v.description('When the URLs stop working.')),
       urls: v.array(
         v.object({
           key: v.string(),
           url: v.pipe(v.string(), v.url()),
-          debug: v.optional(
-            v.pipe(SigningSteps, v.description(DOCS ? 'With "debug": what was signed.' : '')),
-          ),
+          debug: v.optional(v.pipe(SigningSteps, v.description('With "debug": what was signed.'))),
         }),
       ),
     })

@@ -453,61 +453,64 @@ export const UploadBody = v.pipe(
 )
 export type UploadRequest = v.InferOutput<typeof UploadBody>
 
-const Expiry = v.pipe(
-  v.string(),
-  v.isoTimestamp(),
-  v.description(DOCS ? 'When the URLs stop working.' : ''),
-)
-const PartUrl = v.object({ partNumber: v.number(), url: v.pipe(v.string(), v.url()) })
+// The answers' parts: read by the document's generator only (DOCS), as the answers are.
+const Expiry = DOCS
+  ? v.pipe(v.string(), v.isoTimestamp(), v.description('When the URLs stop working.'))
+  : (undefined as never)
+const PartUrl = DOCS
+  ? v.object({ partNumber: v.number(), url: v.pipe(v.string(), v.url()) })
+  : (undefined as never)
 
-const Receipt = v.pipe(
-  UploadReceipt,
-  v.description(DOCS ? 'For POST /v1/uploads/complete once the browser has uploaded.' : ''),
-)
+const Receipt = DOCS
+  ? v.pipe(
+      UploadReceipt,
+      v.description('For POST /v1/uploads/complete once the browser has uploaded.'),
+    )
+  : (undefined as never)
 /** The key the object will have; a form with `keyPrefix` chooses its own. */
 const named = {
   key: v.optional(v.string()),
   keyPrefix: v.optional(v.string()),
 }
 
-const OneUpload = v.variant('mode', [
-  v.object({
-    mode: v.literal('put'),
-    method: v.literal('PUT'),
-    ...named,
-    url: v.pipe(v.string(), v.url()),
-    headers: v.pipe(
-      v.record(v.string(), v.string()),
-      v.description(
-        DOCS ? 'Exactly the headers to send (a browser sets Content-Length itself).' : '',
-      ),
-    ),
-    receipt: Receipt,
-    expiresAt: Expiry,
-  }),
-  v.object({
-    mode: v.literal('post'),
-    method: v.literal('POST'),
-    ...named,
-    url: v.pipe(v.string(), v.url()),
-    fields: v.pipe(
-      v.record(v.string(), v.string()),
-      v.description(DOCS ? 'Form fields to send in this order, then the file last as `file`.' : ''),
-    ),
-    receipt: Receipt,
-    expiresAt: Expiry,
-  }),
-  v.object({
-    mode: v.literal('multipart'),
-    method: v.literal('MULTIPART'),
-    key: v.string(),
-    uploadId: UploadId,
-    partSize: v.number(),
-    partCount: v.number(),
-    parts: v.pipe(v.array(PartUrl), v.description(DOCS ? 'The first 100 part URLs.' : '')),
-    expiresAt: Expiry,
-  }),
-])
+const OneUpload = DOCS
+  ? v.variant('mode', [
+      v.object({
+        mode: v.literal('put'),
+        method: v.literal('PUT'),
+        ...named,
+        url: v.pipe(v.string(), v.url()),
+        headers: v.pipe(
+          v.record(v.string(), v.string()),
+          v.description('Exactly the headers to send (a browser sets Content-Length itself).'),
+        ),
+        receipt: Receipt,
+        expiresAt: Expiry,
+      }),
+      v.object({
+        mode: v.literal('post'),
+        method: v.literal('POST'),
+        ...named,
+        url: v.pipe(v.string(), v.url()),
+        fields: v.pipe(
+          v.record(v.string(), v.string()),
+          v.description('Form fields to send in this order, then the file last as `file`.'),
+        ),
+        receipt: Receipt,
+        expiresAt: Expiry,
+      }),
+      v.object({
+        mode: v.literal('multipart'),
+        method: v.literal('MULTIPART'),
+        key: v.string(),
+        uploadId: UploadId,
+        partSize: v.number(),
+        partCount: v.number(),
+        parts: v.pipe(v.array(PartUrl), v.description('The first 100 part URLs.')),
+        expiresAt: Expiry,
+      }),
+    ])
+  : (undefined as never)
 
 // Read by the document's generator only (DOCS): the Workers' bundles keep no response schema.
 export const UploadAnswer = DOCS
@@ -515,15 +518,10 @@ export const UploadAnswer = DOCS
       v.union([
         OneUpload,
         v.object({
-          uploads: v.pipe(
-            v.array(OneUpload),
-            v.description(DOCS ? 'One per entry of `items`, in order.' : ''),
-          ),
+          uploads: v.pipe(v.array(OneUpload), v.description('One per entry of `items`, in order.')),
         }),
       ]),
-      v.description(
-        DOCS ? 'What to do next depends on `mode`; a request with `items` gets `uploads`.' : '',
-      ),
+      v.description('What to do next depends on `mode`; a request with `items` gets `uploads`.'),
     )
   : (undefined as never)
 
@@ -583,14 +581,16 @@ export const CompleteBody = strict({
   ),
 })
 
-/** An upload checked against what was signed, and stored. */
-const StoredObject = {
-  origin: v.string(),
-  key: v.string(),
-  size: v.pipe(v.number(), v.description(DOCS ? 'Bytes.' : '')),
-  contentType: v.string(),
-  etag: v.string(),
-}
+/** An upload checked against what was signed, and stored (the document's only, as above). */
+const StoredObject = DOCS
+  ? {
+      origin: v.string(),
+      key: v.string(),
+      size: v.pipe(v.number(), v.description('Bytes.')),
+      contentType: v.string(),
+      etag: v.string(),
+    }
+  : (undefined as never)
 
 export const CompleteAnswer = DOCS ? v.object(StoredObject) : (undefined as never)
 
@@ -611,15 +611,12 @@ export const ListPartsAnswer = DOCS
             etag: v.string(),
             size: v.number(),
             checksumSha256: v.optional(
-              v.pipe(
-                v.string(),
-                v.description(DOCS ? 'For an upload created with partChecksums.' : ''),
-              ),
+              v.pipe(v.string(), v.description('For an upload created with partChecksums.')),
             ),
           }),
         ),
         v.description(
-          DOCS ? 'The parts the store holds, ascending: a resuming client uploads the others.' : '',
+          'The parts the store holds, ascending: a resuming client uploads the others.',
         ),
       ),
     })
