@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { USAGE_FLUSH_MS } from '../../src/limits'
+import { afterUsageWritten } from '../helpers/local-d1'
 
 const demo = inject('browserDemo')
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -29,11 +29,9 @@ let browser: Browser
 beforeAll(async () => {
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
   browser = await chromium.launch({ executablePath: demo.chromiumPath, args: CHROMIUM_ARGS })
-  // Not while the data plane still writes the usage of the files before this one (at most
-  // USAGE_FLUSH_MS after its last request); then the upload below is written at once, before the
-  // revocation. Locally the two Workers are two workerd processes on one SQLite file, where a
-  // write of each at once fails with SQLITE_BUSY (docs/getting-started.md), which D1 never does.
-  await new Promise((resolve) => setTimeout(resolve, USAGE_FLUSH_MS + 2_000))
+  // Not while the data plane still writes the usage of the files before this one: then the upload
+  // below is written at once, before the revocation.
+  await afterUsageWritten()
 })
 afterAll(async () => {
   await browser?.close()

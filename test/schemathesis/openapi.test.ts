@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { expect, inject, it } from 'vitest'
 import { waitForInstall } from '../../scripts/schemathesis.mjs'
-import { USAGE_FLUSH_MS } from '../../src/limits'
+import { afterUsageWritten } from '../helpers/local-d1'
 
 const DOCUMENT = resolve('docs/openapi.json')
 const ADMIN_DOCUMENT = resolve('docs/admin-openapi.json')
@@ -347,12 +347,9 @@ it("finds no failure of any check in the callers' operations (with the API key)"
 
 it('finds no failure of any check in the admin API, on its own Worker (with the admin token)', async () => {
   const { adminUrl, adminToken } = inject('schemathesis')
-  // Not while the data plane still writes the callers' run's usage (at most USAGE_FLUSH_MS after
-  // its last request). Locally the two Workers are two workerd processes on one SQLite file, which
-  // a deployment's D1 never is: a write of each at once can fail with SQLITE_BUSY, a 503 that
-  // Schemathesis rightly reports (seed 1489303792 in CI, once; not the document's fault, and
-  // docs/getting-started.md says so).
-  await new Promise((resolve) => setTimeout(resolve, USAGE_FLUSH_MS + 2_000))
+  // Not while the data plane still writes the callers' run's usage: a 503 of SQLITE_BUSY, which
+  // Schemathesis rightly reports (seed 1489303792 in CI, once), is not the document's fault.
+  await afterUsageWritten()
   const grants = await makeGrants(adminUrl, adminToken)
   const output = await fuzz(ADMIN_DOCUMENT, adminUrl, { ...NO_UPLOADS, grants }, [], ADMIN_CONFIG)
   expect(output).toContain(
