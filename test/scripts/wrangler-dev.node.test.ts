@@ -3,6 +3,7 @@
 // these to fail at once, and say why, when a Worker does not come up.
 
 import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -88,9 +89,15 @@ describe('stopWranglerDev', () => {
   })
 
   it('kills a child that ignores SIGTERM', { timeout: 15_000 }, async () => {
-    const process_ = child("process.on('SIGTERM', () => {}); setTimeout(() => {}, 60000)")
-    // Its handler is in place once it runs: give it a moment.
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const process_ = spawn(
+      process.execPath,
+      ['-e', "process.on('SIGTERM', () => {}); process.send('ready'); setTimeout(() => {}, 60000)"],
+      { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] },
+    )
+    children.push(process_)
+    // Its handler is in place once it says so (a fixed pause was a guess on a loaded machine).
+    await once(process_, 'message')
+    process_.disconnect()
     await stopWranglerDev(process_)
     expect(process_.signalCode).toBe('SIGKILL')
   })
