@@ -149,6 +149,9 @@ describe('waybill-client/react', () => {
         .not.toBe('0')
       await page.click('#one-pause')
       await expect.poll(() => text(page, '#one-state'), POLL).toBe('paused')
+      // A part sent just before the pause can be heard of after the page says paused (the request
+      // and the page's text reach Playwright by different ways): let it arrive first.
+      await new Promise((resolve) => setTimeout(resolve, 300))
       const whenPaused = started()
       await new Promise((resolve) => setTimeout(resolve, 1_500))
       // Paused: no part is started, and the upload stays open (no abort).
@@ -293,7 +296,7 @@ describe('waybill-client/react', () => {
       // may have begun already), each URL a new one.
       await expect.poll(() => listings, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 2)
       await expect
-        .poll(async () => (await hrefsNow()).filter((href, i) => href === hrefs[i]))
+        .poll(async () => (await hrefsNow()).filter((href, i) => href === hrefs[i]), POLL)
         .toEqual([])
       expect(await keys()).toHaveLength(4)
       const first = await page.locator('#gallery a').first().getAttribute('href')

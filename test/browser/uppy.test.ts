@@ -184,6 +184,10 @@ describe('Uppy with waybill', () => {
       // The grant chose the key from the file name.
       expect(outcome?.key).toMatch(/^uploads\/demo\/[0-9a-f-]{36}-notes 2026\.txt$/)
       expect(await storedSha256(outcome!.key!)).toEqual({ status: 200, sha256 })
+      // The last call, once recorded (`sent` hears of a request after its answer is read back).
+      await expect
+        .poll(() => waybillCalls(sent, '/v1/uploads/complete').map((s) => s.status))
+        .toEqual([200])
       const toBucket = sent.filter((s) => s.url.startsWith(bucketOrigin) && s.method !== 'OPTIONS')
       expect(toBucket.map((s) => [s.method, s.status])).toEqual([['PUT', 200]])
       expect(waybillCalls(sent, '/v1/uploads')).toHaveLength(1)
@@ -267,7 +271,11 @@ describe('Uppy with waybill', () => {
       await page.route(partThree, hold)
       void page.evaluate(() => window.uppyTest.upload()).catch(() => undefined)
       await expect.poll(() => held, { timeout: 60_000 }).toBe(true)
-      const before = partPuts(sent).filter((p) => p.status === 200).length
+      // The parts before it, once recorded (`sent` hears of a request after its answer is read
+      // back, which can come after part 3 is sent): they stay what they are while part 3 is held.
+      const stored = () => partPuts(sent).filter((p) => p.status === 200).length
+      await expect.poll(stored, { timeout: 5_000 }).toBe(2)
+      const before = stored()
       await page.reload()
       release()
       await page.unroute(partThree, hold)
