@@ -25,6 +25,8 @@ const CHROMIUM_ARGS = [
 ]
 
 let browser: Browser
+/** Each step crosses processes (the admin Worker, the data plane, a counter) on a busy machine. */
+const POLL = { timeout: 10_000 }
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
@@ -54,12 +56,14 @@ describe('the admin UI', () => {
     page.on('pageerror', (error) => problems.push(error.message))
     const answered = await page.goto(`${demo.adminUrl}/`)
     expect(answered?.headers()['content-security-policy']).toContain("script-src 'self'")
-    await expect.poll(() => page.textContent('#status')).toMatch(/^Sign in with an admin token/)
+    await expect
+      .poll(() => page.textContent('#status'), POLL)
+      .toMatch(/^Sign in with an admin token/)
 
     // Sign in: the token stays in this tab.
     await page.fill('#signin input[name="token"]', demo.adminToken)
     await page.click('#signin button[type="submit"]')
-    await expect.poll(() => page.textContent('#who')).toMatch(/signed in/)
+    await expect.poll(() => page.textContent('#who'), POLL).toMatch(/signed in/)
     // Before it, the page asked once and was told to sign in (the one 401 the console shows).
     expect(problems).toEqual([expect.stringContaining('401')])
     problems.length = 0
@@ -72,7 +76,7 @@ describe('the admin UI', () => {
     const id = (await page.textContent('#key-shown-id'))!
     const key = (await page.textContent('#key-shown-key'))!
     expect(key).toMatch(/^wb_[A-Za-z0-9_-]{43}$/)
-    await expect.poll(() => rowWith(page, 'key-list', id).count()).toBe(1)
+    await expect.poll(() => rowWith(page, 'key-list', id).count(), POLL).toBe(1)
     await shot(page, '1-key-created')
     await page.click('#key-shown-done')
     expect(await page.isHidden('#key-shown')).toBe(true)
@@ -86,7 +90,7 @@ describe('the admin UI', () => {
     await page.check('#grant-create input[value="write"]')
     await page.click('#grant-create button[type="submit"]')
     await expect
-      .poll(() => rowWith(page, 'grant-list', `apiKey:${id}`).textContent())
+      .poll(() => rowWith(page, 'grant-list', `apiKey:${id}`).textContent(), POLL)
       .toContain('read, write')
     await shot(page, '2-granted')
 
@@ -96,7 +100,9 @@ describe('the admin UI', () => {
     await page.fill('#explain-form input[name="origin"]', 'demo')
     await page.fill('#explain-form input[name="object"]', 'ui/a.txt')
     await page.click('#explain-form button[type="submit"]')
-    await expect.poll(() => page.textContent('#explain-answer .refused')).toBe('Refused (403)')
+    await expect
+      .poll(() => page.textContent('#explain-answer .refused'), POLL)
+      .toBe('Refused (403)')
     expect(await page.textContent('#explain-answer .rule')).toMatch(/^Refused by: forbidden/)
     expect(await page.textContent('#explain-answer table')).toContain('refuses')
     await shot(page, '3-explained')
@@ -105,10 +111,11 @@ describe('the admin UI', () => {
     await page.fill('#quota-create input[name="to"]', `apiKey:${id}`)
     await page.fill('#quota-create input[name="origin"]', 'demo')
     await page.fill('#quota-create input[name="maxObjects"]', '2')
-    await page.fill('#quota-create input[name="windowS"]', '3600')
+    // A year's window: one that ends between the upload and its count resets the counter.
+    await page.fill('#quota-create input[name="windowS"]', String(366 * 86_400))
     await page.click('#quota-create button[type="submit"]')
     await expect
-      .poll(() => rowWith(page, 'quota-list', `apiKey:${id}`).textContent())
+      .poll(() => rowWith(page, 'quota-list', `apiKey:${id}`).textContent(), POLL)
       .toContain('0 of 2')
     const issued = await fetch(`${demo.baseUrl}/v1/uploads`, {
       method: 'POST',
@@ -126,7 +133,7 @@ describe('the admin UI', () => {
     expect(put.status).toBe(200)
     await page.click('#quota-refresh')
     await expect
-      .poll(() => rowWith(page, 'quota-list', `apiKey:${id}`).textContent())
+      .poll(() => rowWith(page, 'quota-list', `apiKey:${id}`).textContent(), POLL)
       .toContain('1 of 2')
     // Room left: one more upload in this window.
     expect(
@@ -136,8 +143,8 @@ describe('the admin UI', () => {
 
     // Revoked: the key's row says since when, and the key no longer signs.
     await rowWith(page, 'key-list', id).getByRole('button', { name: 'Revoke' }).click()
-    await expect.poll(() => page.textContent('#status')).toBe(`Key ${id} revoked.`)
-    await expect.poll(() => rowWith(page, 'revocation-list', id).count()).toBe(1)
+    await expect.poll(() => page.textContent('#status'), POLL).toBe(`Key ${id} revoked.`)
+    await expect.poll(() => rowWith(page, 'revocation-list', id).count(), POLL).toBe(1)
     await expect
       .poll(
         async () =>
@@ -159,7 +166,7 @@ describe('the admin UI', () => {
     const actions = () => page.locator('#audit-list tbody tr td:nth-child(3)').allTextContents()
     // Newest first; the key's refusals after its revocation (auth.refused) are in it too.
     await expect
-      .poll(async () => (await actions()).filter((action) => action !== 'auth.refused'))
+      .poll(async () => (await actions()).filter((action) => action !== 'auth.refused'), POLL)
       .toEqual(['revocation.create', 'quota.create', 'grant.create', 'key.create'])
     const rows = await page.locator('#audit-list tbody tr').allTextContents()
     for (const row of rows.filter((text) => !text.includes('auth.refused'))) {

@@ -137,7 +137,8 @@ describe('a quota changed in place', () => {
       to: `apiKey:${id}`,
       origin: 'e2e',
       maxObjects: 2,
-      windowS: 3600,
+      // A year's: a window ending between two uploads would reset the counter this checks.
+      windowS: 366 * 86_400,
     })
     expect(set.status, await set.clone().text()).toBe(201)
     const quota = (await set.json<{ id: string }>()).id
