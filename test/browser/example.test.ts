@@ -205,11 +205,13 @@ describe.each(TARGETS)(
   (target) => {
     it('shows a gallery, uploads with per-file progress, pauses and resumes, uploads with Uppy, downloads', async () => {
       const page = await openApp(target)
-      // Part PUTs slowed down, so that the large upload can be paused midway.
+      // Part PUTs slowed down, so that the large upload can be paused midway: its last part is
+      // under way for this long after the page shows the first ones done, the time the test has
+      // to click Pause on a busy machine.
       await page.route(
         (url) => target.isPart(url),
         async (route) => {
-          await new Promise((resolve) => setTimeout(resolve, 800))
+          await new Promise((resolve) => setTimeout(resolve, 1_500))
           await route.continue().catch(() => undefined)
         },
       )

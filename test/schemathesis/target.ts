@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { envFileText } from '../../scripts/dev.mjs'
 import { hashedEntry, newSecret } from '../../scripts/secrets.mjs'
-import { freePort, startVersitygw } from '../../scripts/versitygw.mjs'
+import { portBelowEphemeral, startVersitygw } from '../../scripts/versitygw.mjs'
 import { startWranglerDev } from '../../scripts/wrangler-dev.mjs'
 
 const YEAR_S = 366 * 86_400
@@ -124,11 +124,13 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       writeFileSync(envFile, envFileText(workerVars), { mode: 0o600 })
       const wrangler = await startWranglerDev({
         name: config,
-        port: await freePort(),
+        // Below the ephemeral range: chosen seconds before wrangler binds it, while the other
+        // Worker's workerd opens sockets of its own (scripts/versitygw.mjs).
+        port: await portBelowEphemeral(),
         envFile,
         config,
         persistTo,
-        inspectorPort: await freePort(),
+        inspectorPort: await portBelowEphemeral(),
         quiet: process.env.WAYBILL_TEST_VERBOSE !== '1',
       })
       stops.push(wrangler.stop)
