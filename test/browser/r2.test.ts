@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { chromium, type Browser, type Page, type Request, type Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { responseStatuses } from '../helpers/response-statuses'
 import { freePort } from '../../scripts/versitygw.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -102,13 +103,13 @@ async function openPage(context: Pick<Browser, 'newPage'> = browser) {
     await route.fulfill({ status: 200, body, headers: { 'content-type': type } })
   })
   const sent: Sent[] = []
-  const done = async (request: Request) => {
+  const statusOf = responseStatuses(page)
+  const done = (request: Request) => {
     if (request.url().startsWith('data:')) return
-    const response = await request.response().catch(() => null)
-    sent.push({ method: request.method(), url: new URL(request.url()), status: response?.status() })
+    sent.push({ method: request.method(), url: new URL(request.url()), status: statusOf(request) })
   }
-  page.on('requestfinished', (request) => void done(request))
-  page.on('requestfailed', (request) => void done(request))
+  page.on('requestfinished', done)
+  page.on('requestfailed', done)
   return { page, sent }
 }
 
@@ -136,7 +137,8 @@ describe('Uppy with waybill on R2 through the binding', () => {
       expect(outcome?.error).toBeUndefined()
       expect(outcome?.key).toMatch(/^uploads\/demo\/[0-9a-f-]{36}-r2 notes\.txt$/)
       expect(await storedSha256(outcome!.key!)).toEqual({ status: 200, sha256 })
-      // The last call, once recorded (`sent` hears of a request after its answer is read back).
+      // The last call, once recorded (`sent` hears of a request when it has finished, which can be
+      // after the page has its answer).
       await expect
         .poll(() => waybillCalls(sent, '/v1/uploads/complete').map((s) => s.status))
         .toEqual([200])
@@ -189,8 +191,8 @@ describe('Uppy with waybill on R2 through the binding', () => {
         await route.abort().catch(() => undefined)
       }
       await page.route(partThree, hold)
-      // The other parts as the browser sends them: `sent` hears of a request only after its answer
-      // is read back, which can come after part 3 is sent.
+      // The other parts as the browser sends them: `sent` hears of a request when it has finished,
+      // which can be after part 3 is sent.
       let sentParts = 0
       const countPart = (request: Request) => {
         if (request.method() === 'PUT' && !partThree(new URL(request.url()))) {

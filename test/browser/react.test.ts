@@ -15,6 +15,7 @@ import { AwsClient } from 'aws4fetch'
 import { build } from 'esbuild'
 import { chromium, type Browser, type Page, type Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { responseStatuses } from '../helpers/response-statuses'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const MIB = 1024 * 1024
@@ -101,12 +102,12 @@ async function openPage(settings: Record<string, unknown>): Promise<{ page: Page
   page.setDefaultTimeout(STEP_TIMEOUT_MS)
   page.on('pageerror', (error) => console.error(`pageerror: ${error.message}`))
   const sent: Sent[] = []
-  const done = async (request: Request) => {
-    const response = await request.response().catch(() => null)
-    sent.push({ method: request.method(), url: new URL(request.url()), status: response?.status() })
+  const statusOf = responseStatuses(page)
+  const done = (request: Request) => {
+    sent.push({ method: request.method(), url: new URL(request.url()), status: statusOf(request) })
   }
-  page.on('requestfinished', (request) => void done(request))
-  page.on('requestfailed', (request) => void done(request))
+  page.on('requestfinished', done)
+  page.on('requestfailed', done)
   await page.route(`${demo.baseUrl}${PAGE_PATH}page.js`, (route) =>
     route.fulfill({ status: 200, body: bundle, headers: { 'content-type': 'text/javascript' } }),
   )
@@ -274,8 +275,8 @@ describe('waybill-client/react', () => {
       gallery: { prefix, limit: 2, expiresIn: 63 },
     })
     // Listings counted as they are sent ('request' comes before the answer the page shows; `sent`
-    // records a request only once its answer is read back from Playwright, which can come after
-    // the page showed it: CI once counted one listing where the page showed two pages).
+    // records a request when it has finished, which Playwright can hear of after the page showed
+    // its answer: CI once counted one listing where the page showed two pages).
     let listings = 0
     page.on('request', (request) => {
       if (new URL(request.url()).pathname === '/v1/list/demo') listings++

@@ -17,6 +17,7 @@ import { AwsClient } from 'aws4fetch'
 import { build } from 'esbuild'
 import { chromium, type Browser, type Page, type Request, type Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { responseStatuses } from '../helpers/response-statuses'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const MIB = 1024 * 1024
@@ -127,22 +128,22 @@ function record(page: Page): Sent[] {
   const sent: Sent[] = []
   const started = new Map<Request, number>()
   page.on('request', (request) => started.set(request, Date.now()))
-  const done = async (request: Request) => {
+  const statusOf = responseStatuses(page)
+  const done = (request: Request) => {
     const url = request.url()
     if (url.startsWith('data:')) return
-    const response = await request.response().catch(() => null)
     sent.push({
       method: request.method(),
       url,
       path: new URL(url).pathname,
-      status: response?.status(),
+      status: statusOf(request),
       started: started.get(request) ?? Date.now(),
       ended: Date.now(),
       body: request.postData(),
     })
   }
-  page.on('requestfinished', (request) => void done(request))
-  page.on('requestfailed', (request) => void done(request))
+  page.on('requestfinished', done)
+  page.on('requestfailed', done)
   return sent
 }
 
@@ -184,7 +185,8 @@ describe('Uppy with waybill', () => {
       // The grant chose the key from the file name.
       expect(outcome?.key).toMatch(/^uploads\/demo\/[0-9a-f-]{36}-notes 2026\.txt$/)
       expect(await storedSha256(outcome!.key!)).toEqual({ status: 200, sha256 })
-      // The last call, once recorded (`sent` hears of a request after its answer is read back).
+      // The last call, once recorded (`sent` hears of a request when it has finished, which can be
+      // after the page has its answer).
       await expect
         .poll(() => waybillCalls(sent, '/v1/uploads/complete').map((s) => s.status))
         .toEqual([200])
@@ -271,8 +273,8 @@ describe('Uppy with waybill', () => {
       await page.route(partThree, hold)
       void page.evaluate(() => window.uppyTest.upload()).catch(() => undefined)
       await expect.poll(() => held, { timeout: 60_000 }).toBe(true)
-      // The parts before it, once recorded (`sent` hears of a request after its answer is read
-      // back, which can come after part 3 is sent): they stay what they are while part 3 is held.
+      // The parts before it, once recorded (`sent` hears of a request when it has finished, which
+      // can be after part 3 is sent): they stay what they are while part 3 is held.
       const stored = () => partPuts(sent).filter((p) => p.status === 200).length
       await expect.poll(stored, { timeout: 5_000 }).toBe(2)
       const before = stored()
